@@ -1,0 +1,23 @@
+/* cli.h — the map of cli/: the relay-tune command and its subcommands. The CLI
+ * uses only the public API in include/relaytune.h. Prefix: cli_. */
+#ifndef RT_CLI_H
+#define RT_CLI_H
+
+#include "relaytune.h"
+
+/* A subcommand: argv[0] is the subcommand's name; returns the exit status. */
+typedef int (*cli_cmd_fn)(int argc, char **argv);
+
+/* ---- cmd_parse.c ---- */
+/* relay-tune parse FILE [--no-types] [-o OUT] */
+int cli_cmd_parse(int argc, char **argv);
+
+/* ---- main.c ---- */
+/* Prints "relay-tune: error: ..." to stderr. */
+void cli_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+#endif

@@ -1,0 +1,74 @@
+/* main.c — the relay-tune command: dispatches to subcommands. Subcommands run
+ * on a thread with a large stack, because the IR is walked recursively and a
+ * big model's expressions nest deeply. */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static const struct {
+    const char *name;
+    cli_cmd_fn fn;
+    const char *help;
+} commands[] = {
+    {"parse", cli_cmd_parse, "parse and type-check a Relay text file; print it with inferred types"},
+};
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("relay-tune: error: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: relay-tune COMMAND [ARGS]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].help);
+    fprintf(out, "\nrelay-tune COMMAND --help shows a command's options. Version %s.\n", rt_version());
+}
+
+typedef struct { cli_cmd_fn fn; int argc; char **argv; int rc; } job;
+
+static void *run_job(void *arg)
+{
+    job *j = arg;
+    j->rc = j->fn(j->argc, j->argv);
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("relay-tune %s\n", rt_version());
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
+        if (strcmp(argv[1], commands[i].name) != 0)
+            continue;
+        job j = {commands[i].fn, argc - 1, argv + 1, 1};
+        pthread_attr_t attr;
+        pthread_t t;
+        pthread_attr_init(&attr);
+        pthread_attr_setstacksize(&attr, (size_t)512 << 20);
+        if (pthread_create(&t, &attr, run_job, &j) != 0)
+            run_job(&j);
+        else
+            pthread_join(t, NULL);
+        pthread_attr_destroy(&attr);
+        return j.rc;
+    }
+    cli_error("unknown command '%s'", argv[1]);
+    usage(stderr);
+    return 2;
+}

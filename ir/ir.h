@@ -1,0 +1,420 @@
+/* ir.h — the map of ir/: Relay types and expressions, modules, the operator
+ * registry, the text parser and printer, and type inference. Prefix: ir_.
+ * Depends on support/ only. One block per source file.
+ *
+ * Ownership: every node, type and string of a module lives in the module's
+ * arena and is freed with it. Nodes are immutable once built, except the
+ * `type` field of an expression, which type inference fills in once. */
+#ifndef RT_IR_H
+#define RT_IR_H
+
+#include "support/support.h"
+
+typedef struct ir_type ir_type;
+typedef struct ir_expr ir_expr;
+typedef struct ir_module ir_module;
+typedef struct ir_op_def ir_op_def;
+
+/* ---- dtype.c: element types ------------------------------------------- */
+
+/* X(ID, name, bytes, class): class 'f' float, 'i' signed, 'u' unsigned, 'b' bool */
+#define IR_DTYPES(X)                 \
+    X(FLOAT32, "float32", 4, 'f')    \
+    X(FLOAT16, "float16", 2, 'f')    \
+    X(FLOAT64, "float64", 8, 'f')    \
+    X(INT8, "int8", 1, 'i')          \
+    X(INT16, "int16", 2, 'i')        \
+    X(INT32, "int32", 4, 'i')        \
+    X(INT64, "int64", 8, 'i')        \
+    X(UINT8, "uint8", 1, 'u')        \
+    X(BOOL, "bool", 1, 'b')
+
+typedef enum {
+#define X(id, name, bytes, cls) IR_##id,
+    IR_DTYPES(X)
+#undef X
+    IR_DTYPE_COUNT
+} ir_dtype;
+
+/* Name as Relay spells it ("float32"). */
+const char *ir_dtype_name(ir_dtype t);
+/* Size of one element in bytes. */
+int ir_dtype_bytes(ir_dtype t);
+/* True for float16/32/64. */
+bool ir_dtype_is_float(ir_dtype t);
+/* True for signed and unsigned integers (not bool). */
+bool ir_dtype_is_int(ir_dtype t);
+/* Looks up a dtype by its n-character name; false when unknown. */
+bool ir_dtype_parse(const char *s, size_t n, ir_dtype *out);
+
+/* ---- type.c: Relay types ------------------------------------------------ */
+
+typedef enum {
+    IR_TY_TENSOR,   /* Tensor[(d0, d1, ...), dtype]; rank 0 is a scalar such as `float32` */
+    IR_TY_TUPLE,    /* (T0, T1, ...) */
+    IR_TY_FUNC,     /* fn (T0, T1, ...) -> R */
+} ir_type_kind;
+
+struct ir_type {
+    ir_type_kind kind;
+    ir_dtype dtype;                 /* tensor: element type */
+    int ndim;                       /* tensor: rank (0 for a scalar) */
+    const int64_t *shape;           /* tensor: ndim static extents */
+    int nfields;                    /* tuple: fields; func: parameters */
+    const ir_type *const *fields;   /* tuple fields or func parameter types */
+    const ir_type *ret;             /* func: result type */
+};
+
+/* Builds a tensor type (shape copied into the arena). */
+const ir_type *ir_tensor_type(su_arena *a, ir_dtype dt, int ndim, const int64_t *shape);
+/* Builds a scalar (rank-0 tensor) type. */
+const ir_type *ir_scalar_type(su_arena *a, ir_dtype dt);
+/* Builds a tuple type (field array copied). */
+const ir_type *ir_tuple_type(su_arena *a, int n, const ir_type *const *fields);
+/* Builds a function type (parameter array copied). */
+const ir_type *ir_func_type(su_arena *a, int n, const ir_type *const *params, const ir_type *ret);
+/* Structural equality. */
+bool ir_type_equal(const ir_type *a, const ir_type *b);
+/* Number of elements of a tensor type (1 for a scalar). */
+int64_t ir_type_numel(const ir_type *t);
+/* Appends the Relay spelling of t ("Tensor[(1, 3), float32]", "float32", "(T, U)"). */
+void ir_type_print(su_buf *b, const ir_type *t);
+/* Relay spelling of t as an arena string (for messages). */
+const char *ir_type_str(su_arena *a, const ir_type *t);
+/* "(1, 3, 224, 224)" for a tensor type, its full spelling otherwise (for messages). */
+const char *ir_shape_str(su_arena *a, const ir_type *t);
+
+/* ---- tensor.c: constant tensors ---------------------------------------- */
+
+/* A dense, C-order tensor with 64-byte aligned data. */
+typedef struct ir_tensor {
+    ir_dtype dtype;
+    int ndim;
+    const int64_t *shape;   /* ndim extents */
+    void *data;             /* numel * dtype bytes, 64-byte aligned */
+} ir_tensor;
+
+/* Allocates a zeroed tensor in the arena. */
+ir_tensor *ir_tensor_new(su_arena *a, ir_dtype dt, int ndim, const int64_t *shape);
+/* A rank-0 tensor holding v converted to dt. */
+ir_tensor *ir_tensor_scalar(su_arena *a, ir_dtype dt, double v);
+/* Element i converted to double (any dtype). */
+double ir_tensor_get(const ir_tensor *t, int64_t i);
+/* Number of elements. */
+int64_t ir_tensor_numel(const ir_tensor *t);
+
+/* ---- attrs.c: attribute values and schemas ----------------------------- */
+
+typedef enum {
+    IR_AV_NONE,     /* None */
+    IR_AV_INT,      /* 3, -1 */
+    IR_AV_FLOAT,    /* 1e-05f, 0.5f */
+    IR_AV_BOOL,     /* True / False */
+    IR_AV_STR,      /* "NCHW" */
+    IR_AV_LIST,     /* [a, b, ...], possibly nested */
+} ir_attr_kind;
+
+typedef struct ir_attr_val {
+    ir_attr_kind kind;
+    int64_t i;                          /* IR_AV_INT; also IR_AV_BOOL (0/1) */
+    double f;                           /* IR_AV_FLOAT */
+    const char *s;                      /* IR_AV_STR, unescaped */
+    int n;                              /* IR_AV_LIST: items */
+    const struct ir_attr_val *items;    /* IR_AV_LIST */
+} ir_attr_val;
+
+/* What an attribute accepts; values are checked against this when parsed. */
+typedef enum {
+    IR_AT_INT,          /* integer */
+    IR_AT_FLOAT,        /* number (an integer is accepted and stored as float) */
+    IR_AT_BOOL,         /* True/False (0/1 accepted) */
+    IR_AT_STR,          /* string */
+    IR_AT_INTS,         /* list of integers (a single integer is accepted as [n]) */
+    IR_AT_INTS_OPT,     /* list of integers or None */
+    IR_AT_INT_OPT,      /* integer or None */
+    IR_AT_INT_OR_INTS,  /* integer or list of integers, kept as written (split) */
+    IR_AT_INTS2,        /* list of lists of integers (pad_width) */
+    IR_AT_ANY,          /* anything (kept as written) */
+} ir_attr_type;
+
+typedef struct ir_attr_def {
+    const char *name;           /* as in TVM's attrs, e.g. "strides" */
+    ir_attr_type type;
+    const char *default_text;   /* default in Relay text syntax: "[1, 1]", "None", "1e-05f" */
+} ir_attr_def;
+
+typedef struct ir_attr_schema {
+    int n;
+    const ir_attr_def *defs;
+} ir_attr_schema;
+
+/* Declares a schema from a list of ir_attr_def initializers. */
+#define IR_SCHEMA(...) { (int)(sizeof((ir_attr_def[]){__VA_ARGS__}) / sizeof(ir_attr_def)), \
+                         (const ir_attr_def[]){__VA_ARGS__} }
+
+/* A call's attributes, normalized against its op's schema: one value per
+ * schema entry, in schema order, defaults filled in. */
+typedef struct ir_attrs {
+    int n;
+    const ir_attr_val *vals;
+} ir_attrs;
+
+/* A free-form named attribute (function attributes such as Primitive=1). */
+typedef struct ir_attr_kv {
+    const char *name;
+    ir_attr_val val;
+} ir_attr_kv;
+
+/* Parses one attribute literal in Relay syntax (used for schema defaults);
+ * returns false on malformed text. */
+bool ir_attr_parse_literal(su_arena *a, const char *text, ir_attr_val *out);
+/* Checks v against type t, converting where the schema allows (int → float,
+ * int → [int]); on mismatch returns false and sets *why to a short reason. */
+bool ir_attr_coerce(su_arena *a, ir_attr_type t, const ir_attr_val *v, ir_attr_val *out, const char **why);
+/* Structural equality (int and float compare by value). */
+bool ir_attr_equal(const ir_attr_val *a, const ir_attr_val *b);
+/* Appends the Relay spelling of v ("[1, 1]", "1e-05f", "True", "\"NCHW\""). */
+void ir_attr_print(su_buf *b, const ir_attr_val *v);
+/* Appends a float as Relay prints it: shortest text that reads back as the
+ * same float32, with an `f` suffix ("1e-05f", "0.5f", "2f"). */
+void ir_print_float32(su_buf *b, double v);
+/* Typed accessors into normalized attrs (idx from the op's schema order). */
+const ir_attr_val *ir_attr_get(const ir_attrs *at, int idx);
+int64_t ir_attr_int(const ir_attrs *at, int idx);
+double ir_attr_float(const ir_attrs *at, int idx);
+bool ir_attr_bool(const ir_attrs *at, int idx);
+const char *ir_attr_str(const ir_attrs *at, int idx);
+/* True when the attribute is None. */
+bool ir_attr_is_none(const ir_attrs *at, int idx);
+/* Copies an integer list (or single integer) into out[max]; returns the count,
+ * or -1 when the value is not integers or has more than max items. */
+int ir_attr_ints(const ir_attrs *at, int idx, int64_t *out, int max);
+
+/* ---- op_registry.c: the operator table (rows in ops.def) --------------- */
+
+typedef enum {
+#define OP(id, name, lo, hi, pat, schema, rel, flops) IR_OP_##id,
+#include "ir/ops.def"
+#undef OP
+    IR_OP_COUNT
+} ir_op_id;
+
+/* Op patterns as in TVM (fusion reads only these). */
+typedef enum {
+    IR_PAT_ELEMWISE = 0,            /* out[i] = f(in[i]) */
+    IR_PAT_BROADCAST = 1,           /* elementwise with numpy broadcasting */
+    IR_PAT_INJECTIVE = 2,           /* each output reads one input element (reshape, ...) */
+    IR_PAT_COMM_REDUCE = 3,         /* commutative reduction */
+    IR_PAT_OUT_EWISE_FUSABLE = 4,   /* complex op whose elementwise consumers can fuse (conv2d) */
+    IR_PAT_TUPLE = 7,               /* tuple node */
+    IR_PAT_OPAQUE = 8,              /* never fused */
+} ir_op_pattern;
+
+/* Context handed to a type relation: where to allocate and report. */
+typedef struct ir_rel_ctx {
+    su_arena *arena;        /* for result types and message strings */
+    su_diags *diags;        /* where ir_rel_error reports */
+    su_span span;           /* the call being checked */
+    const ir_op_def *op;    /* the op being checked */
+} ir_rel_ctx;
+
+/* A type relation: argument types (+ normalized attrs) → result type, or NULL
+ * after reporting through ir_rel_error. Arguments are already known. */
+typedef const ir_type *(*ir_rel_fn)(ir_rel_ctx *cx, const ir_type *const *args, int nargs,
+                                    const ir_attrs *attrs);
+/* Floating-point operations of one call, from its types and attrs. */
+typedef int64_t (*ir_flops_fn)(const ir_type *const *args, int nargs, const ir_attrs *attrs,
+                               const ir_type *out);
+
+struct ir_op_def {
+    ir_op_id id;
+    const char *name;               /* "nn.conv2d" */
+    int min_args, max_args;         /* accepted argument counts */
+    ir_op_pattern pattern;
+    const ir_attr_schema *schema;   /* attribute names, types and defaults */
+    ir_rel_fn rel;                  /* type relation */
+    ir_flops_fn flops;              /* FLOP count */
+    const ir_attr_val *defaults;    /* schema defaults, parsed once at start-up */
+};
+
+/* Declarations generated from ops.def for the op_*.c files to define. */
+#define OP(id, name, lo, hi, pat, schema, rel, flops)                                     \
+    extern const ir_attr_schema ir_schema_##schema;                                        \
+    const ir_type *ir_rel_##rel(ir_rel_ctx *cx, const ir_type *const *args, int nargs,     \
+                                const ir_attrs *attrs);                                    \
+    int64_t ir_flops_##flops(const ir_type *const *args, int nargs, const ir_attrs *attrs, \
+                             const ir_type *out);
+#include "ir/ops.def"
+#undef OP
+
+/* The op with this id. */
+const ir_op_def *ir_op_get(ir_op_id id);
+/* The op named by the n characters at name, or NULL. */
+const ir_op_def *ir_op_lookup(const char *name, size_t n);
+/* Index of attribute `name` in op's schema, or -1. */
+int ir_op_attr_index(const ir_op_def *op, const char *name, size_t n);
+/* Name of an op pattern ("elemwise", "out-elemwise-fusable", ...). */
+const char *ir_pattern_name(ir_op_pattern p);
+/* Normalized attrs holding only the op's defaults. */
+const ir_attrs *ir_op_default_attrs(su_arena *a, const ir_op_def *op);
+
+/* ---- op_util.c: helpers shared by type relations ------------------------ */
+
+/* Reports a type error at the call, prefixed with the op's name. Returns NULL
+ * so that a relation can `return ir_rel_error(...)`. */
+const ir_type *ir_rel_error(ir_rel_ctx *cx, const char *fmt, ...) SU_PRINTF(2, 3);
+/* Argument i as a tensor type, or NULL after reporting that it is not one. */
+const ir_type *ir_rel_tensor(ir_rel_ctx *cx, const ir_type *const *args, int i);
+/* Normalizes axis (negative counts from the end) into [0, ndim); false after
+ * reporting when out of range. */
+bool ir_rel_axis(ir_rel_ctx *cx, int64_t axis, int ndim, int *out);
+/* Numpy broadcast of two shapes into out (rank max(na, nb)); false after
+ * reporting both shapes when they are incompatible. */
+bool ir_rel_broadcast_shapes(ir_rel_ctx *cx, const ir_type *a, const ir_type *b, int *ndim, int64_t *out);
+/* Maximum tensor rank handled by relations. */
+#define IR_MAX_DIMS 16
+
+/* ---- expr.c: expressions and their builders ---------------------------- */
+
+/* X(ID, name): the expression kinds. */
+#define IR_EXPR_KINDS(X)    \
+    X(VAR, "Var")           /* a parameter, let-bound or function-local variable: %x */ \
+    X(GLOBAL, "GlobalVar")  /* a module function: @f */ \
+    X(CONST, "Constant")    /* a constant tensor: 2f, 1i64, True */ \
+    X(CALL, "Call")         /* op / function / closure application with attrs */ \
+    X(LET, "Let")           /* let %x = value; body */ \
+    X(IF, "If")             /* if (c) { a } else { b } */ \
+    X(TUPLE, "Tuple")       /* (a, b) */ \
+    X(PROJ, "TupleGetItem") /* t.0 */ \
+    X(FUNC, "Function")     /* fn (%x: T) -> R { body } */ \
+    X(OP, "Op")             /* a reference to a registered operator: nn.conv2d */
+
+typedef enum {
+#define X(id, name) IR_##id,
+    IR_EXPR_KINDS(X)
+#undef X
+} ir_expr_kind;
+
+struct ir_expr {
+    ir_expr_kind kind;
+    su_span span;           /* the source text this node came from */
+    uint32_t id;            /* unique in its module, in creation order */
+    const ir_type *type;    /* inferred type; NULL until type inference ran */
+    union {
+        struct { const char *name; const ir_type *annot; } var;           /* name without %; annot may be NULL */
+        struct { const char *name; } global;                             /* name without @ */
+        struct { const ir_tensor *value; } constant;
+        struct { ir_expr *fn; int nargs; ir_expr **args; const ir_attrs *attrs; } call; /* attrs NULL unless fn is an op */
+        struct { ir_expr *var; ir_expr *value; ir_expr *body; } let;
+        struct { ir_expr *cond; ir_expr *then_branch; ir_expr *else_branch; } if_;
+        struct { int n; ir_expr **fields; } tuple;
+        struct { ir_expr *tuple; int index; } proj;
+        struct {
+            int nparams; ir_expr **params;  /* IR_VAR nodes with annotations */
+            const ir_type *ret_annot;       /* declared result type, or NULL */
+            ir_expr *body;
+            int nattrs; const ir_attr_kv *attrs; /* e.g. Primitive=1 */
+        } func;
+        struct { const ir_op_def *def; } op;
+    } u;
+};
+
+/* Name of an expression kind ("Call"). */
+const char *ir_expr_kind_name(ir_expr_kind k);
+/* Builders: allocate a node in m's arena (arrays are copied). */
+ir_expr *ir_var(ir_module *m, su_span sp, const char *name, const ir_type *annot);
+ir_expr *ir_global(ir_module *m, su_span sp, const char *name);
+ir_expr *ir_const(ir_module *m, su_span sp, const ir_tensor *value);
+ir_expr *ir_call(ir_module *m, su_span sp, ir_expr *fn, int nargs, ir_expr *const *args, const ir_attrs *attrs);
+ir_expr *ir_let(ir_module *m, su_span sp, ir_expr *var, ir_expr *value, ir_expr *body);
+ir_expr *ir_if(ir_module *m, su_span sp, ir_expr *c, ir_expr *t, ir_expr *e);
+ir_expr *ir_tuple(ir_module *m, su_span sp, int n, ir_expr *const *fields);
+ir_expr *ir_proj(ir_module *m, su_span sp, ir_expr *tuple, int index);
+ir_expr *ir_func(ir_module *m, su_span sp, int nparams, ir_expr *const *params, const ir_type *ret_annot,
+                 ir_expr *body, int nattrs, const ir_attr_kv *attrs);
+ir_expr *ir_op_ref(ir_module *m, su_span sp, const ir_op_def *def);
+/* An op call with normalized attrs (NULL attrs = all defaults). */
+ir_expr *ir_op_call(ir_module *m, su_span sp, ir_op_id op, int nargs, ir_expr *const *args, const ir_attrs *attrs);
+/* The op called by e, or NULL when e is not a call of an operator. */
+const ir_op_def *ir_call_op(const ir_expr *e);
+
+/* ---- module.c: modules of global functions ----------------------------- */
+
+/* One `def @name(...) { ... }` of a module. */
+typedef struct ir_global_def {
+    const char *name;       /* without @ */
+    ir_expr *global;        /* the IR_GLOBAL node naming it */
+    ir_expr *func;          /* its IR_FUNC */
+} ir_global_def;
+
+struct ir_module {
+    su_arena arena;         /* owns every node, type and string below */
+    su_source source;       /* text the module was parsed from (empty if built) */
+    SU_VEC(ir_global_def) defs;  /* in definition order */
+    su_map by_name;         /* name → ir_global_def index + 1 (as pointer-sized int) */
+    uint32_t next_id;       /* id for the next node */
+};
+
+/* An empty module. */
+ir_module *ir_module_new(void);
+/* Frees the module and everything in its arena. */
+void ir_module_free(ir_module *m);
+/* Adds `def @name = func`; false when the name is taken. */
+bool ir_module_add(ir_module *m, const char *name, ir_expr *global, ir_expr *func);
+/* The definition named name, or NULL. */
+ir_global_def *ir_module_find(const ir_module *m, const char *name);
+
+/* ---- lexer.c: Relay text → tokens ---------------------------------------- */
+
+typedef enum {
+    IR_TK_EOF,
+    IR_TK_IDENT,    /* nn.conv2d, Tensor, fn, def, float32, True (dots allowed inside) */
+    IR_TK_LOCAL,    /* %x, %0 (text without the %) */
+    IR_TK_GLOBAL,   /* @main (text without the @) */
+    IR_TK_INT,      /* 3, -1, 2i64 (suffix in dtype) */
+    IR_TK_FLOAT,    /* 1e-05f, 0.5, 3f16 */
+    IR_TK_STRING,   /* "NCHW" (value unescaped) */
+    IR_TK_PUNCT,    /* ( ) [ ] { } , ; : = . # * ? and -> (punct == '>') */
+} ir_token_kind;
+
+typedef struct ir_token {
+    ir_token_kind kind;
+    uint32_t begin, end;    /* byte range in the source */
+    char punct;             /* IR_TK_PUNCT: the character ('>' for "->") */
+    const char *text;       /* IDENT/LOCAL/GLOBAL/STRING: arena copy of the name or value */
+    int64_t i;              /* IR_TK_INT value */
+    double f;               /* IR_TK_FLOAT value */
+    bool suffixed;          /* number had a dtype suffix (f, f16, i64, ...) */
+    ir_dtype dtype;         /* number: dtype from suffix, else int32 / float32 */
+} ir_token;
+
+/* Splits src into tokens (comments dropped), ending with IR_TK_EOF. Returns
+ * false after recording an error (bad character, unterminated comment or
+ * string, malformed number) in d. *toks is malloc'd. */
+bool ir_lex(su_arena *a, const su_source *src, ir_token **toks, size_t *ntoks, su_diags *d);
+
+/* ---- parser.c: Relay text (version 0.0.5) → module --------------------- */
+
+/* Parses Relay text; the module keeps a copy of the text for spans. Returns
+ * NULL after recording errors (FILE:LINE:COL) in d. Types are not checked. */
+ir_module *ir_parse(const char *filename, const char *text, size_t len, su_diags *d);
+
+/* ---- typeinfer.c: type inference and checking -------------------------- */
+
+/* Infers the type of every expression of every definition, filling in
+ * ir_expr.type; false after recording type errors in d. */
+bool ir_infer_types(ir_module *m, su_diags *d);
+
+/* ---- printer.c: module → Relay text ------------------------------------- */
+
+typedef struct ir_print_opts {
+    bool types;     /* append `/ * ty=... * /` to bindings whose type is known */
+} ir_print_opts;
+
+/* Appends the module as canonical Relay text; printing the parse of this
+ * text again gives the same text. */
+void ir_print_module(su_buf *out, const ir_module *m, const ir_print_opts *opts);
+/* Appends one expression (with its bindings) as it would appear in a body. */
+void ir_print_expr(su_buf *out, const ir_expr *e, const ir_print_opts *opts);
+
+#endif

@@ -1,0 +1,572 @@
+/* op_nn.c — the nn.* ops: convolution, dense, batch_matmul, pooling,
+ * softmax, normalization, dropout, bias_add, leaky_relu's attributes,
+ * batch_flatten and pad. Each op has its attribute schema (names, order and
+ * defaults exactly as TVM's C++ attrs, so that Relay text printed by TVM, which
+ * leaves out default values, means the same here), its type relation and its
+ * FLOP count. Only the NCHW/OIHW layouts are implemented; other layouts are
+ * rejected by name rather than silently misread. */
+#include <string.h>
+
+#include "ir/ir.h"
+
+/* ---- schemas ------------------------------------------------------------ */
+
+enum {
+    CONV_STRIDES, CONV_PADDING, CONV_DILATION, CONV_GROUPS, CONV_CHANNELS, CONV_KERNEL_SIZE,
+    CONV_DATA_LAYOUT, CONV_KERNEL_LAYOUT, CONV_OUT_LAYOUT, CONV_OUT_DTYPE
+};
+const ir_attr_schema ir_schema_conv2d = IR_SCHEMA(
+    {"strides", IR_AT_INTS, "[1, 1]"},
+    {"padding", IR_AT_INTS, "[0, 0]"},
+    {"dilation", IR_AT_INTS, "[1, 1]"},
+    {"groups", IR_AT_INT, "1"},
+    {"channels", IR_AT_INT_OPT, "None"},
+    {"kernel_size", IR_AT_INTS_OPT, "None"},
+    {"data_layout", IR_AT_STR, "\"NCHW\""},
+    {"kernel_layout", IR_AT_STR, "\"OIHW\""},
+    {"out_layout", IR_AT_STR, "\"\""},
+    {"out_dtype", IR_AT_STR, "\"\""});
+
+enum { DENSE_UNITS, DENSE_OUT_DTYPE };
+const ir_attr_schema ir_schema_dense = IR_SCHEMA(
+    {"units", IR_AT_INT_OPT, "None"},
+    {"out_dtype", IR_AT_STR, "\"\""});
+
+enum { BMM_OUT_DTYPE, BMM_TRANSPOSE_A, BMM_TRANSPOSE_B };
+const ir_attr_schema ir_schema_batch_matmul = IR_SCHEMA(
+    {"out_dtype", IR_AT_STR, "\"\""},
+    {"transpose_a", IR_AT_BOOL, "False"},
+    {"transpose_b", IR_AT_BOOL, "True"});
+
+/* max_pool2d and avg_pool2d share the first seven entries and one relation;
+ * TVM requires pool_size, [1, 1] stands in as its default. */
+enum {
+    POOL_SIZE, POOL_STRIDES, POOL_DILATION, POOL_PADDING, POOL_LAYOUT, POOL_OUT_LAYOUT,
+    POOL_CEIL_MODE, POOL_COUNT_INCLUDE_PAD
+};
+#define POOL2D_ATTRS                              \
+    {"pool_size", IR_AT_INTS, "[1, 1]"},          \
+    {"strides", IR_AT_INTS, "[1, 1]"},            \
+    {"dilation", IR_AT_INTS, "[1, 1]"},           \
+    {"padding", IR_AT_INTS, "[0, 0]"},            \
+    {"layout", IR_AT_STR, "\"NCHW\""},            \
+    {"out_layout", IR_AT_STR, "\"\""},            \
+    {"ceil_mode", IR_AT_BOOL, "False"}
+const ir_attr_schema ir_schema_max_pool2d = IR_SCHEMA(POOL2D_ATTRS);
+const ir_attr_schema ir_schema_avg_pool2d = IR_SCHEMA(
+    POOL2D_ATTRS,
+    {"count_include_pad", IR_AT_BOOL, "False"});
+
+enum { GPOOL_LAYOUT, GPOOL_OUT_LAYOUT };
+const ir_attr_schema ir_schema_global_pool2d = IR_SCHEMA(
+    {"layout", IR_AT_STR, "\"NCHW\""},
+    {"out_layout", IR_AT_STR, "\"\""});
+
+enum { APOOL_OUTPUT_SIZE, APOOL_LAYOUT, APOOL_OUT_LAYOUT };
+const ir_attr_schema ir_schema_adaptive_pool2d = IR_SCHEMA(
+    {"output_size", IR_AT_INTS_OPT, "None"},
+    {"layout", IR_AT_STR, "\"NCHW\""},
+    {"out_layout", IR_AT_STR, "\"\""});
+
+enum { SOFTMAX_AXIS };
+const ir_attr_schema ir_schema_softmax = IR_SCHEMA({"axis", IR_AT_INT, "-1"});
+
+/* layer_norm and batch_norm: the same fields, different default axis. */
+enum { NORM_AXIS, NORM_EPSILON, NORM_CENTER, NORM_SCALE };
+const ir_attr_schema ir_schema_layer_norm = IR_SCHEMA(
+    {"axis", IR_AT_INT, "-1"},
+    {"epsilon", IR_AT_FLOAT, "1e-05f"},
+    {"center", IR_AT_BOOL, "True"},
+    {"scale", IR_AT_BOOL, "True"});
+const ir_attr_schema ir_schema_batch_norm = IR_SCHEMA(
+    {"axis", IR_AT_INT, "1"},
+    {"epsilon", IR_AT_FLOAT, "1e-05f"},
+    {"center", IR_AT_BOOL, "True"},
+    {"scale", IR_AT_BOOL, "True"});
+
+enum { DROPOUT_RATE };
+const ir_attr_schema ir_schema_dropout = IR_SCHEMA({"rate", IR_AT_FLOAT, "0.5f"});
+
+enum { BIAS_ADD_AXIS };
+const ir_attr_schema ir_schema_bias_add = IR_SCHEMA({"axis", IR_AT_INT, "1"});
+
+/* 0.25 is TVM's C++ default (LeakyReluAttrs); the Python wrapper's 0.01 is
+ * always printed explicitly, so text from TVM reads right either way. */
+enum { LEAKY_RELU_ALPHA };
+const ir_attr_schema ir_schema_leaky_relu = IR_SCHEMA({"alpha", IR_AT_FLOAT, "0.25f"});
+
+/* The pad value is the optional second argument (TVM's newer signature). */
+enum { PAD_WIDTH, PAD_MODE };
+const ir_attr_schema ir_schema_pad = IR_SCHEMA(
+    {"pad_width", IR_AT_INTS2, "[]"},
+    {"pad_mode", IR_AT_STR, "\"constant\""});
+
+/* ---- helpers ------------------------------------------------------------ */
+
+/* Argument i as a rank-4 tensor (NCHW data or OIHW weight). */
+static const ir_type *tensor4(ir_rel_ctx *cx, const ir_type *const *args, int i, const char *what)
+{
+    const ir_type *t = ir_rel_tensor(cx, args, i);
+    if (t && t->ndim != 4)
+        return ir_rel_error(cx, "%s must have rank 4, got shape %s", what, ir_shape_str(cx->arena, t));
+    return t;
+}
+
+/* Checks a layout attribute; `want` is the one layout implemented, and an
+ * empty string is accepted where it means "same as the input" (out_layout). */
+static bool layout_ok(ir_rel_ctx *cx, const ir_attrs *at, int idx, const char *name, const char *want,
+                      bool empty_ok)
+{
+    const char *l = ir_attr_str(at, idx);
+    if (strcmp(l, want) == 0 || (empty_ok && !*l))
+        return true;
+    ir_rel_error(cx, "unsupported %s \"%s\": only %s is implemented", name, l, want);
+    return false;
+}
+
+/* Window attributes and paddings beyond this are surely mistakes; bounding
+ * them keeps the extent arithmetic below far from int64 overflow. */
+#define MAX_WINDOW (1LL << 30)
+
+/* A two-dimensional window attribute (strides, dilation, pool_size,
+ * kernel_size, output_size): one value stands for both axes. */
+static bool hw_pair(ir_rel_ctx *cx, const ir_attrs *at, int idx, const char *name, int64_t out[2])
+{
+    int64_t v[2];
+    int n = ir_attr_ints(at, idx, v, 2);
+    if (n != 1 && n != 2) {
+        ir_rel_error(cx, "%s must have 1 or 2 values", name);
+        return false;
+    }
+    out[0] = v[0];
+    out[1] = n == 2 ? v[1] : v[0];
+    if (out[0] <= 0 || out[1] <= 0 || out[0] > MAX_WINDOW || out[1] > MAX_WINDOW) {
+        ir_rel_error(cx, "%s must be positive and at most 2^30, got [%lld, %lld]", name, (long long)out[0],
+                     (long long)out[1]);
+        return false;
+    }
+    return true;
+}
+
+/* padding as TVM writes it: [p] on all sides, [h, w] symmetric, or
+ * [top, left, bottom, right]; out is top, left, bottom, right. */
+static bool hw_padding(ir_rel_ctx *cx, const ir_attrs *at, int idx, int64_t out[4])
+{
+    int64_t v[4];
+    int n = ir_attr_ints(at, idx, v, 4);
+    if (n != 1 && n != 2 && n != 4) {
+        ir_rel_error(cx, "padding must have 1, 2 or 4 values");
+        return false;
+    }
+    for (int i = 0; i < 4; i++) {
+        out[i] = n == 1 ? v[0] : n == 2 ? v[i % 2] : v[i];
+        if (out[i] < 0 || out[i] > MAX_WINDOW) {
+            ir_rel_error(cx, "padding must be in [0, 2^30], got %lld", (long long)out[i]);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* out_dtype: "" means the input's dtype. */
+static bool out_dtype(ir_rel_ctx *cx, const ir_attrs *at, int idx, ir_dtype input, ir_dtype *out)
+{
+    const char *s = ir_attr_str(at, idx);
+    *out = input;
+    if (!*s || ir_dtype_parse(s, strlen(s), out))
+        return true;
+    ir_rel_error(cx, "unknown out_dtype \"%s\"", s);
+    return false;
+}
+
+/* Output extent of a window of size k (dilation d, stride s) sliding over
+ * an axis of extent n padded by lo and hi; 0 or less when it does not fit.
+ * ceil_mode also counts a last partial window, unless it would start in
+ * the bottom/right padding (PyTorch's rule, which TVM's kernels follow). */
+static int64_t window_out(int64_t n, int64_t lo, int64_t hi, int64_t k, int64_t d, int64_t s,
+                          bool ceil_mode)
+{
+    int64_t span = n + lo + hi - ((k - 1) * d + 1);
+    if (span < 0)
+        return 0;
+    if (!ceil_mode)
+        return span / s + 1;
+    int64_t out = (span + s - 1) / s + 1;
+    if ((out - 1) * s >= n + lo)
+        out--;
+    return out;
+}
+
+/* Argument i as a vector of extent c and dtype dt: gamma, beta, bias and
+ * batch_norm's moving statistics, sized by the data's channel axis. */
+static const ir_type *channel_vec(ir_rel_ctx *cx, const ir_type *const *args, int i, const char *what,
+                                  const ir_type *data, int axis)
+{
+    const ir_type *t = ir_rel_tensor(cx, args, i);
+    if (!t)
+        return NULL;
+    int64_t c = data->shape[axis];
+    if (t->ndim != 1 || t->shape[0] != c)
+        return ir_rel_error(cx, "%s must have shape (%lld) to match axis %d of data %s, got %s", what,
+                            (long long)c, axis, ir_shape_str(cx->arena, data), ir_shape_str(cx->arena, t));
+    if (t->dtype != data->dtype)
+        return ir_rel_error(cx, "%s has dtype %s but data has %s", what, ir_dtype_name(t->dtype),
+                            ir_dtype_name(data->dtype));
+    return t;
+}
+
+/* ---- nn.conv2d ---------------------------------------------------------- */
+
+/* Weight (K, C/groups, KH, KW) against data (N, C, H, W), groups and the
+ * optional channels/kernel_size attributes; returns w, or NULL after
+ * reporting. */
+static const ir_type *conv2d_weight(ir_rel_ctx *cx, const ir_attrs *at, const ir_type *d,
+                                    const ir_type *w)
+{
+    int64_t g = ir_attr_int(at, CONV_GROUPS), c = d->shape[1], k = w->shape[0];
+    const char *ds = ir_shape_str(cx->arena, d), *ws = ir_shape_str(cx->arena, w);
+    if (g <= 0)
+        return ir_rel_error(cx, "groups must be positive, got %lld", (long long)g);
+    if (c % g != 0)
+        return ir_rel_error(cx, "data %s has %lld channels, not divisible by groups=%lld", ds,
+                            (long long)c, (long long)g);
+    if (k % g != 0)
+        return ir_rel_error(cx, "weight %s has %lld output channels, not divisible by groups=%lld", ws,
+                            (long long)k, (long long)g);
+    if (w->shape[1] != c / g)
+        return ir_rel_error(cx, "channel mismatch: data %s has %lld channels, so weight %s should have "
+                            "%lld input channels (groups=%lld), not %lld", ds, (long long)c, ws,
+                            (long long)(c / g), (long long)g, (long long)w->shape[1]);
+    if (!ir_attr_is_none(at, CONV_CHANNELS) && ir_attr_int(at, CONV_CHANNELS) != k)
+        return ir_rel_error(cx, "channels=%lld but weight %s has %lld output channels",
+                            (long long)ir_attr_int(at, CONV_CHANNELS), ws, (long long)k);
+    int64_t ks[2];
+    if (ir_attr_is_none(at, CONV_KERNEL_SIZE))
+        return w;
+    if (!hw_pair(cx, at, CONV_KERNEL_SIZE, "kernel_size", ks))
+        return NULL;
+    if (ks[0] != w->shape[2] || ks[1] != w->shape[3])
+        return ir_rel_error(cx, "kernel_size=[%lld, %lld] but weight %s has a %lldx%lld kernel",
+                            (long long)ks[0], (long long)ks[1], ws, (long long)w->shape[2],
+                            (long long)w->shape[3]);
+    return w;
+}
+
+const ir_type *ir_rel_conv2d(ir_rel_ctx *cx, const ir_type *const *args, int nargs,
+                             const ir_attrs *attrs)
+{
+    const ir_type *d = tensor4(cx, args, 0, "data");
+    const ir_type *w = d ? tensor4(cx, args, 1, "weight") : NULL;
+    if (!w)
+        return NULL;
+    if (!layout_ok(cx, attrs, CONV_DATA_LAYOUT, "data_layout", "NCHW", false) ||
+        !layout_ok(cx, attrs, CONV_KERNEL_LAYOUT, "kernel_layout", "OIHW", false) ||
+        !layout_ok(cx, attrs, CONV_OUT_LAYOUT, "out_layout", "NCHW", true))
+        return NULL;
+    int64_t st[2], dil[2], pad[4];
+    ir_dtype dt;
+    if (!hw_pair(cx, attrs, CONV_STRIDES, "strides", st) ||
+        !hw_pair(cx, attrs, CONV_DILATION, "dilation", dil) ||
+        !hw_padding(cx, attrs, CONV_PADDING, pad) || !conv2d_weight(cx, attrs, d, w) ||
+        !out_dtype(cx, attrs, CONV_OUT_DTYPE, d->dtype, &dt))
+        return NULL;
+    int64_t oh = window_out(d->shape[2], pad[0], pad[2], w->shape[2], dil[0], st[0], false);
+    int64_t ow = window_out(d->shape[3], pad[1], pad[3], w->shape[3], dil[1], st[1], false);
+    if (oh <= 0 || ow <= 0)
+        return ir_rel_error(cx, "the kernel of weight %s (dilation [%lld, %lld]) does not fit in data %s "
+                            "padded by [%lld, %lld, %lld, %lld]", ir_shape_str(cx->arena, w),
+                            (long long)dil[0], (long long)dil[1], ir_shape_str(cx->arena, d),
+                            (long long)pad[0], (long long)pad[1], (long long)pad[2], (long long)pad[3]);
+    int64_t shape[4] = {d->shape[0], w->shape[0], oh, ow};
+    return ir_tensor_type(cx->arena, dt, 4, shape);
+}
+
+/* A multiply and an add per weight element per output pixel:
+ * 2 * N * K * OH * OW * (C / groups) * KH * KW. */
+int64_t ir_flops_conv2d(const ir_type *const *args, int nargs, const ir_attrs *attrs,
+                        const ir_type *out)
+{
+    const ir_type *w = args[1];
+    return 2 * ir_type_numel(out) * w->shape[1] * w->shape[2] * w->shape[3];
+}
+
+/* ---- nn.dense, nn.batch_matmul ------------------------------------------ */
+
+/* data (..., K) x weight (N, K) -> (..., N). */
+const ir_type *ir_rel_dense(ir_rel_ctx *cx, const ir_type *const *args, int nargs,
+                            const ir_attrs *attrs)
+{
+    const ir_type *d = ir_rel_tensor(cx, args, 0);
+    const ir_type *w = d ? ir_rel_tensor(cx, args, 1) : NULL;
+    ir_dtype dt;
+    if (!w || !out_dtype(cx, attrs, DENSE_OUT_DTYPE, d->dtype, &dt))
+        return NULL;
+    if (d->ndim < 1 || w->ndim != 2)
+        return ir_rel_error(cx, "expected data (..., K) and weight (N, K), got %s and %s",
+                            ir_shape_str(cx->arena, d), ir_shape_str(cx->arena, w));
+    int64_t k = d->shape[d->ndim - 1];
+    if (w->shape[1] != k)
+        return ir_rel_error(cx, "reduction dims differ: data %s has K=%lld but weight %s has K=%lld",
+                            ir_shape_str(cx->arena, d), (long long)k, ir_shape_str(cx->arena, w),
+                            (long long)w->shape[1]);
+    if (!ir_attr_is_none(attrs, DENSE_UNITS) && ir_attr_int(attrs, DENSE_UNITS) != w->shape[0])
+        return ir_rel_error(cx, "units=%lld but weight %s has %lld rows",
+                            (long long)ir_attr_int(attrs, DENSE_UNITS), ir_shape_str(cx->arena, w),
+                            (long long)w->shape[0]);
+    int64_t shape[IR_MAX_DIMS];
+    memcpy(shape, d->shape, (size_t)d->ndim * sizeof *shape);
+    shape[d->ndim - 1] = w->shape[0];
+    return ir_tensor_type(cx->arena, dt, d->ndim, shape);
+}
+
+/* 2 * M * N * K: a multiply and an add per output element per K. */
+int64_t ir_flops_dense(const ir_type *const *args, int nargs, const ir_attrs *attrs,
+                       const ir_type *out)
+{
+    return 2 * ir_type_numel(out) * args[1]->shape[1];
+}
+
+/* a (B, M, K) x b (B, N, K) -> (B, M, N) with the default transpose_b=True;
+ * transpose_a takes a as (B, K, M), transpose_b=False takes b as (B, K, N).
+ * A batch of 1 broadcasts. */
+const ir_type *ir_rel_batch_matmul(ir_rel_ctx *cx, const ir_type *const *args, int nargs,
+                                   const ir_attrs *attrs)
+{
+    const ir_type *a = ir_rel_tensor(cx, args, 0);
+    const ir_type *b = a ? ir_rel_tensor(cx, args, 1) : NULL;
+    ir_dtype dt;
+    if (!b || !out_dtype(cx, attrs, BMM_OUT_DTYPE, a->dtype, &dt))
+        return NULL;
+    const char *as = ir_shape_str(cx->arena, a), *bs = ir_shape_str(cx->arena, b);
+    if (a->ndim != 3 || b->ndim != 3)
+        return ir_rel_error(cx, "operands must have rank 3, got %s and %s", as, bs);
+    bool ta = ir_attr_bool(attrs, BMM_TRANSPOSE_A), tb = ir_attr_bool(attrs, BMM_TRANSPOSE_B);
+    int64_t m = a->shape[ta ? 2 : 1], ka = a->shape[ta ? 1 : 2];
+    int64_t n = b->shape[tb ? 1 : 2], kb = b->shape[tb ? 2 : 1];
+    int64_t ba = a->shape[0], bb = b->shape[0];
+    if (ba != bb && ba != 1 && bb != 1)
+        return ir_rel_error(cx, "batch dims differ: a %s and b %s", as, bs);
+    if (ka != kb)
+        return ir_rel_error(cx, "reduction dims differ: a %s has K=%lld but b %s has K=%lld "
+                            "(transpose_a=%s, transpose_b=%s)", as, (long long)ka, bs, (long long)kb,
+                            ta ? "True" : "False", tb ? "True" : "False");
+    int64_t shape[3] = {ba == 1 ? bb : ba, m, n};
+    return ir_tensor_type(cx->arena, dt, 3, shape);
+}
+
+/* 2 * B * M * N * K. */
+int64_t ir_flops_batch_matmul(const ir_type *const *args, int nargs, const ir_attrs *attrs,
+                              const ir_type *out)
+{
+    const ir_type *a = args[0];
+    int64_t k = a->shape[ir_attr_bool(attrs, BMM_TRANSPOSE_A) ? 1 : 2];
+    return 2 * ir_type_numel(out) * k;
+}
+
+/* ---- pooling ------------------------------------------------------------ */
+
+/* nn.max_pool2d and nn.avg_pool2d: (N, C, H, W) -> (N, C, OH, OW). */
+const ir_type *ir_rel_pool2d(ir_rel_ctx *cx, const ir_type *const *args, int nargs,
+                             const ir_attrs *attrs)
+{
+    const ir_type *d = tensor4(cx, args, 0, "data");
+    int64_t k[2], st[2], dil[2], pad[4];
+    if (!d || !layout_ok(cx, attrs, POOL_LAYOUT, "layout", "NCHW", false) ||
+        !layout_ok(cx, attrs, POOL_OUT_LAYOUT, "out_layout", "NCHW", true) ||
+        !hw_pair(cx, attrs, POOL_SIZE, "pool_size", k) || !hw_pair(cx, attrs, POOL_STRIDES, "strides", st) ||
+        !hw_pair(cx, attrs, POOL_DILATION, "dilation", dil) || !hw_padding(cx, attrs, POOL_PADDING, pad))
+        return NULL;
+    bool ceil_mode = ir_attr_bool(attrs, POOL_CEIL_MODE);
+    int64_t oh = window_out(d->shape[2], pad[0], pad[2], k[0], dil[0], st[0], ceil_mode);
+    int64_t ow = window_out(d->shape[3], pad[1], pad[3], k[1], dil[1], st[1], ceil_mode);
+    if (oh <= 0 || ow <= 0)
+        return ir_rel_error(cx, "pool_size [%lld, %lld] (dilation [%lld, %lld]) does not fit in data %s "
+                            "padded by [%lld, %lld, %lld, %lld]", (long long)k[0], (long long)k[1],
+                            (long long)dil[0], (long long)dil[1], ir_shape_str(cx->arena, d),
+                            (long long)pad[0], (long long)pad[1], (long long)pad[2], (long long)pad[3]);
+    int64_t shape[4] = {d->shape[0], d->shape[1], oh, ow};
+    return ir_tensor_type(cx->arena, d->dtype, 4, shape);
+}
+
+/* One max or add per window element per output element. */
+int64_t ir_flops_pool2d(const ir_type *const *args, int nargs, const ir_attrs *attrs,
+                        const ir_type *out)
+{
+    int64_t k[2];
+    int n = ir_attr_ints(attrs, POOL_SIZE, k, 2);
+    if (n == 1)
+        k[1] = k[0];
+    return n > 0 ? ir_type_numel(out) * k[0] * k[1] : 0;
+}
+
+/* nn.global_avg_pool2d: (N, C, H, W) -> (N, C, 1, 1). */
+const ir_type *ir_rel_global_pool2d(ir_rel_ctx *cx, const ir_type *const *args, int nargs,
+                                    const ir_attrs *attrs)
+{
+    const ir_type *d = tensor4(cx, args, 0, "data");
+    if (!d || !layout_ok(cx, attrs, GPOOL_LAYOUT, "layout", "NCHW", false) ||
+        !layout_ok(cx, attrs, GPOOL_OUT_LAYOUT, "out_layout", "NCHW", true))
+        return NULL;
+    int64_t shape[4] = {d->shape[0], d->shape[1], 1, 1};
+    return ir_tensor_type(cx->arena, d->dtype, 4, shape);
+}
+
+/* nn.adaptive_avg_pool2d: output_size None keeps (H, W); one value is used
+ * for both axes. */
+const ir_type *ir_rel_adaptive_pool2d(ir_rel_ctx *cx, const ir_type *const *args, int nargs,
+                                      const ir_attrs *attrs)
+{
+    const ir_type *d = tensor4(cx, args, 0, "data");
+    if (!d || !layout_ok(cx, attrs, APOOL_LAYOUT, "layout", "NCHW", false) ||
+        !layout_ok(cx, attrs, APOOL_OUT_LAYOUT, "out_layout", "NCHW", true))
+        return NULL;
+    int64_t hw[2] = {d->shape[2], d->shape[3]};
+    if (!ir_attr_is_none(attrs, APOOL_OUTPUT_SIZE) &&
+        !hw_pair(cx, attrs, APOOL_OUTPUT_SIZE, "output_size", hw))
+        return NULL;
+    int64_t shape[4] = {d->shape[0], d->shape[1], hw[0], hw[1]};
+    return ir_tensor_type(cx->arena, d->dtype, 4, shape);
+}
+
+/* ---- softmax and normalization ------------------------------------------ */
+
+/* nn.softmax, nn.log_softmax: the type of the data, given a valid axis. */
+const ir_type *ir_rel_softmax(ir_rel_ctx *cx, const ir_type *const *args, int nargs,
+                              const ir_attrs *attrs)
+{
+    const ir_type *d = ir_rel_tensor(cx, args, 0);
+    int axis;
+    if (!d || !ir_rel_axis(cx, ir_attr_int(attrs, SOFTMAX_AXIS), d->ndim, &axis))
+        return NULL;
+    return d;
+}
+
+/* Per element: the running max, exp(x - max), the sum, the divide (or, for
+ * log_softmax, log and subtract on the row instead): 4 per element. */
+int64_t ir_flops_softmax(const ir_type *const *args, int nargs, const ir_attrs *attrs,
+                         const ir_type *out)
+{
+    return 4 * ir_type_numel(out);
+}
+
+/* nn.layer_norm(data, gamma, beta): gamma and beta are (C_axis). */
+const ir_type *ir_rel_layer_norm(ir_rel_ctx *cx, const ir_type *const *args, int nargs,
+                                 const ir_attrs *attrs)
+{
+    const ir_type *d = ir_rel_tensor(cx, args, 0);
+    int axis;
+    if (!d || !ir_rel_axis(cx, ir_attr_int(attrs, NORM_AXIS), d->ndim, &axis))
+        return NULL;
+    if (!channel_vec(cx, args, 1, "gamma", d, axis) || !channel_vec(cx, args, 2, "beta", d, axis))
+        return NULL;
+    return d;
+}
+
+/* Per element: 1 add for the mean; subtract, square and add for the
+ * variance; subtract and multiply by rsqrt(var + eps) to normalize; multiply
+ * by gamma, add beta: 8 per element (the per-row rsqrt is ignored). */
+int64_t ir_flops_layer_norm(const ir_type *const *args, int nargs, const ir_attrs *attrs,
+                            const ir_type *out)
+{
+    return 8 * ir_type_numel(out);
+}
+
+/* nn.batch_norm(data, gamma, beta, moving_mean, moving_var) ->
+ * (normalized data, new mean (C), new var (C)), C = data.shape[axis]. */
+const ir_type *ir_rel_batch_norm(ir_rel_ctx *cx, const ir_type *const *args, int nargs,
+                                 const ir_attrs *attrs)
+{
+    static const char *const names[] = {"gamma", "beta", "moving_mean", "moving_var"};
+    const ir_type *d = ir_rel_tensor(cx, args, 0);
+    int axis;
+    if (!d || !ir_rel_axis(cx, ir_attr_int(attrs, NORM_AXIS), d->ndim, &axis))
+        return NULL;
+    for (int i = 1; i < 5; i++)
+        if (!channel_vec(cx, args, i, names[i - 1], d, axis))
+            return NULL;
+    const ir_type *vec = ir_tensor_type(cx->arena, d->dtype, 1, &d->shape[axis]);
+    const ir_type *fields[3] = {d, vec, vec};
+    return ir_tuple_type(cx->arena, 3, fields);
+}
+
+/* Inference folds the statistics into one multiply and one add per element. */
+int64_t ir_flops_batch_norm(const ir_type *const *args, int nargs, const ir_attrs *attrs,
+                            const ir_type *out)
+{
+    return 2 * ir_type_numel(args[0]);
+}
+
+/* ---- other nn ops ------------------------------------------------------- */
+
+/* nn.dropout -> (output, mask), both shaped and typed as the data. */
+const ir_type *ir_rel_dropout(ir_rel_ctx *cx, const ir_type *const *args, int nargs,
+                              const ir_attrs *attrs)
+{
+    const ir_type *d = ir_rel_tensor(cx, args, 0);
+    if (!d)
+        return NULL;
+    double rate = ir_attr_float(attrs, DROPOUT_RATE);
+    if (!(rate >= 0 && rate < 1))
+        return ir_rel_error(cx, "rate must be in [0, 1), got %g", rate);
+    const ir_type *fields[2] = {d, d};
+    return ir_tuple_type(cx->arena, 2, fields);
+}
+
+/* nn.bias_add(data, bias): bias is (C_axis). */
+const ir_type *ir_rel_bias_add(ir_rel_ctx *cx, const ir_type *const *args, int nargs,
+                               const ir_attrs *attrs)
+{
+    const ir_type *d = ir_rel_tensor(cx, args, 0);
+    int axis;
+    if (!d || !ir_rel_axis(cx, ir_attr_int(attrs, BIAS_ADD_AXIS), d->ndim, &axis))
+        return NULL;
+    return channel_vec(cx, args, 1, "bias", d, axis) ? d : NULL;
+}
+
+/* nn.batch_flatten: (N, d1, d2, ...) -> (N, d1 * d2 * ...). */
+const ir_type *ir_rel_batch_flatten(ir_rel_ctx *cx, const ir_type *const *args, int nargs,
+                                    const ir_attrs *attrs)
+{
+    const ir_type *d = ir_rel_tensor(cx, args, 0);
+    if (!d)
+        return NULL;
+    if (d->ndim < 1)
+        return ir_rel_error(cx, "data must have a batch axis, got a scalar");
+    int64_t shape[2] = {d->shape[0], 1};
+    for (int i = 1; i < d->ndim; i++)
+        shape[1] *= d->shape[i];
+    return ir_tensor_type(cx->arena, d->dtype, 2, shape);
+}
+
+/* nn.pad(data[, pad_value]): one [before, after] per axis, both >= 0. */
+const ir_type *ir_rel_pad(ir_rel_ctx *cx, const ir_type *const *args, int nargs,
+                          const ir_attrs *attrs)
+{
+    const ir_type *d = ir_rel_tensor(cx, args, 0);
+    if (!d)
+        return NULL;
+    if (nargs > 1) {
+        const ir_type *v = ir_rel_tensor(cx, args, 1);
+        if (!v)
+            return NULL;
+        if (v->ndim != 0)
+            return ir_rel_error(cx, "pad value must be a scalar, got shape %s", ir_shape_str(cx->arena, v));
+    }
+    const char *mode = ir_attr_str(attrs, PAD_MODE);
+    if (strcmp(mode, "constant") != 0 && strcmp(mode, "edge") != 0 && strcmp(mode, "reflect") != 0)
+        return ir_rel_error(cx, "unknown pad_mode \"%s\" (constant, edge or reflect)", mode);
+    const ir_attr_val *pw = ir_attr_get(attrs, PAD_WIDTH);
+    if (pw->kind != IR_AV_LIST || pw->n != d->ndim)
+        return ir_rel_error(cx, "pad_width needs one [before, after] per axis of data %s, got %d",
+                            ir_shape_str(cx->arena, d), pw->kind == IR_AV_LIST ? pw->n : 0);
+    int64_t shape[IR_MAX_DIMS];
+    for (int i = 0; i < d->ndim; i++) {
+        const ir_attr_val *row = &pw->items[i];
+        if (row->kind != IR_AV_LIST || row->n != 2 || row->items[0].kind != IR_AV_INT ||
+            row->items[1].kind != IR_AV_INT || row->items[0].i < 0 || row->items[1].i < 0 ||
+            row->items[0].i > MAX_WINDOW || row->items[1].i > MAX_WINDOW)
+            return ir_rel_error(cx, "pad_width row %d must be [before, after], both in [0, 2^30]", i);
+        shape[i] = d->shape[i] + row->items[0].i + row->items[1].i;
+    }
+    return ir_tensor_type(cx->arena, d->dtype, d->ndim, shape);
+}

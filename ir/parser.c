@@ -1,0 +1,809 @@
+/* parser.c — Relay text (version 0.0.5, as TVM's astext() prints it) into a
+ * module. One function per grammar rule; the first error stops the parse and
+ * is recorded with its span, so that the CLI can print FILE:LINE:COL, the line
+ * and a caret. Names are resolved while parsing: `%x` must be bound before use
+ * (graph bindings `%0 = ...;`, parameters, lets), `@f` may be used before its
+ * def and is checked at the end. Types are checked later by typeinfer.c.
+ *
+ *   module   := ('#' '[' 'version' '=' STRING ']')? def*
+ *   def      := 'def' GLOBAL '(' params ')' ('->' type)? '{' body '}'
+ *   params   := (LOCAL (':' type)? | IDENT '=' attr) % ','
+ *   body     := (LOCAL '=' expr ';' | 'let' LOCAL (':' type)? '=' expr ';')* expr
+ *   expr     := primary ('(' args ')' | '.' INT)*
+ *   primary  := LOCAL | GLOBAL | IDENT(op) | number | True | False | 'fn' ... | 'if' ...
+ *             | '(' ')' | '(' expr ')' | '(' expr (',' expr)* ','? ')'
+ *   type     := 'Tensor' '[' '(' INT % ',' ')' ',' IDENT ']' | IDENT(dtype)
+ *             | '(' type % ',' ')' | 'fn' '(' type % ',' ')' '->' type
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/ir.h"
+
+enum { MAX_DEPTH = 1000 };  /* nesting bound, so that no input overflows the stack */
+
+typedef struct scope_entry { const char *name; ir_expr *e; } scope_entry;
+typedef SU_VEC(ir_expr *) expr_vec;
+typedef SU_VEC(const ir_type *) type_vec;
+typedef SU_VEC(ir_attr_kv) kv_vec;
+
+typedef struct parser {
+    ir_module *m;
+    su_diags *d;
+    ir_token *toks;
+    size_t ntoks, pos;
+    bool failed;
+    int depth;
+    SU_VEC(scope_entry) scope;      /* visible local names, innermost last */
+    SU_VEC(size_t) marks;           /* scope.len at each scope's start */
+    SU_VEC(ir_expr *) global_refs;  /* every @f used, checked at the end */
+} parser;
+
+/* ---- tokens ---- */
+
+static ir_token *peek(parser *p) { return &p->toks[p->pos]; }
+static ir_token *peek_at(parser *p, size_t k)
+{
+    return &p->toks[p->pos + k < p->ntoks ? p->pos + k : p->ntoks - 1];
+}
+static ir_token *next(parser *p)
+{
+    ir_token *t = &p->toks[p->pos];
+    if (t->kind != IR_TK_EOF)
+        p->pos++;
+    return t;
+}
+static bool is_punct(const ir_token *t, char c) { return t->kind == IR_TK_PUNCT && t->punct == c; }
+static bool is_word(const ir_token *t, const char *w) { return t->kind == IR_TK_IDENT && strcmp(t->text, w) == 0; }
+
+static su_span tok_span(parser *p, const ir_token *t)
+{
+    return (su_span){&p->m->source, t->begin, t->end};
+}
+static su_span span_from(parser *p, uint32_t begin)
+{
+    uint32_t end = p->pos ? p->toks[p->pos - 1].end : begin;
+    return (su_span){&p->m->source, begin, end > begin ? end : begin};
+}
+
+/* Records an error at token t (only the first error of a parse is kept). */
+static void *fail_at(parser *p, su_span sp, const char *fmt, ...) SU_PRINTF(3, 4);
+static void *fail_at(parser *p, su_span sp, const char *fmt, ...)
+{
+    if (!p->failed) {
+        va_list ap;
+        va_start(ap, fmt);
+        su_diag_vadd(p->d, SU_ERROR, sp, fmt, ap);
+        va_end(ap);
+    }
+    p->failed = true;
+    return NULL;
+}
+
+static void *unexpected(parser *p, const char *wanted)
+{
+    ir_token *t = peek(p);
+    if (t->kind == IR_TK_EOF)
+        return fail_at(p, tok_span(p, t), "expected %s, found end of file", wanted);
+    return fail_at(p, tok_span(p, t), "expected %s, found '%.*s'", wanted, (int)(t->end - t->begin),
+                   p->m->source.text + t->begin);
+}
+
+static bool expect(parser *p, char c)
+{
+    if (is_punct(peek(p), c)) {
+        next(p);
+        return true;
+    }
+    char want[8];
+    if (c == '>')
+        snprintf(want, sizeof want, "'->'");
+    else
+        snprintf(want, sizeof want, "'%c'", c);
+    unexpected(p, want);
+    return false;
+}
+
+static bool enter(parser *p)
+{
+    if (++p->depth > MAX_DEPTH) {
+        fail_at(p, tok_span(p, peek(p)), "nesting is deeper than %d levels", MAX_DEPTH);
+        return false;
+    }
+    return true;
+}
+static void leave(parser *p) { p->depth--; }
+
+/* ---- scopes ---- */
+
+static void push_scope(parser *p) { su_vec_push(&p->marks, p->scope.len); }
+static void pop_scope(parser *p) { p->scope.len = p->marks.data[--p->marks.len]; }
+
+static ir_expr *lookup(parser *p, const char *name)
+{
+    for (size_t i = p->scope.len; i-- > 0;)
+        if (strcmp(p->scope.data[i].name, name) == 0)
+            return p->scope.data[i].e;
+    return NULL;
+}
+
+/* Binds name in the innermost scope; a second binding in the same scope is an error. */
+static bool bind(parser *p, const ir_token *t, ir_expr *e)
+{
+    size_t start = p->marks.len ? p->marks.data[p->marks.len - 1] : 0;
+    for (size_t i = start; i < p->scope.len; i++)
+        if (strcmp(p->scope.data[i].name, t->text) == 0) {
+            fail_at(p, tok_span(p, t), "%%%s is already defined in this scope", t->text);
+            return false;
+        }
+    su_vec_push(&p->scope, ((scope_entry){t->text, e}));
+    return true;
+}
+
+/* ---- types ---- */
+
+static const ir_type *parse_type(parser *p);
+
+static const ir_type *parse_tensor_type(parser *p)
+{
+    next(p); /* Tensor */
+    if (!expect(p, '[') || !expect(p, '('))
+        return NULL;
+    SU_VEC(int64_t) dims = {0};
+    while (!is_punct(peek(p), ')')) {
+        ir_token *t = peek(p);
+        if (is_punct(t, '?') || is_word(t, "Any")) {
+            su_vec_free(&dims);
+            return fail_at(p, tok_span(p, t), "dynamic dimensions are not supported: every extent must be a constant");
+        }
+        if (t->kind != IR_TK_INT || t->suffixed) {
+            su_vec_free(&dims);
+            return unexpected(p, "a dimension (an integer)");
+        }
+        if (t->i < 0) {
+            su_vec_free(&dims);
+            return fail_at(p, tok_span(p, t), "negative dimension %lld in a tensor type", (long long)t->i);
+        }
+        su_vec_push(&dims, t->i);
+        next(p);
+        if (is_punct(peek(p), ','))
+            next(p);
+        else if (!is_punct(peek(p), ')')) {
+            su_vec_free(&dims);
+            return unexpected(p, "',' or ')' in a shape");
+        }
+    }
+    next(p);
+    const ir_type *ty = NULL;
+    ir_token *dt = NULL;
+    ir_dtype dtype;
+    if (dims.len > IR_MAX_DIMS)
+        fail_at(p, tok_span(p, peek(p)), "tensor rank %zu exceeds the maximum of %d", dims.len, IR_MAX_DIMS);
+    else if (expect(p, ',')) {
+        dt = peek(p);
+        if (dt->kind != IR_TK_IDENT)
+            unexpected(p, "a dtype such as float32");
+        else if (!ir_dtype_parse(dt->text, strlen(dt->text), &dtype))
+            fail_at(p, tok_span(p, dt), "unknown dtype '%s'", dt->text);
+        else {
+            next(p);
+            if (expect(p, ']'))
+                ty = ir_tensor_type(&p->m->arena, dtype, (int)dims.len, dims.data);
+        }
+    }
+    su_vec_free(&dims);
+    return ty;
+}
+
+/* '(' type, ... ')' — a tuple type; also the parameter list of a fn type. */
+static bool parse_type_list(parser *p, type_vec *out)
+{
+    if (!expect(p, '('))
+        return false;
+    while (!is_punct(peek(p), ')')) {
+        const ir_type *t = parse_type(p);
+        if (!t)
+            return false;
+        su_vec_push(out, t);
+        if (is_punct(peek(p), ','))
+            next(p);
+        else if (!is_punct(peek(p), ')')) {
+            unexpected(p, "',' or ')'");
+            return false;
+        }
+    }
+    next(p);
+    return true;
+}
+
+static const ir_type *parse_type_inner(parser *p)
+{
+    ir_token *t = peek(p);
+    if (is_word(t, "Tensor"))
+        return parse_tensor_type(p);
+    if (is_punct(t, '(') || is_word(t, "fn")) {
+        bool isfn = is_word(t, "fn");
+        if (isfn)
+            next(p);
+        type_vec fields = {0};
+        const ir_type *ty = NULL;
+        if (parse_type_list(p, &fields)) {
+            if (!isfn)
+                ty = ir_tuple_type(&p->m->arena, (int)fields.len, fields.data);
+            else if (expect(p, '>')) {
+                const ir_type *ret = parse_type(p);
+                if (ret)
+                    ty = ir_func_type(&p->m->arena, (int)fields.len, fields.data, ret);
+            }
+        }
+        su_vec_free(&fields);
+        return ty;
+    }
+    ir_dtype dt;
+    if (t->kind == IR_TK_IDENT && ir_dtype_parse(t->text, strlen(t->text), &dt)) {
+        next(p);
+        return ir_scalar_type(&p->m->arena, dt);
+    }
+    if (t->kind == IR_TK_IDENT)
+        return fail_at(p, tok_span(p, t), "unknown type '%s' (expected Tensor[...], a dtype, a tuple or fn type)",
+                       t->text);
+    return unexpected(p, "a type");
+}
+
+static const ir_type *parse_type(parser *p)
+{
+    if (!enter(p))
+        return NULL;
+    const ir_type *t = parse_type_inner(p);
+    leave(p);
+    return t;
+}
+
+/* ---- attribute values ---- */
+
+static bool parse_attr_value(parser *p, ir_attr_val *out)
+{
+    memset(out, 0, sizeof *out);
+    ir_token *t = peek(p);
+    if (!enter(p))
+        return false;
+    bool okk = true;
+    if (is_punct(t, '[')) {
+        next(p);
+        SU_VEC(ir_attr_val) items = {0};
+        while (okk && !is_punct(peek(p), ']')) {
+            ir_attr_val v;
+            okk = parse_attr_value(p, &v);
+            if (okk) {
+                su_vec_push(&items, v);
+                if (is_punct(peek(p), ','))
+                    next(p);
+                else if (!is_punct(peek(p), ']'))
+                    okk = unexpected(p, "',' or ']'") != NULL;
+            }
+        }
+        if (okk)
+            next(p);
+        out->kind = IR_AV_LIST;
+        out->n = (int)items.len;
+        out->items = items.len ? su_arena_dup(&p->m->arena, items.data, items.len * sizeof *items.data) : NULL;
+        su_vec_free(&items);
+    } else if (t->kind == IR_TK_INT) {
+        out->kind = IR_AV_INT;
+        out->i = t->i;
+        next(p);
+    } else if (t->kind == IR_TK_FLOAT) {
+        out->kind = IR_AV_FLOAT;
+        out->f = t->f;
+        next(p);
+    } else if (t->kind == IR_TK_STRING) {
+        out->kind = IR_AV_STR;
+        out->s = t->text;
+        next(p);
+    } else if (is_word(t, "True") || is_word(t, "False")) {
+        out->kind = IR_AV_BOOL;
+        out->i = is_word(t, "True");
+        next(p);
+    } else if (is_word(t, "None")) {
+        out->kind = IR_AV_NONE;
+        next(p);
+    } else {
+        okk = unexpected(p, "an attribute value (number, string, True, False, None or a list)") != NULL;
+    }
+    leave(p);
+    return okk;
+}
+
+/* IDENT '=' value, with the cursor on IDENT. */
+static bool parse_attr_kv(parser *p, ir_attr_kv *kv, su_span *sp)
+{
+    ir_token *name = next(p);
+    *sp = tok_span(p, name);
+    kv->name = name->text;
+    next(p); /* = */
+    return parse_attr_value(p, &kv->val);
+}
+
+static bool at_attr(parser *p)
+{
+    return peek(p)->kind == IR_TK_IDENT && is_punct(peek_at(p, 1), '=');
+}
+
+/* Normalizes written attributes against op's schema. */
+static const ir_attrs *op_attrs(parser *p, const ir_op_def *op, const ir_attr_kv *kvs, const su_span *spans, int n)
+{
+    const ir_attr_schema *s = op->schema;
+    ir_attr_val *vals = su_arena_alloc(&p->m->arena, (size_t)(s->n ? s->n : 1) * sizeof *vals);
+    const ir_attrs *defaults = ir_op_default_attrs(&p->m->arena, op);
+    for (int i = 0; i < s->n; i++)
+        vals[i] = defaults->vals[i];
+    uint64_t seen = 0;
+    for (int k = 0; k < n; k++) {
+        int idx = ir_op_attr_index(op, kvs[k].name, strlen(kvs[k].name));
+        if (idx < 0) {
+            su_buf names = {0};
+            for (int i = 0; i < s->n; i++)
+                su_buf_printf(&names, "%s%s", i ? ", " : "", s->defs[i].name);
+            fail_at(p, spans[k], "%s has no attribute '%s' (%s%s)", op->name, kvs[k].name,
+                    s->n ? "its attributes: " : "it takes no attributes", su_buf_str(&names));
+            su_buf_free(&names);
+            return NULL;
+        }
+        if (seen & (1ULL << idx))
+            return fail_at(p, spans[k], "attribute '%s' is given twice", kvs[k].name);
+        seen |= 1ULL << idx;
+        const char *why = NULL;
+        if (!ir_attr_coerce(&p->m->arena, s->defs[idx].type, &kvs[k].val, &vals[idx], &why))
+            return fail_at(p, spans[k], "%s: attribute '%s' must be %s", op->name, kvs[k].name, why);
+    }
+    ir_attrs *at = su_arena_alloc(&p->m->arena, sizeof *at);
+    at->n = s->n;
+    at->vals = vals;
+    return at;
+}
+
+/* ---- expressions ---- */
+
+static ir_expr *parse_expr(parser *p);
+static ir_expr *parse_body(parser *p, char closer);
+
+static ir_expr *parse_constant(parser *p)
+{
+    ir_token *t = next(p);
+    const ir_tensor *v;
+    if (t->kind == IR_TK_IDENT) /* True / False */
+        v = ir_tensor_scalar(&p->m->arena, IR_BOOL, is_word(t, "True"));
+    else if (t->kind == IR_TK_INT)
+        v = ir_tensor_scalar(&p->m->arena, t->dtype, (double)t->i);
+    else
+        v = ir_tensor_scalar(&p->m->arena, t->dtype, t->f);
+    return ir_const(p->m, tok_span(p, t), v);
+}
+
+/* Parameters of a def or fn, with the function attributes that TVM prints among them. */
+static bool parse_params(parser *p, expr_vec *params, kv_vec *attrs)
+{
+    if (!expect(p, '('))
+        return false;
+    while (!is_punct(peek(p), ')')) {
+        if (at_attr(p)) {
+            ir_attr_kv kv;
+            su_span sp;
+            if (!parse_attr_kv(p, &kv, &sp))
+                return false;
+            su_vec_push(attrs, kv);
+        } else if (peek(p)->kind == IR_TK_LOCAL) {
+            ir_token *name = next(p);
+            const ir_type *annot = NULL;
+            if (is_punct(peek(p), ':')) {
+                next(p);
+                if (!(annot = parse_type(p)))
+                    return false;
+            }
+            ir_expr *v = ir_var(p->m, tok_span(p, name), name->text, annot);
+            if (!bind(p, name, v))
+                return false;
+            su_vec_push(params, v);
+        } else {
+            unexpected(p, "a parameter (%name) or ')'");
+            return false;
+        }
+        if (is_punct(peek(p), ','))
+            next(p);
+        else if (!is_punct(peek(p), ')')) {
+            unexpected(p, "',' or ')'");
+            return false;
+        }
+    }
+    next(p);
+    return true;
+}
+
+/* fn (params) -> T { body }; also the shape of a def after its name. */
+static ir_expr *parse_function(parser *p, uint32_t begin)
+{
+    expr_vec params = {0};
+    kv_vec attrs = {0};
+    ir_expr *f = NULL;
+    push_scope(p);
+    const ir_type *ret = NULL;
+    if (parse_params(p, &params, &attrs)) {
+        bool okk = true;
+        if (is_punct(peek(p), '>')) {
+            next(p);
+            okk = (ret = parse_type(p)) != NULL;
+        }
+        ir_expr *body = okk && expect(p, '{') ? parse_body(p, '}') : NULL;
+        if (body && expect(p, '}'))
+            f = ir_func(p->m, span_from(p, begin), (int)params.len, params.data, ret, body, (int)attrs.len,
+                        attrs.data);
+    }
+    pop_scope(p);
+    su_vec_free(&params);
+    su_vec_free(&attrs);
+    return f;
+}
+
+static ir_expr *parse_if(parser *p)
+{
+    uint32_t begin = next(p)->begin; /* if */
+    if (!expect(p, '('))
+        return NULL;
+    ir_expr *c = parse_expr(p);
+    if (!c || !expect(p, ')') || !expect(p, '{'))
+        return NULL;
+    push_scope(p);
+    ir_expr *t = parse_body(p, '}');
+    pop_scope(p);
+    if (!t || !expect(p, '}'))
+        return NULL;
+    if (!is_word(peek(p), "else"))
+        return unexpected(p, "'else' (every if needs an else branch)");
+    next(p);
+    if (!expect(p, '{'))
+        return NULL;
+    push_scope(p);
+    ir_expr *e = parse_body(p, '}');
+    pop_scope(p);
+    if (!e || !expect(p, '}'))
+        return NULL;
+    return ir_if(p->m, span_from(p, begin), c, t, e);
+}
+
+/* '(' ... ')': unit, parenthesized expression, tuple, or a nested body. */
+static ir_expr *parse_paren(parser *p)
+{
+    uint32_t begin = next(p)->begin;
+    if (is_word(peek(p), "let") || (peek(p)->kind == IR_TK_LOCAL && is_punct(peek_at(p, 1), '='))) {
+        push_scope(p);
+        ir_expr *b = parse_body(p, ')');
+        pop_scope(p);
+        return b && expect(p, ')') ? b : NULL;
+    }
+    SU_VEC(ir_expr *) fields = {0};
+    bool comma = false;
+    while (!is_punct(peek(p), ')')) {
+        ir_expr *e = parse_expr(p);
+        if (!e)
+            goto fail;
+        su_vec_push(&fields, e);
+        if (is_punct(peek(p), ',')) {
+            next(p);
+            comma = true;
+        } else if (!is_punct(peek(p), ')')) {
+            unexpected(p, "',' or ')'");
+            goto fail;
+        }
+    }
+    next(p);
+    ir_expr *r = fields.len == 1 && !comma ? fields.data[0]
+                                           : ir_tuple(p->m, span_from(p, begin), (int)fields.len, fields.data);
+    su_vec_free(&fields);
+    return r;
+fail:
+    su_vec_free(&fields);
+    return NULL;
+}
+
+static ir_expr *parse_primary(parser *p)
+{
+    ir_token *t = peek(p);
+    switch (t->kind) {
+    case IR_TK_LOCAL: {
+        ir_expr *e = lookup(p, t->text);
+        if (!e)
+            return fail_at(p, tok_span(p, t), "unknown variable %%%s", t->text);
+        next(p);
+        return e;
+    }
+    case IR_TK_GLOBAL: {
+        /* each use is its own node, so that errors point at the use */
+        next(p);
+        ir_expr *g = ir_global(p->m, tok_span(p, t), t->text);
+        su_vec_push(&p->global_refs, g);
+        return g;
+    }
+    case IR_TK_INT:
+    case IR_TK_FLOAT:
+        return parse_constant(p);
+    case IR_TK_PUNCT:
+        if (t->punct == '(')
+            return parse_paren(p);
+        return unexpected(p, "an expression");
+    case IR_TK_IDENT:
+        if (is_word(t, "True") || is_word(t, "False"))
+            return parse_constant(p);
+        if (is_word(t, "fn")) {
+            next(p);
+            return parse_function(p, t->begin);
+        }
+        if (is_word(t, "if"))
+            return parse_if(p);
+        if (is_word(t, "meta"))
+            return fail_at(p, tok_span(p, t),
+                           "meta[...] constants (the #[metadata] section) are not supported yet; "
+                           "pass weights as parameters of @main and give them with --params");
+        if (is_word(t, "let"))
+            return fail_at(p, tok_span(p, t), "'let' must start a statement: let %%x = value; body");
+        {
+            const ir_op_def *op = ir_op_lookup(t->text, strlen(t->text));
+            if (!op)
+                return fail_at(p, tok_span(p, t), "unknown operator '%s'", t->text);
+            next(p);
+            return ir_op_ref(p->m, tok_span(p, t), op);
+        }
+    default:
+        return unexpected(p, "an expression");
+    }
+}
+
+/* '(' args, attrs ')' after a callee. */
+static ir_expr *parse_call(parser *p, ir_expr *fn, uint32_t begin)
+{
+    next(p); /* ( */
+    SU_VEC(ir_expr *) args = {0};
+    SU_VEC(ir_attr_kv) kvs = {0};
+    SU_VEC(su_span) spans = {0};
+    ir_expr *call = NULL;
+    while (!is_punct(peek(p), ')')) {
+        if (at_attr(p)) {
+            ir_attr_kv kv;
+            su_span sp;
+            if (!parse_attr_kv(p, &kv, &sp))
+                goto done;
+            su_vec_push(&kvs, kv);
+            su_vec_push(&spans, sp);
+        } else {
+            if (kvs.len) {
+                unexpected(p, "an attribute (name=value): arguments come before attributes");
+                goto done;
+            }
+            ir_expr *a = parse_expr(p);
+            if (!a)
+                goto done;
+            su_vec_push(&args, a);
+        }
+        if (is_punct(peek(p), ','))
+            next(p);
+        else if (!is_punct(peek(p), ')')) {
+            unexpected(p, "',' or ')'");
+            goto done;
+        }
+    }
+    next(p);
+    su_span sp = span_from(p, begin);
+    const ir_attrs *attrs = NULL;
+    if (fn->kind == IR_OP) {
+        const ir_op_def *op = fn->u.op.def;
+        if ((int)args.len < op->min_args || (int)args.len > op->max_args) {
+            if (op->min_args == op->max_args)
+                fail_at(p, sp, "%s takes %d argument%s, but %zu %s given", op->name, op->min_args,
+                        op->min_args == 1 ? "" : "s", args.len, args.len == 1 ? "was" : "were");
+            else
+                fail_at(p, sp, "%s takes %d to %d arguments, but %zu were given", op->name, op->min_args,
+                        op->max_args, args.len);
+            goto done;
+        }
+        if (!(attrs = op_attrs(p, op, kvs.data, spans.data, (int)kvs.len)))
+            goto done;
+    } else if (kvs.len) {
+        fail_at(p, spans.data[0], "attributes can only be given to operators, not to a call of a function");
+        goto done;
+    }
+    call = ir_call(p->m, sp, fn, (int)args.len, args.data, attrs);
+done:
+    su_vec_free(&args);
+    su_vec_free(&kvs);
+    su_vec_free(&spans);
+    return call;
+}
+
+static ir_expr *parse_expr(parser *p)
+{
+    if (!enter(p))
+        return NULL;
+    uint32_t begin = peek(p)->begin;
+    ir_expr *e = parse_primary(p);
+    while (e) {
+        if (is_punct(peek(p), '(')) {
+            e = parse_call(p, e, begin);
+        } else if (is_punct(peek(p), '.')) {
+            next(p);
+            ir_token *i = peek(p);
+            if (i->kind != IR_TK_INT || i->suffixed || i->i < 0 || i->i > 1000000) {
+                e = unexpected(p, "a tuple index after '.'");
+                break;
+            }
+            next(p);
+            e = ir_proj(p->m, span_from(p, begin), e, (int)i->i);
+        } else {
+            break;
+        }
+    }
+    leave(p);
+    if (e && e->kind == IR_OP && !p->failed)
+        return fail_at(p, e->span, "operator %s must be called: %s(...)", e->u.op.def->name, e->u.op.def->name);
+    return e;
+}
+
+/* A sequence of bindings ending in an expression, up to (not including) closer. */
+static ir_expr *parse_body(parser *p, char closer)
+{
+    if (!enter(p))
+        return NULL;
+    ir_expr *result = NULL;
+    ir_token *t = peek(p);
+    if (is_word(t, "let")) {
+        uint32_t begin = next(p)->begin;
+        ir_token *name = peek(p);
+        if (name->kind != IR_TK_LOCAL) {
+            leave(p);
+            return unexpected(p, "a variable (%name) after 'let'");
+        }
+        next(p);
+        const ir_type *annot = NULL;
+        if (is_punct(peek(p), ':')) {
+            next(p);
+            if (!(annot = parse_type(p))) {
+                leave(p);
+                return NULL;
+            }
+        }
+        ir_expr *var = ir_var(p->m, tok_span(p, name), name->text, annot);
+        ir_expr *value = expect(p, '=') ? parse_expr(p) : NULL;
+        if (value && expect(p, ';')) {
+            push_scope(p);
+            ir_expr *body = bind(p, name, var) ? parse_body(p, closer) : NULL;
+            pop_scope(p);
+            if (body)
+                result = ir_let(p->m, span_from(p, begin), var, value, body);
+        }
+    } else if (t->kind == IR_TK_LOCAL && is_punct(peek_at(p, 1), '=')) {
+        next(p);
+        next(p);
+        ir_expr *value = parse_expr(p);
+        if (value && expect(p, ';') && bind(p, t, value))
+            result = parse_body(p, closer);
+    } else if (is_punct(t, closer)) {
+        result = fail_at(p, tok_span(p, t), "expected an expression before '%c': a body must end with its result",
+                         closer);
+    } else {
+        result = parse_expr(p);
+        if (result && !is_punct(peek(p), closer)) {
+            if (is_punct(peek(p), ';'))
+                result = fail_at(p, tok_span(p, peek(p)),
+                                 "unexpected ';': the last expression of a body has no ';' (or bind it: %%N = ...;)");
+            else
+                result = unexpected(p, closer == '}' ? "'}'" : "')'");
+        }
+    }
+    leave(p);
+    return result;
+}
+
+/* ---- module ---- */
+
+static bool parse_version(parser *p)
+{
+    if (!is_punct(peek(p), '#'))
+        return true;
+    uint32_t begin = next(p)->begin;
+    if (!expect(p, '['))
+        return false;
+    ir_token *w = peek(p);
+    if (is_word(w, "metadata")) {
+        fail_at(p, span_from(p, begin),
+                "the #[metadata] section (inlined constants) is not supported yet; pass weights as parameters of @main");
+        return false;
+    }
+    if (!is_word(w, "version")) {
+        unexpected(p, "'version'");
+        return false;
+    }
+    next(p);
+    if (!expect(p, '='))
+        return false;
+    ir_token *v = peek(p);
+    if (v->kind != IR_TK_STRING) {
+        unexpected(p, "a version string such as \"0.0.5\"");
+        return false;
+    }
+    if (strcmp(v->text, "0.0.5") != 0) {
+        fail_at(p, tok_span(p, v), "unsupported Relay text version \"%s\" (relay-tune reads \"0.0.5\")", v->text);
+        return false;
+    }
+    next(p);
+    return expect(p, ']');
+}
+
+static bool parse_def(parser *p)
+{
+    ir_token *kw = peek(p);
+    if (is_punct(kw, '#') && is_punct(peek_at(p, 1), '[') && is_word(peek_at(p, 2), "metadata")) {
+        fail_at(p, tok_span(p, kw),
+                "the #[metadata] section (inlined constants) is not supported yet; pass weights as parameters of @main");
+        return false;
+    }
+    if (is_word(kw, "type")) {
+        fail_at(p, tok_span(p, kw), "type definitions (algebraic data types) are not supported");
+        return false;
+    }
+    if (!is_word(kw, "def")) {
+        unexpected(p, "'def'");
+        return false;
+    }
+    next(p);
+    ir_token *name = peek(p);
+    if (name->kind != IR_TK_GLOBAL) {
+        unexpected(p, "a function name such as @main");
+        return false;
+    }
+    next(p);
+    if (ir_module_find(p->m, name->text)) {
+        fail_at(p, tok_span(p, name), "@%s is defined twice", name->text);
+        return false;
+    }
+    ir_expr *f = parse_function(p, kw->begin);
+    if (!f)
+        return false;
+    ir_expr *g = ir_global(p->m, tok_span(p, name), name->text);
+    ir_module_add(p->m, name->text, g, f);
+    return true;
+}
+
+ir_module *ir_parse(const char *filename, const char *text, size_t len, su_diags *d)
+{
+    ir_module *m = ir_module_new();
+    m->source.name = su_arena_strdup(&m->arena, filename);
+    m->source.text = su_arena_strndup(&m->arena, text, len);
+    m->source.len = len;
+    if (memchr(text, 0, len)) {
+        uint32_t at = (uint32_t)((const char *)memchr(text, 0, len) - text);
+        su_error(d, (su_span){&m->source, at, at + 1}, "unexpected NUL byte");
+        ir_module_free(m);
+        return NULL;
+    }
+    parser p = {.m = m, .d = d};
+    if (!ir_lex(&m->arena, &m->source, &p.toks, &p.ntoks, d)) {
+        free(p.toks);
+        ir_module_free(m);
+        return NULL;
+    }
+    bool okk = parse_version(&p);
+    while (okk && peek(&p)->kind != IR_TK_EOF)
+        okk = parse_def(&p);
+    for (size_t i = 0; okk && i < p.global_refs.len; i++) {
+        ir_expr *r = p.global_refs.data[i];
+        if (!ir_module_find(m, r->u.global.name))
+            okk = fail_at(&p, r->span, "unknown global function @%s", r->u.global.name) != NULL;
+    }
+    free(p.toks);
+    su_vec_free(&p.scope);
+    su_vec_free(&p.marks);
+    su_vec_free(&p.global_refs);
+    if (!okk || p.failed) {
+        ir_module_free(m);
+        return NULL;
+    }
+    return m;
+}

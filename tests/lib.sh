@@ -1,0 +1,19 @@
+# lib.sh — TAP helpers for the shell tests. Source it, call tap_ok/tap_fail per
+# check, and end with tap_done. $RELAY_TUNE, $top_srcdir and $top_builddir come
+# from the test environment (Makefile.am); defaults let a test run by hand.
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${top_builddir:=$top_srcdir}"
+: "${RELAY_TUNE:=$top_builddir/relay-tune}"
+TAP_N=0
+TAP_FAILED=0
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+tap_ok() { TAP_N=$((TAP_N + 1)); echo "ok $TAP_N - $*"; }
+tap_fail() {
+    TAP_N=$((TAP_N + 1)); TAP_FAILED=$((TAP_FAILED + 1))
+    echo "not ok $TAP_N - $1"
+    shift
+    for line in "$@"; do printf '%s\n' "$line" | sed 's/^/# /'; done
+}
+tap_done() { echo "1..$TAP_N"; [ "$TAP_FAILED" -eq 0 ]; }
