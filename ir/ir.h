@@ -96,8 +96,10 @@ typedef struct ir_tensor {
 
 /* Allocates a zeroed tensor in the arena. */
 ir_tensor *ir_tensor_new(su_arena *a, ir_dtype dt, int ndim, const int64_t *shape);
-/* A rank-0 tensor holding v converted to dt. */
+/* A rank-0 tensor holding v converted to dt (saturating at the dtype's range). */
 ir_tensor *ir_tensor_scalar(su_arena *a, ir_dtype dt, double v);
+/* A rank-0 int64 tensor holding v exactly (doubles lose precision past 2^53). */
+ir_tensor *ir_tensor_scalar_i64(su_arena *a, int64_t v);
 /* Element i converted to double (any dtype). */
 double ir_tensor_get(const ir_tensor *t, int64_t i);
 /* Number of elements. */
@@ -141,6 +143,8 @@ typedef struct ir_attr_def {
     const char *name;           /* as in TVM's attrs, e.g. "strides" */
     ir_attr_type type;
     const char *default_text;   /* default in Relay text syntax: "[1, 1]", "None", "1e-05f" */
+    bool required;              /* TVM has no default: text must give it, and it is always printed
+                                   (default_text is then only what built IR starts from) */
 } ir_attr_def;
 
 typedef struct ir_attr_schema {

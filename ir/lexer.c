@@ -4,6 +4,7 @@
  * rather than the float 0.1. */
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -132,6 +133,12 @@ static bool lex_number(lexer *l, ir_token *t, bool digits_only)
     if (isfloat || ir_dtype_is_float(t->dtype)) {
         t->kind = IR_TK_FLOAT;
         t->f = strtod(buf, NULL);
+        /* the largest magnitude that still rounds to a finite value of the dtype */
+        double lim = t->dtype == IR_FLOAT16 ? 65520.0 : t->dtype == IR_FLOAT32 ? 3.4028235677973366e38 : HUGE_VAL;
+        if (!(t->f > -lim && t->f < lim)) {
+            su_error(l->d, span(l, b, l->pos), "the number %s does not fit in %s", buf, ir_dtype_name(t->dtype));
+            return false;
+        }
         if (!ir_dtype_is_float(t->dtype)) {
             su_error(l->d, span(l, b, l->pos), "a fractional number cannot have the integer type %s",
                      ir_dtype_name(t->dtype));

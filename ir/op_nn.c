@@ -44,8 +44,8 @@ enum {
     POOL_SIZE, POOL_STRIDES, POOL_DILATION, POOL_PADDING, POOL_LAYOUT, POOL_OUT_LAYOUT,
     POOL_CEIL_MODE, POOL_COUNT_INCLUDE_PAD
 };
-#define POOL2D_ATTRS                              \
-    {"pool_size", IR_AT_INTS, "[1, 1]"},          \
+#define POOL2D_ATTRS                                  \
+    {"pool_size", IR_AT_INTS, "[1, 1]", true},    \
     {"strides", IR_AT_INTS, "[1, 1]"},            \
     {"dilation", IR_AT_INTS, "[1, 1]"},           \
     {"padding", IR_AT_INTS, "[0, 0]"},            \
@@ -98,7 +98,7 @@ const ir_attr_schema ir_schema_leaky_relu = IR_SCHEMA({"alpha", IR_AT_FLOAT, "0.
 /* The pad value is the optional second argument (TVM's newer signature). */
 enum { PAD_WIDTH, PAD_MODE };
 const ir_attr_schema ir_schema_pad = IR_SCHEMA(
-    {"pad_width", IR_AT_INTS2, "[]"},
+    {"pad_width", IR_AT_INTS2, "[]", true},
     {"pad_mode", IR_AT_STR, "\"constant\""});
 
 /* ---- helpers ------------------------------------------------------------ */

@@ -15,12 +15,12 @@ const ir_attr_schema ir_schema_none = {0, NULL};
  * needs some default text, so 0f stands in for both. */
 enum { CLIP_A_MIN, CLIP_A_MAX };
 const ir_attr_schema ir_schema_clip = IR_SCHEMA(
-    {"a_min", IR_AT_FLOAT, "0f"},
-    {"a_max", IR_AT_FLOAT, "0f"});
+    {"a_min", IR_AT_FLOAT, "0f", true},
+    {"a_max", IR_AT_FLOAT, "0f", true});
 
 /* dtype "" (TVM's null DataType) stands for "not given"; the relation rejects it. */
 enum { CAST_DTYPE };
-const ir_attr_schema ir_schema_cast = IR_SCHEMA({"dtype", IR_AT_STR, "\"\""});
+const ir_attr_schema ir_schema_cast = IR_SCHEMA({"dtype", IR_AT_STR, "\"\"", true});
 
 /* ---- relations ---------------------------------------------------------- */
 

@@ -12,7 +12,7 @@
 /* TVM requires newshape; [] (a scalar) stands in as its default. */
 enum { RESHAPE_NEWSHAPE, RESHAPE_ALLOWZERO };
 const ir_attr_schema ir_schema_reshape = IR_SCHEMA(
-    {"newshape", IR_AT_INTS, "[]"},
+    {"newshape", IR_AT_INTS, "[]", true},
     {"allowzero", IR_AT_BOOL, "False"});
 
 enum { TRANSPOSE_AXES };
@@ -23,7 +23,7 @@ const ir_attr_schema ir_schema_squeeze = IR_SCHEMA({"axis", IR_AT_INTS_OPT, "Non
 
 enum { EXPAND_DIMS_AXIS, EXPAND_DIMS_NUM_NEWAXIS };
 const ir_attr_schema ir_schema_expand_dims = IR_SCHEMA(
-    {"axis", IR_AT_INT, "0"},
+    {"axis", IR_AT_INT, "0", true},
     {"num_newaxis", IR_AT_INT, "1"});
 
 enum { CONCAT_AXIS };
@@ -31,14 +31,14 @@ const ir_attr_schema ir_schema_concatenate = IR_SCHEMA({"axis", IR_AT_INT, "0"})
 
 enum { SPLIT_INDICES_OR_SECTIONS, SPLIT_AXIS };
 const ir_attr_schema ir_schema_split = IR_SCHEMA(
-    {"indices_or_sections", IR_AT_INT_OR_INTS, "1"},
+    {"indices_or_sections", IR_AT_INT_OR_INTS, "1", true},
     {"axis", IR_AT_INT, "0"});
 
 /* TVM's field order: slice_mode comes before axes. */
 enum { SLICE_BEGIN, SLICE_END, SLICE_STRIDES, SLICE_MODE, SLICE_AXES };
 const ir_attr_schema ir_schema_strided_slice = IR_SCHEMA(
-    {"begin", IR_AT_INTS_OPT, "None"},
-    {"end", IR_AT_INTS_OPT, "None"},
+    {"begin", IR_AT_INTS_OPT, "None", true},
+    {"end", IR_AT_INTS_OPT, "None", true},
     {"strides", IR_AT_INTS_OPT, "None"},
     {"slice_mode", IR_AT_STR, "\"end\""},
     {"axes", IR_AT_INTS_OPT, "None"});
@@ -315,7 +315,7 @@ const ir_type *ir_rel_split(ir_rel_ctx *cx, const ir_type *const *args, int narg
     memcpy(shape, d->shape, (size_t)d->ndim * sizeof *shape);
     for (int64_t i = 0; i < nparts; i++) {
         int64_t end = ios->kind == IR_AV_INT ? begin + dim / nparts : i < ios->n ? ios->items[i].i : dim;
-        if (end <= begin || end > dim || (i < nparts - 1 && end == dim))
+        if (ios->kind == IR_AV_LIST && (end <= begin || end > dim || (i < nparts - 1 && end == dim)))
             return ir_rel_error(cx, "indices_or_sections must ascend strictly inside (0, %lld), the "
                                 "extent of axis %d of data %s", (long long)dim, axis,
                                 ir_shape_str(cx->arena, d));
@@ -364,8 +364,12 @@ static bool slice_spec(ir_rel_ctx *cx, const ir_attrs *at, const ir_type *d, int
                      has_axes ? ints_str(cx->arena, na, va) : "the axes", ir_shape_str(cx->arena, d));
         return false;
     }
-    for (int i = 0; i < nd; i++)
-        b[i] = 0, e[i] = INT64_MAX, s[i] = 1, sized[i] = false;
+    for (int i = 0; i < nd; i++) {
+        b[i] = 0;
+        e[i] = INT64_MAX;
+        s[i] = 1;
+        sized[i] = false;
+    }
     for (int j = 0; j < (has_axes ? na : nd); j++) {
         int ax = j;
         if (has_axes && !ir_rel_axis(cx, va[j], nd, &ax))

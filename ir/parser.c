@@ -330,7 +330,8 @@ static bool at_attr(parser *p)
 }
 
 /* Normalizes written attributes against op's schema. */
-static const ir_attrs *op_attrs(parser *p, const ir_op_def *op, const ir_attr_kv *kvs, const su_span *spans, int n)
+static const ir_attrs *op_attrs(parser *p, const ir_op_def *op, const ir_attr_kv *kvs, const su_span *spans, int n,
+                               su_span call_span)
 {
     const ir_attr_schema *s = op->schema;
     ir_attr_val *vals = su_arena_alloc(&p->m->arena, (size_t)(s->n ? s->n : 1) * sizeof *vals);
@@ -356,6 +357,9 @@ static const ir_attrs *op_attrs(parser *p, const ir_op_def *op, const ir_attr_kv
         if (!ir_attr_coerce(&p->m->arena, s->defs[idx].type, &kvs[k].val, &vals[idx], &why))
             return fail_at(p, spans[k], "%s: attribute '%s' must be %s", op->name, kvs[k].name, why);
     }
+    for (int i = 0; i < s->n; i++)
+        if (s->defs[i].required && !(seen & (1ULL << i)))
+            return fail_at(p, call_span, "%s: attribute '%s' is required", op->name, s->defs[i].name);
     ir_attrs *at = su_arena_alloc(&p->m->arena, sizeof *at);
     at->n = s->n;
     at->vals = vals;
@@ -371,12 +375,21 @@ static ir_expr *parse_constant(parser *p)
 {
     ir_token *t = next(p);
     const ir_tensor *v;
-    if (t->kind == IR_TK_IDENT) /* True / False */
+    if (t->kind == IR_TK_IDENT) { /* True / False */
         v = ir_tensor_scalar(&p->m->arena, IR_BOOL, is_word(t, "True"));
-    else if (t->kind == IR_TK_INT)
-        v = ir_tensor_scalar(&p->m->arena, t->dtype, (double)t->i);
-    else
-        v = ir_tensor_scalar(&p->m->arena, t->dtype, t->f);
+    } else {
+        double x = t->kind == IR_TK_INT ? (double)t->i : t->f;
+        static const struct { ir_dtype dt; double lo, hi; } range[] = {
+            {IR_INT8, -128, 127}, {IR_INT16, -32768, 32767}, {IR_INT32, -2147483648.0, 2147483647.0},
+            {IR_UINT8, 0, 255},
+        };
+        for (size_t i = 0; i < sizeof range / sizeof *range; i++)
+            if (range[i].dt == t->dtype && !(x >= range[i].lo && x <= range[i].hi))
+                return fail_at(p, tok_span(p, t), "the constant %.*s does not fit in %s", (int)(t->end - t->begin),
+                               p->m->source.text + t->begin, ir_dtype_name(t->dtype));
+        v = t->kind == IR_TK_INT && t->dtype == IR_INT64 ? ir_tensor_scalar_i64(&p->m->arena, t->i)
+                                                          : ir_tensor_scalar(&p->m->arena, t->dtype, x);
+    }
     return ir_const(p->m, tok_span(p, t), v);
 }
 
@@ -604,7 +617,7 @@ static ir_expr *parse_call(parser *p, ir_expr *fn, uint32_t begin)
                         op->max_args, args.len);
             goto done;
         }
-        if (!(attrs = op_attrs(p, op, kvs.data, spans.data, (int)kvs.len)))
+        if (!(attrs = op_attrs(p, op, kvs.data, spans.data, (int)kvs.len, sp)))
             goto done;
     } else if (kvs.len) {
         fail_at(p, spans.data[0], "attributes can only be given to operators, not to a call of a function");

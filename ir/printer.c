@@ -136,7 +136,7 @@ static void print_op_attrs(printer *p, const ir_expr *e, su_buf *t, bool *first)
     if (!at || !op)
         return;
     for (int i = 0; i < at->n; i++) {
-        if (ir_attr_equal(&at->vals[i], &op->defaults[i]))
+        if (!op->schema->defs[i].required && ir_attr_equal(&at->vals[i], &op->defaults[i]))
             continue;
         su_buf_printf(t, "%s%s=", *first ? "" : ", ", op->schema->defs[i].name);
         ir_attr_print(t, &at->vals[i]);
@@ -260,7 +260,8 @@ static void place(printer *p, const ir_expr *body)
     }
     p->scope_parent.len = p->scope_depth.len = p->roots.len = 0;
     mark_body(p, body, new_scope(p, -1));
-    qsort(all.data, all.len, sizeof *all.data, by_id_desc);
+    if (all.len > 1)
+        qsort(all.data, all.len, sizeof *all.data, by_id_desc);
     for (size_t i = 0; i < all.len; i++) {
         const ir_expr *e = all.data[i];
         node_info *in = info(p, e);
@@ -441,7 +442,8 @@ static void prebind(printer *p, const ir_expr *e, int s)
     node_vec acc = {0};
     p->stamp++;
     collect(p, e, s, &acc);
-    qsort(acc.data, acc.len, sizeof *acc.data, by_id_desc);
+    if (acc.len > 1)
+        qsort(acc.data, acc.len, sizeof *acc.data, by_id_desc);
     su_buf scratch = {0};
     for (size_t i = acc.len; i-- > 0;) {
         su_buf_clear(&scratch);

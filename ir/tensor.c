@@ -1,5 +1,7 @@
 /* tensor.c — constant tensors held by Constant nodes: dense, C order, data
  * 64-byte aligned so that generated kernels may use aligned vector loads. */
+#include <float.h>
+#include <math.h>
 #include <string.h>
 
 #include "ir/ir.h"
@@ -25,7 +27,7 @@ ir_tensor *ir_tensor_new(su_arena *a, ir_dtype dt, int ndim, const int64_t *shap
 /* IEEE half from double, round to nearest even (for float16 constants). */
 static uint16_t to_half(double d)
 {
-    float f = (float)d;
+    float f = (float)(d > 65520.0 ? 65520.0 : d < -65520.0 ? -65520.0 : d); /* beyond: inf */
     uint32_t x;
     memcpy(&x, &f, 4);
     uint32_t sign = (x >> 16) & 0x8000, exp = (x >> 23) & 0xff, man = x & 0x7fffff;
@@ -64,18 +66,33 @@ static double from_half(uint16_t h)
     return (h & 0x8000) ? -v : v;
 }
 
+/* Clamps v into [lo, hi] (NaN becomes 0), so that conversions are defined. */
+static double clampd(double v, double lo, double hi)
+{
+    return v != v ? 0 : v < lo ? lo : v > hi ? hi : v;
+}
+
+ir_tensor *ir_tensor_scalar_i64(su_arena *a, int64_t v)
+{
+    ir_tensor *t = ir_tensor_new(a, IR_INT64, 0, NULL);
+    *(int64_t *)t->data = v;
+    return t;
+}
+
 ir_tensor *ir_tensor_scalar(su_arena *a, ir_dtype dt, double v)
 {
     ir_tensor *t = ir_tensor_new(a, dt, 0, NULL);
+    if (dt == IR_FLOAT32 && v == v && fabs(v) > FLT_MAX) /* round as the conversion would, without UB */
+        v = copysign(fabs(v) < 3.4028235677973366e38 ? FLT_MAX : INFINITY, v);
     switch (dt) {
     case IR_FLOAT32: *(float *)t->data = (float)v; break;
     case IR_FLOAT16: *(uint16_t *)t->data = to_half(v); break;
     case IR_FLOAT64: *(double *)t->data = v; break;
-    case IR_INT8: *(int8_t *)t->data = (int8_t)v; break;
-    case IR_INT16: *(int16_t *)t->data = (int16_t)v; break;
-    case IR_INT32: *(int32_t *)t->data = (int32_t)v; break;
-    case IR_INT64: *(int64_t *)t->data = (int64_t)v; break;
-    case IR_UINT8: *(uint8_t *)t->data = (uint8_t)v; break;
+    case IR_INT8: *(int8_t *)t->data = (int8_t)clampd(v, -128, 127); break;
+    case IR_INT16: *(int16_t *)t->data = (int16_t)clampd(v, -32768, 32767); break;
+    case IR_INT32: *(int32_t *)t->data = (int32_t)clampd(v, -2147483648.0, 2147483647.0); break;
+    case IR_INT64: *(int64_t *)t->data = (int64_t)clampd(v, -9223372036854775808.0, 9223372036854774784.0); break;
+    case IR_UINT8: *(uint8_t *)t->data = (uint8_t)clampd(v, 0, 255); break;
     case IR_BOOL: *(uint8_t *)t->data = v != 0; break;
     case IR_DTYPE_COUNT: su_panic("bad dtype");
     }

@@ -36,7 +36,22 @@ void su_diag_vadd(su_diags *d, su_severity sev, su_span span, const char *fmt, v
     }
     su_buf b = {0};
     su_buf_vprintf(&b, fmt, ap);
-    d->items[d->len++] = (su_diag){sev, span, su_buf_take(&b)};
+    su_diag dg = {sev, su_buf_take(&b), NULL, 0, 0, NULL, 1};
+    const su_source *src = span.src;
+    if (src) {
+        uint32_t beg = span.begin > src->len ? (uint32_t)src->len : span.begin;
+        su_source_linecol(src, beg, &dg.line, &dg.col);
+        uint32_t ls = beg - (uint32_t)(dg.col - 1), le = beg;
+        while (le < src->len && src->text[le] != '\n')
+            le++;
+        dg.file = su_strdup(src->name);
+        dg.line_text = su_malloc(le - ls + 1);
+        memcpy(dg.line_text, src->text + ls, le - ls);
+        dg.line_text[le - ls] = 0;
+        uint32_t end = span.end < le ? span.end : le;
+        dg.caret_len = end > beg + 1 ? (int)(end - beg) : 1;
+    }
+    d->items[d->len++] = dg;
     if (sev == SU_ERROR)
         d->errors++;
 }
@@ -64,28 +79,17 @@ static const char *sev_name(su_severity s)
 
 void su_diag_print(FILE *out, const su_diag *dg)
 {
-    const su_source *src = dg->span.src;
-    if (!src) {
+    if (!dg->file) {
         fprintf(out, "%s: %s\n", sev_name(dg->sev), dg->msg);
         return;
     }
-    int line, col;
-    su_source_linecol(src, dg->span.begin, &line, &col);
-    fprintf(out, "%s:%d:%d: %s: %s\n", src->name, line, col, sev_name(dg->sev), dg->msg);
+    fprintf(out, "%s:%d:%d: %s: %s\n", dg->file, dg->line, dg->col, sev_name(dg->sev), dg->msg);
     /* the source line, tabs kept so that the caret lines up */
-    uint32_t b = dg->span.begin > src->len ? (uint32_t)src->len : dg->span.begin;
-    uint32_t ls = b;
-    while (ls > 0 && src->text[ls - 1] != '\n')
-        ls--;
-    uint32_t le = b;
-    while (le < src->len && src->text[le] != '\n')
-        le++;
-    fprintf(out, "  %.*s\n  ", (int)(le - ls), src->text + ls);
-    for (uint32_t i = ls; i < b; i++)
-        fputc(src->text[i] == '\t' ? '\t' : ' ', out);
+    fprintf(out, "  %s\n  ", dg->line_text);
+    for (int i = 0; i < dg->col - 1; i++)
+        fputc(dg->line_text[i] == '\t' ? '\t' : ' ', out);
     fputc('^', out);
-    uint32_t e = dg->span.end < le ? dg->span.end : le;
-    for (uint32_t i = b + 1; i < e; i++)
+    for (int i = 1; i < dg->caret_len; i++)
         fputc('~', out);
     fputc('\n', out);
 }
@@ -101,8 +105,11 @@ void su_diags_print(FILE *out, const su_diags *d)
 
 void su_diags_free(su_diags *d)
 {
-    for (size_t i = 0; i < d->len; i++)
+    for (size_t i = 0; i < d->len; i++) {
         free(d->items[i].msg);
+        free(d->items[i].file);
+        free(d->items[i].line_text);
+    }
     free(d->items);
     memset(d, 0, sizeof *d);
 }

@@ -145,10 +145,15 @@ void su_source_linecol(const su_source *src, uint32_t off, int *line, int *col);
 
 typedef enum { SU_ERROR, SU_WARNING, SU_NOTE } su_severity;
 
+/* A diagnostic keeps its own copy of the location and the source line, so
+ * that it can be printed after the source (say, a failed module) is freed. */
 typedef struct su_diag {
     su_severity sev;
-    su_span span;
     char *msg;            /* malloc'd message, without location */
+    char *file;           /* malloc'd file name, or NULL for no location */
+    int line, col;        /* 1-based position of the span's start */
+    char *line_text;      /* malloc'd text of that source line */
+    int caret_len;        /* columns the span covers on that line (>= 1) */
 } su_diag;
 
 /* A list of diagnostics collected by a phase (parser, type checker, ...). */

@@ -21,6 +21,12 @@ How it works
 * All weights / buffers are parameters of @main, named after the PyTorch
   state_dict key with '.' replaced by '_', in order of first use, after
   %data.  num_batches_tracked buffers are never emitted.
+* The text is canonical: byte for byte what `relay-tune parse FILE` prints
+  for it (TVM's printing conventions: attributes in schema order and only
+  where they differ from the op's default, tuples bound as their own
+  numbered bindings, bindings numbered in creation order; see "Text
+  formatting helpers" below).  The script does this itself; it does not need
+  the C build.
 
 Self-checks (run unless --no-verify)
 ------------------------------------
@@ -75,13 +81,15 @@ DTYPE = "float32"
 def _strtof(s):
     """The float32 that C's strtof reads from decimal text s (exactly rounded:
     nearest, ties to even; no double rounding through float64)."""
-    f = np.float32(float(s))
-    if not np.isfinite(f):
-        return f
+    with np.errstate(over="ignore"):
+        f = np.float32(float(s))
+        if not np.isfinite(f):
+            return f
+        around = (np.nextafter(f, np.float32(-np.inf)), f,
+                  np.nextafter(f, np.float32(np.inf)))
     exact = fractions.Fraction(s)
     best = None
-    for c in (np.nextafter(f, np.float32(-np.inf)), f,
-              np.nextafter(f, np.float32(np.inf))):
+    for c in around:
         if not np.isfinite(c):
             continue
         odd = int(np.array(c, dtype=np.float32).view(np.uint32)) & 1
@@ -254,6 +262,13 @@ OP_SCHEMAS = {
                ("select_last_index", AT_BOOL, False),
                ("exclude", AT_BOOL, False)],
 }
+# Attributes TVM gives no default (ir_attr_def.required): the text must give
+# them and the canonical printer always prints them.
+REQUIRED_ATTRS = {("clip", "a_min"), ("clip", "a_max"), ("cast", "dtype"),
+                  ("reshape", "newshape"), ("expand_dims", "axis"),
+                  ("split", "indices_or_sections"), ("strided_slice", "begin"),
+                  ("strided_slice", "end"), ("nn.max_pool2d", "pool_size"),
+                  ("nn.avg_pool2d", "pool_size"), ("nn.pad", "pad_width")}
 for _op in ("nn.relu", "nn.batch_flatten", "add", "subtract", "multiply",
             "divide", "power", "maximum", "minimum", "negative", "abs", "exp",
             "log", "sqrt", "rsqrt", "tanh", "sigmoid", "erf", "copy", "equal",
@@ -331,7 +346,8 @@ def attr_equal(a, b):
 
 def canonical_attrs(op, attrs):
     """The attributes the canonical printer shows for a call of `op`: in
-    schema order, coerced, and only those that differ from the default."""
+    schema order, coerced, and only those that are required or differ from
+    the default."""
     if op not in OP_SCHEMAS:
         raise KeyError("no attribute schema for op %s (copy it from ir/op_*.c "
                        "into OP_SCHEMAS)" % op)
@@ -348,10 +364,13 @@ def canonical_attrs(op, attrs):
                          % (op, ", ".join(unknown), ", ".join(known) or "none"))
     out = []
     for name, kind, default in schema:
+        required = (op, name) in REQUIRED_ATTRS
         if name in given:
             v = coerce_attr(op, name, kind, given[name])
-            if not attr_equal(v, default):
+            if required or not attr_equal(v, default):
                 out.append((name, v))
+        elif required:
+            raise ValueError("%s: attribute '%s' is required" % (op, name))
     return out
 
 
@@ -582,7 +601,7 @@ def lower_fx(model, input_shape):
     for node in gm.graph.nodes:
         if node.op == "placeholder":
             assert not env, "single input expected"
-            env[node] = "%data"
+            env[node] = b.data
             continue
         if node.op == "output":
             result = env[node.args[0]]
@@ -807,7 +826,7 @@ def lower_bert(model):
         t = b.op("transpose", [t], [("axes", [0, 2, 1, 3])], T((1, NH, S, D)))
         return b.op("reshape", [t], [("newshape", [NH, S, D])], T((NH, S, D)))
 
-    x = b.op("reshape", ["%data"], [("newshape", [S, H])], T((S, H)))
+    x = b.op("reshape", [b.data], [("newshape", [S, H])], T((S, H)))
     att = "attention.self."
     q = split_heads(dense(x, att + "query", (S, H)))
     k = split_heads(dense(x, att + "key", (S, H)))
@@ -929,7 +948,7 @@ def parse_attr_value(v):
 
 def value_ty(v):
     if isinstance(v, tuple):
-        return tuple_ty([t.shape for t in v])
+        return tuple_ty_of(value_ty(t) for t in v)
     return tensor_ty(v.shape)
 
 
@@ -985,6 +1004,8 @@ def eval_expr(expr, env):
     tm = re.match(r"^%(\w+)\.(\d+)$", expr)
     if tm:
         return env[tm.group(1)][int(tm.group(2))]
+    if expr.startswith("(") and expr.endswith(")"):  # tuple: (%a, %b) / (%a,)
+        return tuple(ref(t) for t in split_top(expr[1:-1]))
     om = re.match(r"^([\w.]+)\((.*)\)$", expr)
     assert om, expr
     op, argstr = om.groups()
@@ -994,7 +1015,7 @@ def eval_expr(expr, env):
         if am:
             attrs[am.group(1)] = parse_attr_value(am.group(2))
         elif part.startswith("("):
-            args.append([ref(t) for t in split_top(part[1:-1])])
+            raise ValueError("inline tuple %r: canonical text binds tuples" % part)
         else:
             args.append(ref(part))
     return apply_op(op, args, attrs)
@@ -1027,7 +1048,7 @@ def apply_op(op, args, attrs):
         y = torch.relu(x)
     elif op == "clip":
         (x,) = args
-        y = torch.clamp(x, a.pop("a_min"), a.pop("a_max"))
+        y = torch.clamp(x, a.pop("a_min", 0.0), a.pop("a_max", 0.0))
     elif op in ("nn.max_pool2d", "nn.avg_pool2d"):
         (x,) = args
         kw = dict(kernel_size=a.pop("pool_size", [1, 1]),
@@ -1042,7 +1063,8 @@ def apply_op(op, args, attrs):
                              **kw)
     elif op == "nn.adaptive_avg_pool2d":
         (x,) = args
-        y = F.adaptive_avg_pool2d(x, a.pop("output_size"))
+        size = a.pop("output_size", None)
+        y = F.adaptive_avg_pool2d(x, list(x.shape[2:]) if size is None else size)
     elif op == "nn.global_avg_pool2d":
         (x,) = args
         y = x.mean(dim=(2, 3), keepdim=True)
@@ -1166,11 +1188,11 @@ def main():
             f.write(text)
         nops = sum(b.op_counts.values())
         msg = "%-14s %5d exprs, %4d params (incl. %%data) -> %s" % (
-            name, len(b.lines), len(b.params), os.path.relpath(path))
+            name, b.num_exprs, len(b.params), os.path.relpath(path))
         if not opts.no_verify:
             err = verify(name, model, input_shape, b, text)
             msg += "  [verified, rel err %.1e]" % err
-        assert nops == len(b.lines)
+        assert nops == b.num_exprs
         print(msg)
 
 

@@ -553,6 +553,7 @@ static void test_concat_split(void)
     ERR(S, "sections that do not divide", rel(S, AT(S, "indices_or_sections", "4", NULL), 1, d), "(6, 4)", "4");
     ERR(S, "descending indices", rel(S, AT(S, "indices_or_sections", "[4, 1]", NULL), 1, d), "(6, 4)");
     ERR(S, "index past the end", rel(S, AT(S, "indices_or_sections", "[2, 6]", NULL), 1, d), "(6, 4)");
+    TYPE_IS(rel(S, NULL, 1, TEN(F32, 0, 4)), "(Tensor[(0, 4), float32],)", "split: an empty axis into 1");
     ERR(S, "an empty axis into 3", rel(S, AT(S, "indices_or_sections", "3", NULL), 1, TEN(F32, 0, 4)), "(0, 4)");
 }
 

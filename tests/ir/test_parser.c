@@ -148,6 +148,27 @@ static void test_scoping(void)
     ok(strstr(t, "already defined") != NULL, "scope: duplicate graph binding is an error");
 }
 
+static void test_limits(void)
+{
+    const char *t = roundtrip("def @main(%x: float32) { (3.4028235e+38f, -3.4028235e+38f, 65504f16, 2147483647) }", false);
+    ok(strstr(t, "(3.4028235e+38f, -3.4028235e+38f, 65504f16, 2147483647)") != NULL,
+       "limits: the largest float32, float16 and int32 round-trip (%s)", t);
+    t = roundtrip("def @main() { 3.5e38f }", false);
+    ok(strstr(t, "does not fit in float32") != NULL, "limits: float32 overflow is an error");
+    t = roundtrip("def @main() { 70000f16 }", false);
+    ok(strstr(t, "does not fit in float16") != NULL, "limits: float16 overflow is an error");
+    t = roundtrip("def @main() { 2147483648 }", false);
+    ok(strstr(t, "does not fit in int32") != NULL, "limits: int32 overflow is an error");
+    t = roundtrip("def @main() { 9223372036854775807i64 }", false);
+    ok(strstr(t, "9223372036854775807i64") != NULL, "limits: int64 keeps all 64 bits (%s)", t);
+    t = roundtrip("def @main() { 99999999999999999999i64 }", false);
+    ok(strstr(t, "out of range") != NULL, "limits: integer beyond int64 is an error");
+    t = roundtrip("def @main(%x: Tensor[(2), float32]) { clip(%x, a_max=1f) }", false);
+    ok(strstr(t, "clip: attribute 'a_min' is required") != NULL, "attrs: a required attribute must be given (%s)", t);
+    t = roundtrip("def @main(%x: Tensor[(2), float32]) { clip(%x, a_min=0f, a_max=1f) }", false);
+    ok(strstr(t, "clip(%x, a_min=0f, a_max=1f)") != NULL, "attrs: required attributes print even at their default");
+}
+
 int main(void)
 {
     test_structure();
@@ -155,5 +176,6 @@ int main(void)
     test_functions();
     test_lexical();
     test_scoping();
+    test_limits();
     return tap_done();
 }

@@ -18,6 +18,11 @@ for f in "$top_srcdir"/benchmarks/models/*.relay; do
         continue
     fi
     tap_ok "zoo $name parses and type-checks"
+    if cmp -s "$f" "$TMP/a"; then
+        tap_ok "zoo $name is stored in canonical form"
+    else
+        tap_fail "zoo $name is stored in canonical form (regenerate with benchmarks/gen/make_zoo.py)" "$(diff "$f" "$TMP/a" | head -n 10)"
+    fi
     if grep -q "^def @main(.*) -> $(want "$name" | sed 's/[][]/\\&/g') {\$" "$TMP/a"; then
         tap_ok "zoo $name returns $(want "$name")"
     else
