@@ -7,9 +7,15 @@
 #include "config.h"
 #include "include/relaytune.h"
 #include "ir/ir.h"
+#include "ir/transform/transform.h"
+#include "tuner/tuner.h"
+
+#include <jansson.h>
 
 struct rt_module {
     ir_module *ir;
+    tun_tasks tasks;        /* filled by rt_module_tasks */
+    rt_task *pub;           /* the same, as the public struct */
 };
 
 const char *rt_version(void)
@@ -73,5 +79,104 @@ void rt_module_free(rt_module *m)
     if (!m)
         return;
     ir_module_free(m->ir);
+    tun_tasks_free(&m->tasks);
+    free(m->pub);
     free(m);
+}
+
+int rt_module_optimize(rt_module *m, const rt_opt_options *o, FILE *errs)
+{
+    rt_opt_options none = {0};
+    if (!o)
+        o = &none;
+    tr_options to = {.level = o->level, .print_after = o->print_after, .print_after_all = o->print_after_all != 0,
+                     .print_to = errs ? errs : stderr, .max_fuse_depth = o->max_fuse_depth};
+    su_diags d = {0};
+    bool okk = tr_optimize(m->ir, &to, &d);
+    report(&d, errs);
+    return okk ? 0 : -1;
+}
+
+void rt_list_passes(FILE *out)
+{
+    size_t n;
+    const tr_pass *p = tr_passes(&n);
+    for (size_t i = 0; i < n; i++)
+        fprintf(out, "  %-20s -O%d  %s\n", p[i].name, p[i].level, p[i].help);
+}
+
+/* Counts primitive functions called from e (each call node once). */
+static long count_primitive_calls(const ir_expr *e, su_map *seen)
+{
+    char key[24];
+    snprintf(key, sizeof key, "%u", e->id);
+    if (e->kind != IR_CALL && e->kind != IR_TUPLE && e->kind != IR_PROJ && e->kind != IR_LET && e->kind != IR_IF)
+        return 0;
+    if (su_map_get(seen, key))
+        return 0;
+    su_map_put(seen, su_strdup(key), (void *)1);
+    long n = 0;
+    switch (e->kind) {
+    case IR_CALL:
+        n = tr_is_primitive(e->u.call.fn);
+        for (int i = 0; i < e->u.call.nargs; i++)
+            n += count_primitive_calls(e->u.call.args[i], seen);
+        return n;
+    case IR_TUPLE:
+        for (int i = 0; i < e->u.tuple.n; i++)
+            n += count_primitive_calls(e->u.tuple.fields[i], seen);
+        return n;
+    case IR_PROJ: return count_primitive_calls(e->u.proj.tuple, seen);
+    case IR_LET: return count_primitive_calls(e->u.let.value, seen) + count_primitive_calls(e->u.let.body, seen);
+    case IR_IF:
+        return count_primitive_calls(e->u.if_.cond, seen) + count_primitive_calls(e->u.if_.then_branch, seen) +
+               count_primitive_calls(e->u.if_.else_branch, seen);
+    default: return 0;
+    }
+}
+
+void rt_module_counts(const rt_module *m, long *ops, long *primitives)
+{
+    ir_global_def *g = ir_module_find(m->ir, "main");
+    *ops = *primitives = -1;
+    if (!g)
+        return;
+    *ops = (long)tr_count_calls(g->func->u.func.body);
+    su_map seen = {0};
+    *primitives = count_primitive_calls(g->func->u.func.body, &seen);
+    for (size_t i = 0; i < seen.cap; i++)
+        free((void *)seen.slots[i].key);
+    su_map_free(&seen);
+}
+
+void rt_module_tasks(rt_module *m, const rt_task **tasks, size_t *n)
+{
+    tun_tasks_free(&m->tasks);
+    free(m->pub);
+    tun_extract_tasks(m->ir, &m->tasks);
+    m->pub = su_calloc(m->tasks.len + 1, sizeof *m->pub);
+    for (size_t i = 0; i < m->tasks.len; i++) {
+        const tun_task *t = &m->tasks.items[i];
+        m->pub[i] = (rt_task){t->key, t->hash, t->template_name, t->anchor, t->shapes, (double)t->flops * 1e-9,
+                              t->count};
+    }
+    *tasks = m->pub;
+    *n = m->tasks.len;
+}
+
+char *rt_tasks_json(const rt_task *tasks, size_t n)
+{
+    json_t *arr = json_array();
+    double total = 0;
+    for (size_t i = 0; i < n; i++) {
+        const rt_task *t = &tasks[i];
+        json_array_append_new(arr, json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:f, s:i}", "index", (int)i, "hash",
+                                             t->hash, "key", t->key, "template", t->template_name, "anchor", t->anchor,
+                                             "shapes", t->shapes, "gflop", t->gflop, "count", t->count));
+        total += t->gflop * t->count;
+    }
+    json_t *doc = json_pack("{s:o, s:f}", "tasks", arr, "total_gflop", total);
+    char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(doc);
+    return s;
 }

@@ -12,6 +12,14 @@ typedef int (*cli_cmd_fn)(int argc, char **argv);
 /* relay-tune parse FILE [--no-types] [-o OUT] */
 int cli_cmd_parse(int argc, char **argv);
 
+/* ---- cmd_opt.c ---- */
+/* relay-tune opt MODEL [-O3] ... */
+int cli_cmd_opt(int argc, char **argv);
+
+/* ---- cmd_tasks.c ---- */
+/* relay-tune tasks MODEL [--json] ... */
+int cli_cmd_tasks(int argc, char **argv);
+
 /* ---- main.c ---- */
 /* Prints "relay-tune: error: ..." to stderr. */
 void cli_error(const char *fmt, ...)

@@ -14,6 +14,8 @@ static const struct {
     const char *help;
 } commands[] = {
     {"parse", cli_cmd_parse, "parse and type-check a Relay text file; print it with inferred types"},
+    {"opt", cli_cmd_opt, "optimize a model (passes, operator fusion) and print it"},
+    {"tasks", cli_cmd_tasks, "list the tuning tasks (fused kernels) of a model"},
 };
 
 void cli_error(const char *fmt, ...)

@@ -36,6 +36,41 @@ size_t rt_module_num_functions(const rt_module *m);
 /* Frees a module (NULL is fine). */
 void rt_module_free(rt_module *m);
 
+/* Options of rt_module_optimize. Zero-initialized means -O0 with no printing. */
+typedef struct rt_opt_options {
+    int level;                  /* optimization level 0..3 */
+    const char *print_after;    /* print the module to errs after this pass */
+    int print_after_all;        /* nonzero: print after every pass */
+    int max_fuse_depth;         /* most operators in one fused function (0: 256) */
+} rt_opt_options;
+
+/* Runs the optimization pipeline (passes, fusion) on m in place. Returns 0,
+ * or -1 after writing errors to errs. Printouts requested by the options go to
+ * errs too (stderr when errs is NULL). */
+int rt_module_optimize(rt_module *m, const rt_opt_options *o, FILE *errs);
+/* Writes the passes of the pipeline, one per line (name, level, help). */
+void rt_list_passes(FILE *out);
+/* Number of operator calls in @main and the number of primitive (fused)
+ * functions it calls; -1 for either when there is no @main. */
+void rt_module_counts(const rt_module *m, long *ops, long *primitives);
+
+/* A tuning task: one distinct fused function with a tunable anchor. */
+typedef struct rt_task {
+    const char *key;            /* canonical workload key */
+    const char *hash;           /* 16 hex digits of the key's FNV-1a hash */
+    const char *template_name;  /* "conv2d_nchw", "dense", ... */
+    const char *anchor;         /* "nn.conv2d" */
+    const char *shapes;         /* input shapes, "1x64x56x56, 64x64x3x3" */
+    double gflop;               /* one call, in 1e9 floating-point operations */
+    int count;                  /* calls in the model */
+} rt_task;
+
+/* The tasks of an optimized module (see rt_module_optimize): *tasks is an
+ * array of *n entries owned by the module, valid until it is freed. */
+void rt_module_tasks(rt_module *m, const rt_task **tasks, size_t *n);
+/* The tasks as a JSON document (malloc'd): {"tasks": [...], "total_gflop": x}. */
+char *rt_tasks_json(const rt_task *tasks, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -130,3 +130,10 @@ const ir_op_def *ir_call_op(const ir_expr *e)
         return NULL;
     return e->u.call.fn->u.op.def;
 }
+
+const ir_attr_val *ir_call_attr(const ir_expr *call, const char *name)
+{
+    const ir_op_def *op = ir_call_op(call);
+    int i = op && call->u.call.attrs ? ir_op_attr_index(op, name, strlen(name)) : -1;
+    return i < 0 ? NULL : &call->u.call.attrs->vals[i];
+}

@@ -339,6 +339,8 @@ ir_expr *ir_func(ir_module *m, su_span sp, int nparams, ir_expr *const *params, 
 ir_expr *ir_op_ref(ir_module *m, su_span sp, const ir_op_def *def);
 /* An op call with normalized attrs (NULL attrs = all defaults). */
 ir_expr *ir_op_call(ir_module *m, su_span sp, ir_op_id op, int nargs, ir_expr *const *args, const ir_attrs *attrs);
+/* The attribute `name` of an operator call, or NULL when its op has no such attribute. */
+const ir_attr_val *ir_call_attr(const ir_expr *call, const char *name);
 /* The op called by e, or NULL when e is not a call of an operator. */
 const ir_op_def *ir_call_op(const ir_expr *e);
 
@@ -408,6 +410,9 @@ ir_module *ir_parse(const char *filename, const char *text, size_t len, su_diags
 /* Infers the type of every expression of every definition, filling in
  * ir_expr.type; false after recording type errors in d. */
 bool ir_infer_types(ir_module *m, su_diags *d);
+/* Infers the types of e and of its untyped sub-expressions (for nodes a pass
+ * builds); variables must be typed or annotated. False after recording errors. */
+bool ir_infer_expr(ir_module *m, ir_expr *e, su_diags *d);
 
 /* ---- printer.c: module → Relay text ------------------------------------- */
 

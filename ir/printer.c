@@ -36,7 +36,8 @@ typedef struct printer {
     SU_VEC(uint32_t) bound;         /* ids bound in open bodies (forgotten on close) */
     SU_VEC(size_t) bound_marks;     /* bound.len when each body opened */
     node_vec roots;                 /* body results and let values (inline candidates) */
-    su_map used;                    /* names taken in the current def */
+    su_map used;                    /* names visible at this point of the def */
+    SU_VEC(const char *) used_log;  /* the same names in the order they were taken */
     su_arena strs;                  /* the printed names */
     uint32_t stamp;
     int next_num;                   /* next graph binding number */
@@ -82,6 +83,7 @@ static const char *var_name(printer *p, const ir_expr *v)
         n = su_arena_printf(&p->strs, "%s_%d", base, k);
     n = su_arena_strdup(&p->strs, n);
     su_map_put(&p->used, n, (void *)1);
+    su_vec_push(&p->used_log, n);
     info(p, v)->name = n;
     return n;
 }
@@ -92,6 +94,7 @@ static const char *fresh_number(printer *p)
         const char *n = su_arena_printf(&p->strs, "%d", p->next_num++);
         if (!su_map_get(&p->used, n)) {
             su_map_put(&p->used, n, (void *)1);
+            su_vec_push(&p->used_log, n);
             return n;
         }
     }
@@ -383,11 +386,18 @@ static void expr_text(printer *p, const ir_expr *e, su_buf *t)
         su_buf_puts(t, " else");
         braced_body(p, e->u.if_.else_branch, in->child_b, t);
         return;
-    case IR_FUNC:
+    case IR_FUNC: {
+        /* parameter names are local to the function: siblings may reuse them */
+        size_t mark = p->used_log.len;
         su_buf_puts(t, "fn ");
         print_params(p, e, t);
         braced_body(p, e->u.func.body, in->child_a, t);
+        su_map_free(&p->used);
+        p->used_log.len = mark;
+        for (size_t i = 0; i < mark; i++)
+            su_map_put(&p->used, p->used_log.data[i], (void *)1);
         return;
+    }
     case IR_LET: /* a let in operand position: a parenthesized body */
         su_buf_puts(t, "(\n");
         p->depth++;
@@ -506,6 +516,7 @@ static void print_body(printer *p, const ir_expr *e, int s, su_buf *t)
 static void printer_reset_def(printer *p)
 {
     su_map_free(&p->used);
+    p->used_log.len = 0;
     for (size_t i = 0; i < p->ninfo; i++)
         p->info[i].name = NULL;
     p->next_num = 0;
@@ -521,6 +532,7 @@ static void printer_free(printer *p)
     su_vec_free(&p->roots);
     free(p->info);
     su_map_free(&p->used);
+    su_vec_free(&p->used_log);
     su_arena_free(&p->strs);
 }
 

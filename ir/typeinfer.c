@@ -253,3 +253,15 @@ bool ir_infer_types(ir_module *m, su_diags *d)
     free(c.state);
     return !c.failed && d->errors == before;
 }
+
+bool ir_infer_expr(ir_module *m, ir_expr *e, su_diags *d)
+{
+    checker c = {m, d, su_calloc(m->defs.len + 1, sizeof(def_state)), 0, false};
+    for (size_t i = 0; i < m->defs.len; i++)
+        if (m->defs.data[i].func->type)
+            c.state[i] = DEF_DONE;
+    size_t before = d->errors;
+    infer(&c, e);
+    free(c.state);
+    return !c.failed && d->errors == before;
+}

@@ -1,0 +1,99 @@
+/* cmd_opt.c — `relay-tune opt MODEL.relay [-O3]`: parse, type-check and
+ * optimize a model (the pass pipeline and operator fusion) and print the
+ * optimized module as Relay text. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static void help(FILE *out)
+{
+    fprintf(out,
+            "usage: relay-tune opt MODEL.relay [-O0|-O1|-O2|-O3] [--print-after PASS] [--print-after-all]\n"
+            "                      [--max-fuse-depth N] [--stats] [--no-types] [-o OUT] [--list-passes]\n"
+            "  Optimizes the model and prints it as Relay text (default -O3). Fused\n"
+            "  subgraphs appear as functions marked Primitive=1.\n"
+            "  --print-after PASS   print the module after PASS (to stderr)\n"
+            "  --print-after-all    print the module after every pass (to stderr)\n"
+            "  --max-fuse-depth N   at most N operators in one fused function (default 256)\n"
+            "  --stats              print operator and fused-function counts to stderr\n"
+            "  --list-passes        list the passes and the level each runs at\n");
+}
+
+int cli_cmd_opt(int argc, char **argv)
+{
+    const char *file = NULL, *out = NULL;
+    rt_opt_options o = {.level = 3};
+    int flags = RT_PRINT_TYPES, stats = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            help(stdout);
+            return 0;
+        } else if (!strcmp(a, "--list-passes")) {
+            rt_list_passes(stdout);
+            return 0;
+        } else if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) {
+            o.level = a[2] - '0';
+        } else if (!strcmp(a, "--print-after") && i + 1 < argc) {
+            o.print_after = argv[++i];
+        } else if (!strcmp(a, "--print-after-all")) {
+            o.print_after_all = 1;
+        } else if (!strcmp(a, "--max-fuse-depth") && i + 1 < argc) {
+            o.max_fuse_depth = atoi(argv[++i]);
+            if (o.max_fuse_depth < 1) {
+                cli_error("opt: --max-fuse-depth must be at least 1");
+                return 2;
+            }
+        } else if (!strcmp(a, "--stats")) {
+            stats = 1;
+        } else if (!strcmp(a, "--no-types")) {
+            flags &= ~RT_PRINT_TYPES;
+        } else if (!strcmp(a, "-o") && i + 1 < argc) {
+            out = argv[++i];
+        } else if (a[0] == '-') {
+            cli_error("opt: unknown option '%s'", a);
+            help(stderr);
+            return 2;
+        } else if (!file) {
+            file = a;
+        } else {
+            cli_error("opt: more than one model");
+            return 2;
+        }
+    }
+    if (!file) {
+        help(stderr);
+        return 2;
+    }
+    rt_module *m = rt_module_load(file, stderr);
+    if (!m)
+        return 1;
+    long ops0, prim0, ops1, prim1;
+    rt_module_counts(m, &ops0, &prim0);
+    if (rt_module_optimize(m, &o, stderr) != 0) {
+        rt_module_free(m);
+        return 1;
+    }
+    rt_module_counts(m, &ops1, &prim1);
+    if (stats)
+        fprintf(stderr, "%s: %ld operator calls before, %ld after in %ld fused functions (-O%d)\n", file, ops0, ops1,
+                prim1, o.level);
+    char *text = rt_module_to_text(m, flags);
+    FILE *f = out ? fopen(out, "w") : stdout;
+    int rc = 0;
+    if (!f) {
+        cli_error("opt: cannot write %s", out);
+        rc = 1;
+    } else {
+        fputs(text, f);
+        if (ferror(f) || (out && fclose(f) != 0)) {
+            cli_error("opt: error writing %s", out ? out : "standard output");
+            rc = 1;
+        }
+    }
+    free(text);
+    rt_module_free(m);
+    return rc;
+}

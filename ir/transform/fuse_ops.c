@@ -1,0 +1,642 @@
+/* fuse_ops.c — operator fusion, following TVM's FuseOps. Each body (function
+ * body, if branch, let value) is a dataflow graph; a post-dominator tree over
+ * it and the ops' patterns decide which nodes join which group:
+ *   phase 0: an out-elemwise-fusable op (conv2d, dense, ...) takes the
+ *            elementwise/broadcast path to its immediate post-dominator;
+ *            elementwise/broadcast ops fuse into injective or reduction
+ *            post-dominators;
+ *   phase 1: injective ops and tuples fuse along injective paths;
+ *   phase 2: injective ops fuse into tuples already fused onward.
+ * A group never exceeds max_fuse_depth ops. Every group of operator calls
+ * becomes a function marked Primitive=1 whose parameters are the group's
+ * inputs (scalar constants stay inside), called where the group's output was.
+ * Control flow and calls of functions are opaque: never fused, but their own
+ * bodies are fused in turn. */
+#include <string.h>
+
+#include "ir/transform/transform.h"
+
+enum { NO_PARENT = -1 };
+
+typedef struct edge { int to; ir_op_pattern pat; struct edge *next; } edge;
+
+typedef struct gnode {
+    ir_expr *e;
+    ir_op_pattern pattern;
+    bool extern_ref;        /* used outside this graph (result, nested body) */
+    edge *outputs;          /* users inside the graph */
+    /* post-dominator tree */
+    int pdom, depth;
+    ir_op_pattern pdom_pat; /* strongest pattern on the way to pdom */
+    /* union-find group */
+    int parent, num_nodes;
+    ir_op_pattern gpattern;
+    bool has_anchor;
+} gnode;
+
+typedef struct fuser {
+    ir_module *m;
+    int max_depth;
+    ir_expr **repl;         /* replacement of a node, by id (outer scopes too) */
+    int *owner;             /* graph index + 1 of a node in the current graph, by id */
+    uint32_t *stamp;        /* visit marks, by id */
+    uint32_t cur;
+    size_t cap;
+    gnode *g;               /* current graph, topological (id) order */
+    int n;
+    bool *visited;          /* CheckPath / CommitFuse */
+    su_arena edges;
+    int depth;
+    bool failed;
+} fuser;
+
+static ir_expr *fuse_body(fuser *f, ir_expr *root);
+
+static bool is_atom(const ir_expr *e)
+{
+    return e->kind == IR_VAR || e->kind == IR_GLOBAL || e->kind == IR_CONST || e->kind == IR_OP;
+}
+
+static ir_op_pattern combine(ir_op_pattern a, ir_op_pattern b) { return a > b ? a : b; }
+
+/* ---- building the graph ---- */
+
+static void grow(fuser *f, uint32_t id)
+{
+    if (id < f->cap)
+        return;
+    size_t n = f->cap ? f->cap : 256;
+    while (n <= id)
+        n *= 2;
+    f->repl = su_realloc(f->repl, n * sizeof *f->repl);
+    f->owner = su_realloc(f->owner, n * sizeof *f->owner);
+    f->stamp = su_realloc(f->stamp, n * sizeof *f->stamp);
+    memset(f->repl + f->cap, 0, (n - f->cap) * sizeof *f->repl);
+    memset(f->owner + f->cap, 0, (n - f->cap) * sizeof *f->owner);
+    memset(f->stamp + f->cap, 0, (n - f->cap) * sizeof *f->stamp);
+    f->cap = n;
+}
+
+static bool opens_body(const ir_expr *e)
+{
+    return e->kind == IR_IF || e->kind == IR_LET || e->kind == IR_FUNC;
+}
+
+/* Collects the graph of a body: nodes reachable through operands, not inside
+ * nested bodies, not already in an enclosing graph (those are inputs). */
+static void collect(fuser *f, ir_expr *e, ir_expr ***acc, size_t *n, size_t *cap)
+{
+    grow(f, e->id);
+    if (is_atom(e) || f->stamp[e->id] == f->cur || f->repl[e->id] || f->owner[e->id])
+        return;
+    f->stamp[e->id] = f->cur;
+    if (*n == *cap) {
+        *cap = *cap ? *cap * 2 : 64;
+        *acc = su_realloc(*acc, *cap * sizeof **acc);
+    }
+    (*acc)[(*n)++] = e;
+    switch (e->kind) {
+    case IR_CALL:
+        if (!opens_body(e->u.call.fn))
+            collect(f, e->u.call.fn, acc, n, cap);
+        for (int i = 0; i < e->u.call.nargs; i++)
+            collect(f, e->u.call.args[i], acc, n, cap);
+        break;
+    case IR_TUPLE:
+        for (int i = 0; i < e->u.tuple.n; i++)
+            collect(f, e->u.tuple.fields[i], acc, n, cap);
+        break;
+    case IR_PROJ: collect(f, e->u.proj.tuple, acc, n, cap); break;
+    case IR_IF: collect(f, e->u.if_.cond, acc, n, cap); break;
+    default: break; /* let, fn: their insides are separate bodies */
+    }
+}
+
+static void add_edge(fuser *f, ir_expr *from, int to, ir_op_pattern pat)
+{
+    if (is_atom(from) || from->id >= f->cap || !f->owner[from->id])
+        return;
+    gnode *src = &f->g[f->owner[from->id] - 1];
+    if (to < 0) {
+        src->extern_ref = true;
+        return;
+    }
+    edge *ed = su_arena_alloc(&f->edges, sizeof *ed);
+    *ed = (edge){to, pat, src->outputs};
+    src->outputs = ed;
+}
+
+/* Marks graph nodes referenced from inside nested bodies as used outside. */
+static void mark_nested_refs(fuser *f, ir_expr *e, bool top)
+{
+    grow(f, e->id);
+    if (is_atom(e))
+        return;
+    if (!top && f->owner[e->id]) {
+        f->g[f->owner[e->id] - 1].extern_ref = true;
+        return;
+    }
+    if (f->stamp[e->id] == f->cur)
+        return;
+    f->stamp[e->id] = f->cur;
+    switch (e->kind) {
+    case IR_CALL:
+        mark_nested_refs(f, e->u.call.fn, false);
+        for (int i = 0; i < e->u.call.nargs; i++)
+            mark_nested_refs(f, e->u.call.args[i], false);
+        break;
+    case IR_TUPLE:
+        for (int i = 0; i < e->u.tuple.n; i++)
+            mark_nested_refs(f, e->u.tuple.fields[i], false);
+        break;
+    case IR_PROJ: mark_nested_refs(f, e->u.proj.tuple, false); break;
+    case IR_IF:
+        if (!top)
+            mark_nested_refs(f, e->u.if_.cond, false);
+        mark_nested_refs(f, e->u.if_.then_branch, false);
+        mark_nested_refs(f, e->u.if_.else_branch, false);
+        break;
+    case IR_LET:
+        mark_nested_refs(f, e->u.let.value, false);
+        mark_nested_refs(f, e->u.let.body, false);
+        break;
+    case IR_FUNC: mark_nested_refs(f, e->u.func.body, false); break;
+    default: break;
+    }
+}
+
+static bool same_shape(const ir_type *a, const ir_type *b)
+{
+    return a && b && a->kind == IR_TY_TENSOR && b->kind == IR_TY_TENSOR && a->ndim == b->ndim &&
+           (a->ndim == 0 || memcmp(a->shape, b->shape, sizeof *a->shape * (size_t)a->ndim) == 0);
+}
+
+static bool all_tensor_fields(const ir_type *t)
+{
+    for (int i = 0; t && i < t->nfields; i++)
+        if (t->fields[i]->kind != IR_TY_TENSOR)
+            return false;
+    return t != NULL;
+}
+
+static void build_edges(fuser *f, int i)
+{
+    gnode *gn = &f->g[i];
+    ir_expr *e = gn->e;
+    const ir_op_def *op = ir_call_op(e);
+    if (op) {
+        gn->pattern = op->pattern;
+        for (int k = 0; k < e->u.call.nargs; k++) {
+            ir_expr *a = e->u.call.args[k];
+            ir_op_pattern ep = op->pattern;
+            if (ep == IR_PAT_BROADCAST && same_shape(a->type, e->type))
+                ep = IR_PAT_ELEMWISE;
+            add_edge(f, a, i, ep);
+        }
+    } else if (e->kind == IR_CALL) {
+        gn->pattern = IR_PAT_OPAQUE;
+        add_edge(f, e->u.call.fn, i, IR_PAT_OPAQUE);
+        for (int k = 0; k < e->u.call.nargs; k++)
+            add_edge(f, e->u.call.args[k], i, IR_PAT_OPAQUE);
+    } else if (e->kind == IR_TUPLE) {
+        gn->pattern = IR_PAT_TUPLE;
+        for (int k = 0; k < e->u.tuple.n; k++)
+            add_edge(f, e->u.tuple.fields[k], i, IR_PAT_INJECTIVE);
+    } else if (e->kind == IR_PROJ) {
+        gn->pattern = IR_PAT_INJECTIVE;
+        if (all_tensor_fields(e->u.proj.tuple->type))
+            add_edge(f, e->u.proj.tuple, i, IR_PAT_INJECTIVE);
+        else
+            add_edge(f, e->u.proj.tuple, -1, IR_PAT_OPAQUE);
+    } else {
+        gn->pattern = IR_PAT_OPAQUE;
+        if (e->kind == IR_IF)
+            add_edge(f, e->u.if_.cond, -1, IR_PAT_OPAQUE);
+        f->cur++;
+        mark_nested_refs(f, e, true);
+    }
+}
+
+/* ---- post-dominator tree ---- */
+
+static int lca(fuser *f, int a, int b, ir_op_pattern *pat)
+{
+    while (a != b) {
+        if (a == NO_PARENT || b == NO_PARENT)
+            return NO_PARENT;
+        if (f->g[a].depth < f->g[b].depth) {
+            *pat = combine(*pat, f->g[b].pdom_pat);
+            b = f->g[b].pdom;
+        } else if (f->g[b].depth < f->g[a].depth) {
+            *pat = combine(*pat, f->g[a].pdom_pat);
+            a = f->g[a].pdom;
+        } else {
+            *pat = combine(*pat, combine(f->g[a].pdom_pat, f->g[b].pdom_pat));
+            a = f->g[a].pdom;
+            b = f->g[b].pdom;
+        }
+    }
+    return a;
+}
+
+static void post_dominators(fuser *f)
+{
+    for (int i = f->n - 1; i >= 0; i--) {
+        gnode *gn = &f->g[i];
+        if (gn->extern_ref || !gn->outputs) {
+            gn->pdom = NO_PARENT;
+            gn->depth = 1;
+            gn->pdom_pat = IR_PAT_OPAQUE;
+            continue;
+        }
+        ir_op_pattern pat = IR_PAT_ELEMWISE;
+        edge *ed = gn->outputs;
+        int p = ed->to;
+        pat = combine(pat, ed->pat);
+        for (ed = ed->next; ed; ed = ed->next) {
+            p = lca(f, p, ed->to, &pat);
+            pat = combine(pat, ed->pat);
+        }
+        gn->pdom = p;
+        gn->depth = p == NO_PARENT ? 1 : f->g[p].depth + 1;
+        gn->pdom_pat = pat;
+    }
+}
+
+/* ---- groups ---- */
+
+static int root_of(fuser *f, int i)
+{
+    while (f->g[i].parent != i) {
+        f->g[i].parent = f->g[f->g[i].parent].parent;
+        i = f->g[i].parent;
+    }
+    return i;
+}
+
+static void merge(fuser *f, int child, int parent)
+{
+    child = root_of(f, child);
+    parent = root_of(f, parent);
+    if (child == parent)
+        return;
+    f->g[parent].num_nodes += f->g[child].num_nodes;
+    f->g[child].parent = parent;
+    if (f->g[child].has_anchor) {
+        f->g[parent].has_anchor = true;
+        f->g[parent].gpattern = combine(f->g[child].gpattern, f->g[parent].gpattern);
+    }
+}
+
+typedef bool (*path_cond)(ir_op_pattern p, bool is_sink);
+
+static bool check_path_(fuser *f, int src, int sink, path_cond cond)
+{
+    if (f->visited[src])
+        return true;
+    f->visited[src] = true;
+    if (!cond(f->g[root_of(f, src)].gpattern, src == sink))
+        return false;
+    if (src == sink)
+        return true;
+    for (edge *ed = f->g[src].outputs; ed; ed = ed->next)
+        if (!check_path_(f, ed->to, sink, cond))
+            return false;
+    return true;
+}
+
+static bool check_path(fuser *f, int src, int sink, path_cond cond)
+{
+    memset(f->visited, 0, sizeof *f->visited * (size_t)f->n);
+    for (edge *ed = f->g[src].outputs; ed; ed = ed->next)
+        if (!check_path_(f, ed->to, sink, cond))
+            return false;
+    return true;
+}
+
+static void commit_(fuser *f, int src, int sink, int target)
+{
+    if (src == sink || f->visited[src])
+        return;
+    f->visited[src] = true;
+    merge(f, src, target);
+    for (edge *ed = f->g[src].outputs; ed; ed = ed->next)
+        commit_(f, ed->to, sink, target);
+}
+
+static void commit(fuser *f, int src, int sink)
+{
+    memset(f->visited, 0, sizeof *f->visited * (size_t)f->n);
+    commit_(f, src, sink, sink);
+}
+
+static int count_upto_(fuser *f, int src, int sink)
+{
+    if (src == sink || f->visited[src])
+        return 0;
+    f->visited[src] = true;
+    int sum = f->g[src].num_nodes;
+    for (edge *ed = f->g[src].outputs; ed; ed = ed->next)
+        sum += count_upto_(f, ed->to, sink);
+    return sum;
+}
+
+static int count_with_child(fuser *f, int child, int sink)
+{
+    memset(f->visited, 0, sizeof *f->visited * (size_t)f->n);
+    return f->g[root_of(f, sink)].num_nodes + count_upto_(f, child, sink);
+}
+
+static bool cond_broadcast(ir_op_pattern p, bool sink) { (void)sink; return p <= IR_PAT_BROADCAST; }
+static bool cond_injective(ir_op_pattern p, bool sink) { (void)sink; return p <= IR_PAT_INJECTIVE; }
+static bool cond_into_anchor(ir_op_pattern p, bool sink)
+{
+    return sink ? p <= IR_PAT_BROADCAST || p == IR_PAT_COMM_REDUCE || p == IR_PAT_INJECTIVE ||
+                      p == IR_PAT_OUT_EWISE_FUSABLE
+                : p <= IR_PAT_INJECTIVE;
+}
+
+static void run_phase(fuser *f, int phase)
+{
+    for (int i = 0; i < f->n; i++) {
+        gnode *gn = &f->g[i];
+        int gi = root_of(f, i);
+        int dp = gn->pdom;
+        if (dp == NO_PARENT || f->g[gi].gpattern == IR_PAT_OPAQUE)
+            continue;
+        if (count_with_child(f, i, dp) > f->max_depth)
+            continue;
+        int dpr = root_of(f, dp);
+        if (phase == 2) {
+            if (f->g[gi].gpattern > IR_PAT_INJECTIVE || f->g[dpr].gpattern == IR_PAT_TUPLE)
+                continue;
+            if (f->g[dp].gpattern == IR_PAT_TUPLE && f->g[dpr].gpattern <= IR_PAT_INJECTIVE &&
+                check_path(f, i, dp, cond_injective))
+                commit(f, i, dp);
+            continue;
+        }
+        if (gi == dpr || f->g[dpr].gpattern == IR_PAT_TUPLE)
+            continue;
+        ir_op_pattern gp = f->g[gi].gpattern;
+        if (gp == IR_PAT_OUT_EWISE_FUSABLE) {
+            if (phase == 0 && gn->pdom_pat == IR_PAT_ELEMWISE && check_path(f, i, dp, cond_broadcast))
+                commit(f, i, dp);
+        } else if (gp <= IR_PAT_BROADCAST) {
+            if ((gn->pdom_pat <= IR_PAT_INJECTIVE || gn->pdom_pat == IR_PAT_COMM_REDUCE) &&
+                check_path(f, i, dp, cond_into_anchor))
+                commit(f, i, dp);
+        } else if (gp == IR_PAT_INJECTIVE || gp == IR_PAT_TUPLE) {
+            if (phase == 1 && check_path(f, i, dp, cond_injective))
+                commit(f, i, dp);
+        }
+    }
+}
+
+/* ---- turning groups into primitive functions ---- */
+
+/* The expression that replaces x in the rewritten body (x itself for atoms
+ * and for nodes of no graph). */
+static ir_expr *outer(fuser *f, ir_expr *x)
+{
+    return !is_atom(x) && x->id < f->cap && f->repl[x->id] ? f->repl[x->id] : x;
+}
+
+typedef struct builder {
+    fuser *f;
+    int group;                  /* root index of the group being built */
+    ir_expr **inner;            /* copy of a member inside the function, by graph index */
+    SU_VEC(ir_expr *) inputs;   /* outside values, in order of first use */
+    SU_VEC(ir_expr *) params;   /* one parameter per input */
+} builder;
+
+static bool in_group(builder *b, const ir_expr *x)
+{
+    if (is_atom(x) || x->id >= b->f->cap || !b->f->owner[x->id])
+        return false;
+    return root_of(b->f, b->f->owner[x->id] - 1) == b->group;
+}
+
+/* The value of operand x inside the function being built. */
+static ir_expr *operand(builder *b, ir_expr *x)
+{
+    if (in_group(b, x))
+        return b->inner[b->f->owner[x->id] - 1];
+    if ((x->kind == IR_CONST && x->u.constant.value->ndim == 0) || x->kind == IR_OP || x->kind == IR_GLOBAL)
+        return x;
+    for (size_t i = 0; i < b->inputs.len; i++)
+        if (b->inputs.data[i] == x)
+            return b->params.data[i];
+    char name[32];
+    snprintf(name, sizeof name, "p%zu", b->inputs.len);
+    ir_expr *v = ir_var(b->f->m, x->span, name, x->type);
+    v->type = x->type;
+    su_vec_push(&b->inputs, x);
+    su_vec_push(&b->params, v);
+    return v;
+}
+
+static ir_expr *copy_member(builder *b, ir_expr *e)
+{
+    ir_module *m = b->f->m;
+    ir_expr *r;
+    if (e->kind == IR_CALL) {
+        ir_expr **args = su_malloc(sizeof *args * (size_t)(e->u.call.nargs + 1));
+        for (int k = 0; k < e->u.call.nargs; k++)
+            args[k] = operand(b, e->u.call.args[k]);
+        r = ir_call(m, e->span, e->u.call.fn, e->u.call.nargs, args, e->u.call.attrs);
+        free(args);
+    } else if (e->kind == IR_TUPLE) {
+        ir_expr **fs = su_malloc(sizeof *fs * (size_t)(e->u.tuple.n + 1));
+        for (int k = 0; k < e->u.tuple.n; k++)
+            fs[k] = operand(b, e->u.tuple.fields[k]);
+        r = ir_tuple(m, e->span, e->u.tuple.n, fs);
+        free(fs);
+    } else {
+        r = ir_proj(m, e->span, operand(b, e->u.proj.tuple), e->u.proj.index);
+    }
+    r->type = e->type;
+    return r;
+}
+
+/* Builds `fn (%p0, ...) Primitive=1 { members }` for the group whose root is
+ * graph node root and returns its call on the outer values of its inputs. */
+static ir_expr *build_group(fuser *f, int root)
+{
+    builder b = {f, root_of(f, root), su_calloc((size_t)f->n + 1, sizeof(ir_expr *)), {0}, {0}};
+    for (int i = 0; i <= root; i++)
+        if (root_of(f, i) == b.group)
+            b.inner[i] = copy_member(&b, f->g[i].e);
+    ir_module *m = f->m;
+    su_span sp = f->g[root].e->span;
+    ir_attr_kv prim = {"Primitive", {.kind = IR_AV_INT, .i = 1}};
+    ir_expr *fn = ir_func(m, sp, (int)b.params.len, b.params.data, NULL, b.inner[root], 1, &prim);
+    ir_expr **args = su_malloc(sizeof *args * (b.inputs.len + 1));
+    for (size_t i = 0; i < b.inputs.len; i++)
+        args[i] = outer(f, b.inputs.data[i]);
+    ir_expr *call = ir_call(m, sp, fn, (int)b.inputs.len, args, NULL);
+    free(args);
+    free(b.inner);
+    su_vec_free(&b.inputs);
+    su_vec_free(&b.params);
+    return call;
+}
+
+/* Rebuilds a node that is not fused: operands replaced, nested bodies fused. */
+static ir_expr *rebuild_plain(fuser *f, ir_expr *e)
+{
+    ir_module *m = f->m;
+    switch (e->kind) {
+    case IR_CALL: {
+        ir_expr *fn = e->u.call.fn->kind == IR_FUNC ? fuse_body(f, e->u.call.fn) : outer(f, e->u.call.fn);
+        ir_expr **args = su_malloc(sizeof *args * (size_t)(e->u.call.nargs + 1));
+        bool ch = fn != e->u.call.fn;
+        for (int k = 0; k < e->u.call.nargs; k++)
+            ch |= (args[k] = outer(f, e->u.call.args[k])) != e->u.call.args[k];
+        ir_expr *r = ch ? ir_call(m, e->span, fn, e->u.call.nargs, args, e->u.call.attrs) : e;
+        free(args);
+        return r;
+    }
+    case IR_TUPLE: {
+        ir_expr **fs = su_malloc(sizeof *fs * (size_t)(e->u.tuple.n + 1));
+        bool ch = false;
+        for (int k = 0; k < e->u.tuple.n; k++)
+            ch |= (fs[k] = outer(f, e->u.tuple.fields[k])) != e->u.tuple.fields[k];
+        ir_expr *r = ch ? ir_tuple(m, e->span, e->u.tuple.n, fs) : e;
+        free(fs);
+        return r;
+    }
+    case IR_PROJ: {
+        ir_expr *t = outer(f, e->u.proj.tuple);
+        return t == e->u.proj.tuple ? e : ir_proj(m, e->span, t, e->u.proj.index);
+    }
+    case IR_IF: {
+        ir_expr *c = outer(f, e->u.if_.cond);
+        ir_expr *t = fuse_body(f, e->u.if_.then_branch), *el = fuse_body(f, e->u.if_.else_branch);
+        return c == e->u.if_.cond && t == e->u.if_.then_branch && el == e->u.if_.else_branch ? e
+                                                                                           : ir_if(m, e->span, c, t, el);
+    }
+    case IR_LET: {
+        ir_expr *v = fuse_body(f, e->u.let.value), *bd = fuse_body(f, e->u.let.body);
+        return v == e->u.let.value && bd == e->u.let.body ? e : ir_let(m, e->span, e->u.let.var, v, bd);
+    }
+    case IR_FUNC: {
+        if (tr_is_primitive(e))
+            return e;
+        ir_expr *bd = fuse_body(f, e->u.func.body);
+        if (bd == e->u.func.body)
+            return e;
+        return ir_func(m, e->span, e->u.func.nparams, e->u.func.params, e->u.func.ret_annot, bd, e->u.func.nattrs,
+                       e->u.func.attrs);
+    }
+    default:
+        return e;
+    }
+}
+
+static int by_id(const void *a, const void *b)
+{
+    uint32_t x = (*(ir_expr *const *)a)->id, y = (*(ir_expr *const *)b)->id;
+    return x < y ? -1 : x > y;
+}
+
+/* Partitions the built graph and rewrites it in topological order: a group
+ * is built when its root (its last node) is reached. */
+static void partition_and_rewrite(fuser *f, ir_expr *root)
+{
+    for (int i = 0; i < f->n; i++)
+        build_edges(f, i);
+    f->g[f->owner[root->id] - 1].extern_ref = true;
+    for (int i = 0; i < f->n; i++) {
+        f->g[i].gpattern = f->g[i].pattern;
+        f->g[i].has_anchor = f->g[i].pattern == IR_PAT_OUT_EWISE_FUSABLE;
+    }
+    post_dominators(f);
+    for (int phase = 0; phase < 3; phase++)
+        run_phase(f, phase);
+    for (int i = 0; i < f->n; i++) {
+        ir_expr *e = f->g[i].e;
+        if (root_of(f, i) != i)
+            continue; /* a member: it lives inside its group's function */
+        bool op_group = ir_call_op(e) || f->g[i].num_nodes > 1;
+        f->repl[e->id] = op_group ? build_group(f, i) : rebuild_plain(f, e);
+    }
+}
+
+/* Fuses the dataflow graph of one body and returns the rewritten body. */
+static ir_expr *fuse_body(fuser *f, ir_expr *root)
+{
+    if (is_atom(root))
+        return root;
+    grow(f, root->id);
+    if (f->repl[root->id])
+        return f->repl[root->id];
+    if (tr_is_primitive(root))
+        return root;
+    if (++f->depth > 1000) {
+        f->failed = true;
+        f->depth--;
+        return root;
+    }
+    ir_expr **nodes = NULL;
+    size_t n = 0, cap = 0;
+    f->cur++;
+    collect(f, root, &nodes, &n, &cap);
+    if (n > 1)
+        qsort(nodes, n, sizeof *nodes, by_id);
+    /* the graph of an enclosing body is kept aside while this one is fused */
+    gnode *saved_g = f->g;
+    int saved_n = f->n;
+    bool *saved_vis = f->visited;
+    f->g = su_calloc(n + 1, sizeof *f->g);
+    f->n = (int)n;
+    f->visited = su_calloc(n + 1, sizeof *f->visited);
+    for (size_t i = 0; i < n; i++) {
+        f->g[i] = (gnode){.e = nodes[i], .parent = (int)i, .num_nodes = 1};
+        f->owner[nodes[i]->id] = (int)i + 1;
+    }
+    partition_and_rewrite(f, root);
+    ir_expr *result = f->repl[root->id];
+    for (size_t i = 0; i < n; i++)
+        f->owner[nodes[i]->id] = 0;
+    free(nodes);
+    free(f->g);
+    free(f->visited);
+    f->g = saved_g;
+    f->n = saved_n;
+    f->visited = saved_vis;
+    f->depth--;
+    return result;
+}
+
+bool tr_is_primitive(const ir_expr *e)
+{
+    if (e->kind != IR_FUNC)
+        return false;
+    for (int i = 0; i < e->u.func.nattrs; i++)
+        if (strcmp(e->u.func.attrs[i].name, "Primitive") == 0 && e->u.func.attrs[i].val.i != 0)
+            return true;
+    return false;
+}
+
+bool tr_fuse_ops(ir_module *m, const tr_options *o, su_diags *d)
+{
+    fuser f = {.m = m, .max_depth = o && o->max_fuse_depth > 0 ? o->max_fuse_depth : 256};
+    su_arena_init(&f.edges);
+    for (size_t i = 0; i < m->defs.len; i++) {
+        ir_global_def *g = &m->defs.data[i];
+        ir_expr *body = fuse_body(&f, g->func->u.func.body);
+        if (body != g->func->u.func.body) {
+            ir_expr *fn = g->func;
+            g->func = ir_func(m, fn->span, fn->u.func.nparams, fn->u.func.params, fn->u.func.ret_annot, body,
+                              fn->u.func.nattrs, fn->u.func.attrs);
+            g->global->type = NULL;
+        }
+    }
+    free(f.repl);
+    free(f.owner);
+    free(f.stamp);
+    su_arena_free(&f.edges);
+    if (f.failed)
+        su_error(d, (su_span){0}, "fuse-ops: the program is nested too deeply");
+    return !f.failed;
+}

@@ -1,0 +1,95 @@
+/* transform.h — the map of ir/transform/: graph passes over typed modules and
+ * the pass manager that runs them. Prefix: tr_. Depends on ir/ and support/.
+ *
+ * A pass never mutates a node: it builds new nodes in the module's arena and
+ * replaces the module's def functions; type inference then fills in the types
+ * of the new nodes only (old nodes keep theirs). */
+#ifndef RT_TRANSFORM_H
+#define RT_TRANSFORM_H
+
+#include "ir/ir.h"
+
+/* ---- rewrite.c: bottom-up rebuilding of expressions -------------------- */
+
+typedef struct tr_rewriter tr_rewriter;
+/* Called on each node after its operands were rewritten (`e` is the node with
+ * the new operands, possibly the original when none changed); returns the
+ * node to use instead (often e itself). */
+typedef ir_expr *(*tr_post_fn)(tr_rewriter *rw, ir_expr *e);
+
+struct tr_rewriter {
+    ir_module *m;
+    tr_post_fn post;        /* the pass's rule */
+    void *ctx;              /* the pass's state */
+    ir_expr **memo;         /* rewritten node by original node id */
+    size_t nmemo;
+    int depth;              /* recursion guard */
+    bool failed;            /* set when the graph was nested too deeply */
+};
+
+/* Prepares a rewriter for module m with rule post (ctx for the rule). */
+void tr_rewriter_init(tr_rewriter *rw, ir_module *m, tr_post_fn post, void *ctx);
+/* Rewrites e (memoized: a shared node is rewritten once). */
+ir_expr *tr_rewrite(tr_rewriter *rw, ir_expr *e);
+/* Rewrites the body of every def of the module in place of the old one. */
+void tr_rewrite_module(tr_rewriter *rw);
+/* Frees the rewriter's memo. */
+void tr_rewriter_free(tr_rewriter *rw);
+/* Counts the operator calls reachable from e (each shared node once). */
+size_t tr_count_calls(const ir_expr *e);
+
+/* ---- pass_manager.c: named passes at optimization levels --------------- */
+
+typedef struct tr_options tr_options;
+/* A pass: transforms m in place; false after recording errors in d. */
+typedef bool (*tr_pass_fn)(ir_module *m, const tr_options *o, su_diags *d);
+
+typedef struct tr_pass {
+    const char *name;       /* "fuse-ops" */
+    tr_pass_fn fn;
+    int level;              /* runs at -O level and above */
+    const char *help;       /* one line for --help */
+} tr_pass;
+
+/* Compares a module's defs before a pass (`before`, the old def table; passes
+ * never mutate nodes, so the old functions are intact) with its defs now, by
+ * running both (the interpreter's job); false with a description in why when
+ * their results differ. */
+typedef bool (*tr_check_fn)(void *ctx, ir_module *m, const ir_global_def *before, size_t nbefore, su_buf *why);
+
+struct tr_options {
+    int level;                  /* 0..3 */
+    const char *print_after;    /* print the module after this pass (NULL: none) */
+    bool print_after_all;       /* print the module after every pass */
+    FILE *print_to;             /* where printouts go (stderr when NULL) */
+    int max_fuse_depth;         /* fuse-ops: most ops in one function (0: 256) */
+    tr_check_fn check;          /* check mode: compare before/after each pass */
+    void *check_ctx;
+};
+
+/* The passes in pipeline order; *n gets their number. */
+const tr_pass *tr_passes(size_t *n);
+/* The pass named name, or NULL. */
+const tr_pass *tr_pass_find(const char *name);
+/* Runs the pipeline for o->level on m, re-inferring types after each pass;
+ * false after recording errors (including a check-mode mismatch) in d. */
+bool tr_optimize(ir_module *m, const tr_options *o, su_diags *d);
+
+/* ---- one file per pass ------------------------------------------------- */
+
+/* dce.c: drops let bindings whose variable is never used (values are pure). */
+bool tr_dead_code(ir_module *m, const tr_options *o, su_diags *d);
+/* cse.c: merges structurally equal operator calls, tuples and projections. */
+bool tr_common_subexpr(ir_module *m, const tr_options *o, su_diags *d);
+/* simplify_inference.c: batch_norm into scale and shift, dropout to identity. */
+bool tr_simplify_inference(ir_module *m, const tr_options *o, su_diags *d);
+/* canonicalize.c: bias_add into a broadcast add. */
+bool tr_canonicalize(ir_module *m, const tr_options *o, su_diags *d);
+/* fuse_ops.c: partitions each function into primitive functions (TVM's
+ * post-dominator algorithm over op patterns). */
+bool tr_fuse_ops(ir_module *m, const tr_options *o, su_diags *d);
+
+/* True when e is a function marked Primitive=1 (made by fuse-ops). */
+bool tr_is_primitive(const ir_expr *e);
+
+#endif
