@@ -54,6 +54,11 @@ ir_expr *ir_const(ir_module *m, su_span sp, const ir_tensor *value)
 
 ir_expr *ir_call(ir_module *m, su_span sp, ir_expr *fn, int nargs, ir_expr *const *args, const ir_attrs *attrs)
 {
+    if (!fn)
+        su_panic("call without a callee");
+    for (int i = 0; i < nargs; i++)
+        if (!args[i])
+            su_panic("call argument %d is missing", i);
     ir_expr *e = node(m, IR_CALL, sp);
     e->u.call.fn = fn;
     e->u.call.nargs = nargs;
@@ -64,6 +69,8 @@ ir_expr *ir_call(ir_module *m, su_span sp, ir_expr *fn, int nargs, ir_expr *cons
 
 ir_expr *ir_let(ir_module *m, su_span sp, ir_expr *var, ir_expr *value, ir_expr *body)
 {
+    if (!var || !value || !body)
+        su_panic("let with a missing part");
     ir_expr *e = node(m, IR_LET, sp);
     e->u.let.var = var;
     e->u.let.value = value;
@@ -73,6 +80,8 @@ ir_expr *ir_let(ir_module *m, su_span sp, ir_expr *var, ir_expr *value, ir_expr 
 
 ir_expr *ir_if(ir_module *m, su_span sp, ir_expr *c, ir_expr *t, ir_expr *f)
 {
+    if (!c || !t || !f)
+        su_panic("if with a missing part");
     ir_expr *e = node(m, IR_IF, sp);
     e->u.if_.cond = c;
     e->u.if_.then_branch = t;

@@ -40,6 +40,13 @@ typedef struct fuser {
     ir_expr **repl;         /* replacement of a node, by id (outer scopes too) */
     int *owner;             /* graph index + 1 of a node in the current graph, by id */
     uint32_t *stamp;        /* visit marks, by id */
+    int *scope;             /* body whose graph holds the node (see place_def), by id */
+    int *child_a, *child_b; /* bodies a node opens (if branches, let parts, fn body), by id */
+    SU_VEC(int) sparent;    /* tree of bodies: parent, depth */
+    SU_VEC(int) sdepth;
+    int cur_scope;          /* the body whose graph is being fused */
+    ir_expr **all;          /* every node of the def, by increasing id */
+    size_t nall;
     uint32_t cur;
     size_t cap;
     gnode *g;               /* current graph, topological (id) order */
@@ -50,7 +57,7 @@ typedef struct fuser {
     bool failed;
 } fuser;
 
-static ir_expr *fuse_body(fuser *f, ir_expr *root);
+static ir_expr *fuse_body(fuser *f, ir_expr *root, int scope);
 
 static bool is_atom(const ir_expr *e)
 {
@@ -71,52 +78,161 @@ static void grow(fuser *f, uint32_t id)
     f->repl = su_realloc(f->repl, n * sizeof *f->repl);
     f->owner = su_realloc(f->owner, n * sizeof *f->owner);
     f->stamp = su_realloc(f->stamp, n * sizeof *f->stamp);
+    f->scope = su_realloc(f->scope, n * sizeof *f->scope);
+    f->child_a = su_realloc(f->child_a, n * sizeof *f->child_a);
+    f->child_b = su_realloc(f->child_b, n * sizeof *f->child_b);
     memset(f->repl + f->cap, 0, (n - f->cap) * sizeof *f->repl);
     memset(f->owner + f->cap, 0, (n - f->cap) * sizeof *f->owner);
     memset(f->stamp + f->cap, 0, (n - f->cap) * sizeof *f->stamp);
+    for (size_t i = f->cap; i < n; i++)
+        f->scope[i] = f->child_a[i] = f->child_b[i] = -1;
     f->cap = n;
 }
 
-static bool opens_body(const ir_expr *e)
+/* Index of x in the graph being fused, or -1 (enclosing bodies' graphs are
+ * set aside while a nested body is fused, and their nodes are inputs here). */
+static int graph_index(const fuser *f, const ir_expr *x)
 {
-    return e->kind == IR_IF || e->kind == IR_LET || e->kind == IR_FUNC;
+    if (is_atom(x) || x->id >= f->cap || !f->owner[x->id] || f->scope[x->id] != f->cur_scope)
+        return -1;
+    return f->owner[x->id] - 1;
 }
 
-/* Collects the graph of a body: nodes reachable through operands, not inside
- * nested bodies, not already in an enclosing graph (those are inputs). */
-static void collect(fuser *f, ir_expr *e, ir_expr ***acc, size_t *n, size_t *cap)
+/* ---- placement: which body's graph holds each node ----
+ * A graph has no statement order, so a node belongs to the innermost body
+ * (if branch, let part, function body) that encloses all of its uses, as
+ * the printer places bindings. Users are created after their operands, so a
+ * pass in decreasing id order sees every use of a node before the node. */
+
+typedef SU_VEC(ir_expr *) expr_vec;
+
+static void gather(fuser *f, ir_expr *e, expr_vec *all)
 {
     grow(f, e->id);
-    if (is_atom(e) || f->stamp[e->id] == f->cur || f->repl[e->id] || f->owner[e->id])
+    if (is_atom(e) || f->stamp[e->id] == f->cur)
         return;
     f->stamp[e->id] = f->cur;
-    if (*n == *cap) {
-        *cap = *cap ? *cap * 2 : 64;
-        *acc = su_realloc(*acc, *cap * sizeof **acc);
-    }
-    (*acc)[(*n)++] = e;
+    f->scope[e->id] = f->child_a[e->id] = f->child_b[e->id] = -1;
+    su_vec_push(all, e);
     switch (e->kind) {
     case IR_CALL:
-        if (!opens_body(e->u.call.fn))
-            collect(f, e->u.call.fn, acc, n, cap);
+        gather(f, e->u.call.fn, all);
         for (int i = 0; i < e->u.call.nargs; i++)
-            collect(f, e->u.call.args[i], acc, n, cap);
+            gather(f, e->u.call.args[i], all);
         break;
     case IR_TUPLE:
         for (int i = 0; i < e->u.tuple.n; i++)
-            collect(f, e->u.tuple.fields[i], acc, n, cap);
+            gather(f, e->u.tuple.fields[i], all);
         break;
-    case IR_PROJ: collect(f, e->u.proj.tuple, acc, n, cap); break;
-    case IR_IF: collect(f, e->u.if_.cond, acc, n, cap); break;
-    default: break; /* let, fn: their insides are separate bodies */
+    case IR_PROJ: gather(f, e->u.proj.tuple, all); break;
+    case IR_IF:
+        gather(f, e->u.if_.cond, all);
+        gather(f, e->u.if_.then_branch, all);
+        gather(f, e->u.if_.else_branch, all);
+        break;
+    case IR_LET:
+        gather(f, e->u.let.value, all);
+        gather(f, e->u.let.body, all);
+        break;
+    case IR_FUNC:
+        if (!tr_is_primitive(e))
+            gather(f, e->u.func.body, all);
+        break;
+    default: break;
     }
+}
+
+static int new_scope(fuser *f, int parent)
+{
+    su_vec_push(&f->sparent, parent);
+    su_vec_push(&f->sdepth, parent < 0 ? 0 : f->sdepth.data[parent] + 1);
+    return (int)f->sparent.len - 1;
+}
+
+static void use(fuser *f, ir_expr *e, int s)
+{
+    if (is_atom(e))
+        return;
+    int *cur = &f->scope[e->id];
+    if (*cur < 0) {
+        *cur = s;
+        return;
+    }
+    int a = *cur, b = s;
+    while (a != b) {
+        if (f->sdepth.data[a] >= f->sdepth.data[b])
+            a = f->sparent.data[a];
+        else
+            b = f->sparent.data[b];
+    }
+    *cur = a;
+}
+
+static int by_id(const void *a, const void *b)
+{
+    uint32_t x = (*(ir_expr *const *)a)->id, y = (*(ir_expr *const *)b)->id;
+    return x < y ? -1 : x > y;
+}
+
+/* Places every node of a def body; the body itself is scope 0. */
+static void place_def(fuser *f, ir_expr *body)
+{
+    expr_vec all = {0};
+    f->cur++;
+    gather(f, body, &all);
+    if (all.len > 1)
+        qsort(all.data, all.len, sizeof *all.data, by_id);
+    f->sparent.len = f->sdepth.len = 0;
+    use(f, body, new_scope(f, -1));
+    for (size_t k = all.len; k-- > 0;) {
+        ir_expr *e = all.data[k];
+        int s = f->scope[e->id];
+        if (s < 0)
+            continue;
+        switch (e->kind) {
+        case IR_CALL:
+            use(f, e->u.call.fn, s);
+            for (int i = 0; i < e->u.call.nargs; i++)
+                use(f, e->u.call.args[i], s);
+            break;
+        case IR_TUPLE:
+            for (int i = 0; i < e->u.tuple.n; i++)
+                use(f, e->u.tuple.fields[i], s);
+            break;
+        case IR_PROJ: use(f, e->u.proj.tuple, s); break;
+        case IR_IF:
+            use(f, e->u.if_.cond, s);
+            f->child_a[e->id] = new_scope(f, s);
+            f->child_b[e->id] = new_scope(f, s);
+            use(f, e->u.if_.then_branch, f->child_a[e->id]);
+            use(f, e->u.if_.else_branch, f->child_b[e->id]);
+            break;
+        case IR_LET:
+            f->child_a[e->id] = new_scope(f, s);
+            f->child_b[e->id] = new_scope(f, s);
+            use(f, e->u.let.value, f->child_a[e->id]);
+            use(f, e->u.let.body, f->child_b[e->id]);
+            break;
+        case IR_FUNC:
+            if (!tr_is_primitive(e)) {
+                f->child_a[e->id] = new_scope(f, s);
+                use(f, e->u.func.body, f->child_a[e->id]);
+            }
+            break;
+        default: break;
+        }
+    }
+    free(f->all);
+    f->all = all.data;
+    f->nall = all.len;
 }
 
 static void add_edge(fuser *f, ir_expr *from, int to, ir_op_pattern pat)
 {
-    if (is_atom(from) || from->id >= f->cap || !f->owner[from->id])
+    int gi = graph_index(f, from);
+    if (gi < 0)
         return;
-    gnode *src = &f->g[f->owner[from->id] - 1];
+    gnode *src = &f->g[gi];
     if (to < 0) {
         src->extern_ref = true;
         return;
@@ -132,8 +248,8 @@ static void mark_nested_refs(fuser *f, ir_expr *e, bool top)
     grow(f, e->id);
     if (is_atom(e))
         return;
-    if (!top && f->owner[e->id]) {
-        f->g[f->owner[e->id] - 1].extern_ref = true;
+    if (!top && graph_index(f, e) >= 0) {
+        f->g[graph_index(f, e)].extern_ref = true;
         return;
     }
     if (f->stamp[e->id] == f->cur)
@@ -411,16 +527,15 @@ typedef struct builder {
 
 static bool in_group(builder *b, const ir_expr *x)
 {
-    if (is_atom(x) || x->id >= b->f->cap || !b->f->owner[x->id])
-        return false;
-    return root_of(b->f, b->f->owner[x->id] - 1) == b->group;
+    int gi = graph_index(b->f, x);
+    return gi >= 0 && root_of(b->f, gi) == b->group;
 }
 
 /* The value of operand x inside the function being built. */
 static ir_expr *operand(builder *b, ir_expr *x)
 {
     if (in_group(b, x))
-        return b->inner[b->f->owner[x->id] - 1];
+        return b->inner[graph_index(b->f, x)];
     if ((x->kind == IR_CONST && x->u.constant.value->ndim == 0) || x->kind == IR_OP || x->kind == IR_GLOBAL)
         return x;
     for (size_t i = 0; i < b->inputs.len; i++)
@@ -487,7 +602,7 @@ static ir_expr *rebuild_plain(fuser *f, ir_expr *e)
     ir_module *m = f->m;
     switch (e->kind) {
     case IR_CALL: {
-        ir_expr *fn = e->u.call.fn->kind == IR_FUNC ? fuse_body(f, e->u.call.fn) : outer(f, e->u.call.fn);
+        ir_expr *fn = outer(f, e->u.call.fn);
         ir_expr **args = su_malloc(sizeof *args * (size_t)(e->u.call.nargs + 1));
         bool ch = fn != e->u.call.fn;
         for (int k = 0; k < e->u.call.nargs; k++)
@@ -511,18 +626,20 @@ static ir_expr *rebuild_plain(fuser *f, ir_expr *e)
     }
     case IR_IF: {
         ir_expr *c = outer(f, e->u.if_.cond);
-        ir_expr *t = fuse_body(f, e->u.if_.then_branch), *el = fuse_body(f, e->u.if_.else_branch);
+        ir_expr *t = fuse_body(f, e->u.if_.then_branch, f->child_a[e->id]);
+        ir_expr *el = fuse_body(f, e->u.if_.else_branch, f->child_b[e->id]);
         return c == e->u.if_.cond && t == e->u.if_.then_branch && el == e->u.if_.else_branch ? e
                                                                                            : ir_if(m, e->span, c, t, el);
     }
     case IR_LET: {
-        ir_expr *v = fuse_body(f, e->u.let.value), *bd = fuse_body(f, e->u.let.body);
+        ir_expr *v = fuse_body(f, e->u.let.value, f->child_a[e->id]);
+        ir_expr *bd = fuse_body(f, e->u.let.body, f->child_b[e->id]);
         return v == e->u.let.value && bd == e->u.let.body ? e : ir_let(m, e->span, e->u.let.var, v, bd);
     }
     case IR_FUNC: {
         if (tr_is_primitive(e))
             return e;
-        ir_expr *bd = fuse_body(f, e->u.func.body);
+        ir_expr *bd = fuse_body(f, e->u.func.body, f->child_a[e->id]);
         if (bd == e->u.func.body)
             return e;
         return ir_func(m, e->span, e->u.func.nparams, e->u.func.params, e->u.func.ret_annot, bd, e->u.func.nattrs,
@@ -531,12 +648,6 @@ static ir_expr *rebuild_plain(fuser *f, ir_expr *e)
     default:
         return e;
     }
-}
-
-static int by_id(const void *a, const void *b)
-{
-    uint32_t x = (*(ir_expr *const *)a)->id, y = (*(ir_expr *const *)b)->id;
-    return x < y ? -1 : x > y;
 }
 
 /* Partitions the built graph and rewrites it in topological order: a group
@@ -562,47 +673,44 @@ static void partition_and_rewrite(fuser *f, ir_expr *root)
     }
 }
 
-/* Fuses the dataflow graph of one body and returns the rewritten body. */
-static ir_expr *fuse_body(fuser *f, ir_expr *root)
+/* Fuses the graph of body `scope` (whose result is root) and returns the
+ * rewritten body. */
+static ir_expr *fuse_body(fuser *f, ir_expr *root, int scope)
 {
-    if (is_atom(root))
-        return root;
-    grow(f, root->id);
-    if (f->repl[root->id])
-        return f->repl[root->id];
-    if (tr_is_primitive(root))
-        return root;
+    if (is_atom(root) || f->scope[root->id] != scope)
+        return outer(f, root); /* the result is computed in an enclosing body */
     if (++f->depth > 1000) {
         f->failed = true;
         f->depth--;
         return root;
     }
-    ir_expr **nodes = NULL;
-    size_t n = 0, cap = 0;
-    f->cur++;
-    collect(f, root, &nodes, &n, &cap);
-    if (n > 1)
-        qsort(nodes, n, sizeof *nodes, by_id);
     /* the graph of an enclosing body is kept aside while this one is fused */
     gnode *saved_g = f->g;
-    int saved_n = f->n;
+    int saved_n = f->n, saved_scope = f->cur_scope;
     bool *saved_vis = f->visited;
-    f->g = su_calloc(n + 1, sizeof *f->g);
-    f->n = (int)n;
-    f->visited = su_calloc(n + 1, sizeof *f->visited);
-    for (size_t i = 0; i < n; i++) {
-        f->g[i] = (gnode){.e = nodes[i], .parent = (int)i, .num_nodes = 1};
-        f->owner[nodes[i]->id] = (int)i + 1;
+    f->cur_scope = scope;
+    int n = 0;
+    for (size_t i = 0; i < f->nall; i++)
+        n += f->scope[f->all[i]->id] == scope;
+    f->g = su_calloc((size_t)n + 1, sizeof *f->g);
+    f->visited = su_calloc((size_t)n + 1, sizeof *f->visited);
+    f->n = 0;
+    for (size_t i = 0; i < f->nall; i++) {
+        ir_expr *e = f->all[i];
+        if (f->scope[e->id] != scope)
+            continue;
+        f->g[f->n] = (gnode){.e = e, .parent = f->n, .num_nodes = 1};
+        f->owner[e->id] = ++f->n;
     }
     partition_and_rewrite(f, root);
     ir_expr *result = f->repl[root->id];
-    for (size_t i = 0; i < n; i++)
-        f->owner[nodes[i]->id] = 0;
-    free(nodes);
+    for (int i = 0; i < f->n; i++)
+        f->owner[f->g[i].e->id] = 0;
     free(f->g);
     free(f->visited);
     f->g = saved_g;
     f->n = saved_n;
+    f->cur_scope = saved_scope;
     f->visited = saved_vis;
     f->depth--;
     return result;
@@ -624,7 +732,8 @@ bool tr_fuse_ops(ir_module *m, const tr_options *o, su_diags *d)
     su_arena_init(&f.edges);
     for (size_t i = 0; i < m->defs.len; i++) {
         ir_global_def *g = &m->defs.data[i];
-        ir_expr *body = fuse_body(&f, g->func->u.func.body);
+        place_def(&f, g->func->u.func.body);
+        ir_expr *body = fuse_body(&f, g->func->u.func.body, 0);
         if (body != g->func->u.func.body) {
             ir_expr *fn = g->func;
             g->func = ir_func(m, fn->span, fn->u.func.nparams, fn->u.func.params, fn->u.func.ret_annot, body,
@@ -635,6 +744,12 @@ bool tr_fuse_ops(ir_module *m, const tr_options *o, su_diags *d)
     free(f.repl);
     free(f.owner);
     free(f.stamp);
+    free(f.scope);
+    free(f.child_a);
+    free(f.child_b);
+    free(f.all);
+    su_vec_free(&f.sparent);
+    su_vec_free(&f.sdepth);
     su_arena_free(&f.edges);
     if (f.failed)
         su_error(d, (su_span){0}, "fuse-ops: the program is nested too deeply");

@@ -1,0 +1,172 @@
+/* test_passes.c — each pass on small modules: what it must remove, merge or
+ * rewrite, that the result type-checks, and that fuse-ops forms the groups
+ * TVM's algorithm forms. */
+#include <string.h>
+
+#include "ir/transform/transform.h"
+#include "tests/tap.h"
+
+static ir_module *load(const char *text)
+{
+    su_diags d = {0};
+    ir_module *m = ir_parse("t.relay", text, strlen(text), &d);
+    if (!m || !ir_infer_types(m, &d)) {
+        su_diags_print(stdout, &d);
+        ir_module_free(m);
+        m = NULL;
+    }
+    su_diags_free(&d);
+    return m;
+}
+
+static bool run(ir_module *m, tr_pass_fn fn)
+{
+    su_diags d = {0};
+    tr_options o = {.level = 3};
+    bool okk = fn(m, &o, &d) && ir_infer_types(m, &d);
+    su_diags_print(stdout, &d);
+    su_diags_free(&d);
+    return okk;
+}
+
+static const char *text(ir_module *m)
+{
+    static char buf[16384];
+    su_buf b = {0};
+    ir_print_opts o = {false};
+    ir_print_module(&b, m, &o);
+    snprintf(buf, sizeof buf, "%s", su_buf_str(&b));
+    su_buf_free(&b);
+    return buf;
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+static void test_dce(void)
+{
+    ir_module *m = load("def @main(%x: Tensor[(4), float32]) {\n"
+                        "  let %unused = exp(%x);\n  let %y = nn.relu(%x);\n  %y\n}");
+    ok(m && run(m, tr_dead_code), "dce: runs");
+    const char *t = text(m);
+    ok(!strstr(t, "unused") && !strstr(t, "exp(") && strstr(t, "let %y = nn.relu(%x)"), "dce: unused let dropped, used kept");
+    ir_module_free(m);
+}
+
+static void test_cse(void)
+{
+    ir_module *m = load("def @main(%x: Tensor[(4), float32]) {\n"
+                        "  %0 = nn.relu(%x);\n  %1 = nn.relu(%x);\n  %2 = add(%0, 1f);\n  %3 = add(%1, 1f);\n"
+                        "  %4 = add(%0, 2f);\n  (%2, %3, %4)\n}");
+    ok(m && run(m, tr_common_subexpr), "cse: runs");
+    const char *t = text(m);
+    is_int(count(t, "nn.relu("), 1, "cse: two equal relu calls become one");
+    is_int(count(t, "add("), 2, "cse: add(., 1f) merged, add(., 2f) kept");
+    ir_module_free(m);
+}
+
+static void test_simplify_inference(void)
+{
+    ir_module *m = load("def @main(%x: Tensor[(1, 2, 3, 3), float32], %g: Tensor[(2), float32], %b: Tensor[(2), float32],"
+                        " %mu: Tensor[(2), float32], %v: Tensor[(2), float32]) {\n"
+                        "  %0 = nn.batch_norm(%x, %g, %b, %mu, %v, epsilon=0.001f);\n  %1 = %0.0;\n"
+                        "  %2 = nn.dropout(%1);\n  %3 = %2.0;\n  (%3, %0.1)\n}");
+    ok(m && run(m, tr_simplify_inference), "simplify-inference: runs");
+    const char *t = text(m);
+    ok(!strstr(t, "batch_norm") && !strstr(t, "dropout"), "simplify-inference: batch_norm and dropout are gone");
+    ok(strstr(t, "add(%v, 0.001f)") && strstr(t, "rsqrt(") && strstr(t, "expand_dims(") &&
+           strstr(t, "axis=1, num_newaxis=2"),
+       "simplify-inference: scale = rsqrt(var + eps) * gamma broadcast on axis 1");
+    ok(strstr(t, "%mu)") != NULL || strstr(t, ", %mu") != NULL, "simplify-inference: .1 becomes the moving mean");
+    ir_module_free(m);
+    m = load("def @main(%x: Tensor[(2, 8), float32], %g: Tensor[(8), float32], %b: Tensor[(8), float32]) {\n"
+             "  nn.layer_norm(%x, %g, %b)\n}");
+    ok(m && run(m, tr_simplify_inference) && strstr(text(m), "nn.layer_norm("), "simplify-inference: layer_norm kept");
+    ir_module_free(m);
+}
+
+static void test_canonicalize(void)
+{
+    ir_module *m = load("def @main(%x: Tensor[(1, 4, 5, 5), float32], %b: Tensor[(4), float32], %y: Tensor[(2, 4), float32]) {\n"
+                        "  (nn.bias_add(%x, %b), nn.bias_add(%y, %b, axis=-1))\n}");
+    ok(m && run(m, tr_canonicalize), "canonicalize: runs");
+    const char *t = text(m);
+    ok(!strstr(t, "bias_add") && strstr(t, "expand_dims(%b, axis=1, num_newaxis=2)") && strstr(t, "add(%y, %b)"),
+       "canonicalize: bias_add becomes add, with expand_dims where the axis is not last (%s)", t);
+    ir_module_free(m);
+}
+
+static const char *CONV_BLOCK =
+    "def @main(%x: Tensor[(1, 4, 8, 8), float32], %w: Tensor[(4, 4, 3, 3), float32], %s: Tensor[(4, 1, 1), float32],\n"
+    "          %t: Tensor[(4, 1, 1), float32]) {\n"
+    "  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1]);\n  %1 = multiply(%0, %s);\n  %2 = add(%1, %t);\n"
+    "  %3 = nn.relu(%2);\n  %4 = add(%3, %x);\n  %5 = nn.relu(%4);\n"
+    "  %6 = nn.max_pool2d(%5, pool_size=[2, 2], strides=[2, 2]);\n"
+    "  %7 = reshape(%6, newshape=[1, -1]);\n  %8 = transpose(%7, axes=[1, 0]);\n  %9 = exp(%8);\n"
+    "  sum(%9, axis=[0])\n}";
+
+static void test_fuse(void)
+{
+    ir_module *m = load(CONV_BLOCK);
+    ok(m && run(m, tr_fuse_ops), "fuse: runs");
+    const char *t = text(m);
+    is_int(count(t, "Primitive=1"), 4, "fuse: four kernels (conv block, pool, injective chain, exp+sum)");
+    ok(strstr(t, "nn.conv2d(%p0, %p1, padding=[1, 1, 1, 1]);\n    %1 = multiply(%0, %p2);\n    %2 = add(%1, %p3);\n"
+                 "    %3 = nn.relu(%2);\n    %4 = add(%3, %p0);\n    nn.relu(%4)") != NULL,
+       "fuse: conv + scale + shift + relu + residual add + relu in one function (%s)", t);
+    ok(strstr(t, "reshape(%p0, newshape=[1, -1]);\n    transpose(%9, axes=[1, 0])") != NULL,
+       "fuse: injective ops fuse together");
+    /* as in TVM, an elementwise producer joins the reduction, injective ops do not */
+    ok(strstr(t, "exp(%p0);\n    sum(%12, axis=[0])") != NULL, "fuse: the reduction takes its elementwise producer");
+    /* idempotent: a fused module fuses to itself */
+    char before[16384];
+    snprintf(before, sizeof before, "%s", t);
+    ok(run(m, tr_fuse_ops) && strcmp(before, text(m)) == 0, "fuse: running it again changes nothing");
+    /* the printout parses back to the same text */
+    ir_module *m2 = load(before);
+    ok(m2 && strcmp(text(m2), before) == 0, "fuse: fused module prints and parses as Relay text");
+    ir_module_free(m2);
+    ir_module_free(m);
+
+    m = load(CONV_BLOCK);
+    su_diags d = {0};
+    tr_options o = {.level = 3, .max_fuse_depth = 2};
+    ok(tr_fuse_ops(m, &o, &d) && ir_infer_types(m, &d), "fuse: with max depth 2");
+    t = text(m);
+    ok(count(t, "Primitive=1") > 3, "fuse: max depth splits groups (%zu kernels)", count(t, "Primitive=1"));
+    su_diags_free(&d);
+    ir_module_free(m);
+}
+
+static void test_fuse_branches(void)
+{
+    ir_module *m = load("def @main(%c: bool, %x: Tensor[(1, 4), float32], %w: Tensor[(8, 4), float32]) {\n"
+                        "  %0 = nn.dense(%x, %w);\n  %1 = nn.relu(%0);\n"
+                        "  if (%c) { %2 = exp(%1); negative(%2) } else { %1 }\n}");
+    ok(m && run(m, tr_fuse_ops), "fuse: module with control flow");
+    const char *t = text(m);
+    ok(strstr(t, "nn.dense(%p0, %p1);\n    nn.relu(%0)") != NULL, "fuse: dense + relu before the if (%s)", t);
+    ok(strstr(t, "exp(%p0);\n      negative(") != NULL, "fuse: the branch body is fused on its own");
+    ir_module_free(m);
+    /* a tuple-returning op keeps its projections outside */
+    m = load("def @main(%x: Tensor[(6, 4), float32]) {\n"
+             "  %0 = split(%x, indices_or_sections=2);\n  %1 = %0.0;\n  %2 = %0.1;\n  add(%1, %2)\n}");
+    ok(m && run(m, tr_fuse_ops), "fuse: split with projections");
+    ir_module_free(m);
+}
+
+int main(void)
+{
+    test_dce();
+    test_cse();
+    test_simplify_inference();
+    test_canonicalize();
+    test_fuse();
+    test_fuse_branches();
+    return tap_done();
+}
