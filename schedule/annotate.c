@@ -1,0 +1,32 @@
+/* annotate.c — loop annotations: parallel (iterations spread over the
+ * threads: an OpenMP parallel for in C), vectorized (iterations as SIMD
+ * lanes: a loop the C compiler vectorizes), unrolled (the body repeated)
+ * and thread (bound to a work-item axis, for OpenCL). The checks are the
+ * ones whose violation would give wrong or absurd code: a reduction loop is
+ * never parallel or vectorized (its iterations depend on each other),
+ * unrolling and vectorizing want a small constant extent. */
+#include "schedule/schedule.h"
+
+enum { MAX_UNROLL = 64, MAX_VECTOR = 4096 };
+
+sch_err sch_annotate(sch_schedule *s, sch_tensor *t, sch_iter *it, sch_loop_kind k)
+{
+    if (!t || t->kind != SCH_TENSOR_COMPUTE)
+        return sch_fail(s, SCH_E_NO_STAGE, "annotate: not a stage");
+    if (!it || sch_leaf_pos(t, it) < 0)
+        return sch_fail(s, SCH_E_NO_ITER, "annotate: %s is not a loop of stage %s", it ? it->name : "(null)", t->name);
+    if (k >= SCH_LOOP_KIND_COUNT)
+        return sch_fail(s, SCH_E_BAD_ANNOTATION, "annotate: unknown loop kind %d", (int)k);
+    if (it->reduce && (k == SCH_LOOP_PARALLEL || k == SCH_LOOP_VECTORIZED || k == SCH_LOOP_THREAD))
+        return sch_fail(s, SCH_E_BAD_ANNOTATION, "annotate: reduction loop %s of stage %s cannot be %s", it->name,
+                        t->name, sch_loop_kind_name(k));
+    if (k == SCH_LOOP_UNROLLED && it->extent > MAX_UNROLL)
+        return sch_fail(s, SCH_E_BAD_ANNOTATION, "annotate: loop %s of stage %s has extent %lld, too long to unroll "
+                        "(at most %d)", it->name, t->name, (long long)it->extent, MAX_UNROLL);
+    if (k == SCH_LOOP_VECTORIZED && it->extent > MAX_VECTOR)
+        return sch_fail(s, SCH_E_BAD_ANNOTATION, "annotate: loop %s of stage %s has extent %lld, too long to "
+                        "vectorize (at most %d)", it->name, t->name, (long long)it->extent, MAX_VECTOR);
+    it->kind = k;
+    sch_trace_add(s, SCH_P_ANNOTATE, t->name, 1, &it->name, NULL, k, 0);
+    return SCH_E_OK;
+}

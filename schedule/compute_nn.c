@@ -1,0 +1,456 @@
+/* compute_nn.c — compute definitions of the nn.* ops: convolution (with its
+ * padding as a separate injective stage, so that a schedule may inline it as
+ * guarded loads or materialize it), dense and batch_matmul (sum over k),
+ * pooling (max, and average with the divisor counting the window's valid
+ * taps), softmax and layer_norm as chains of row reductions, batch_norm and
+ * dropout for completeness (passes remove them before codegen), bias_add and
+ * pad. Axis names (n, oc, oh, ow; ic, kh, kw) are the loop names that
+ * schedules and traces refer to. */
+#include <string.h>
+
+#include "schedule/schedule.h"
+
+/* A two-value window attribute (one value stands for both). */
+static void pair(sch_cctx *cx, const char *name, int64_t out[2])
+{
+    int64_t v[2] = {1, 1};
+    int n = sch_attr_ints(cx, name, v, 2);
+    out[0] = v[0];
+    out[1] = n == 2 ? v[1] : v[0];
+}
+
+/* padding: top, left, bottom, right (TVM's 1, 2 and 4 value forms). */
+static void padding4(sch_cctx *cx, const char *name, int64_t out[4])
+{
+    int64_t v[4] = {0, 0, 0, 0};
+    int n = sch_attr_ints(cx, name, v, 4);
+    for (int i = 0; i < 4; i++)
+        out[i] = n == 1 ? v[0] : n == 2 ? v[i % 2] : n == 4 ? v[i] : 0;
+}
+
+#define VAR(v) sch_varref(a, v)
+#define I(v) sch_int(a, v)
+
+/* lo <= x < hi, with NULL for the checks that are always true. */
+static const sch_expr *in_range(su_arena *a, const sch_expr *x, int64_t lo, int64_t hi, bool check_lo,
+                                bool check_hi)
+{
+    const sch_expr *c = NULL;
+    if (check_lo)
+        c = sch_bin(a, SCH_GE, x, I(lo));
+    if (check_hi)
+        c = sch_and(a, c, sch_bin(a, SCH_LT, x, I(hi)));
+    return c;
+}
+
+/* ---- nn.conv2d ------------------------------------------------------------- */
+
+bool sch_compute_conv2d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout)
+{
+    su_arena *a = cx->a;
+    sch_tensor *data = in[0], *w = in[1];
+    int64_t st[2], dil[2], pad[4];
+    pair(cx, "strides", st);
+    pair(cx, "dilation", dil);
+    padding4(cx, "padding", pad);
+    int64_t groups = sch_attr_int(cx, "groups");
+    const ir_type *ot = sch_out_type(cx, 0);
+    int64_t C = data->shape[1], H = data->shape[2], W = data->shape[3];
+    int64_t K = w->shape[0], CG = w->shape[1], KH = w->shape[2], KW = w->shape[3];
+    sch_tensor *src = data;
+    if (pad[0] || pad[1] || pad[2] || pad[3]) {
+        int64_t shape[4] = {data->shape[0], C, H + pad[0] + pad[2], W + pad[1] + pad[3]};
+        static const char *const names[] = {"n", "c", "h", "w"};
+        cx->tag = "pad";
+        sch_tensor *p = sch_stage_new(cx, data->dtype, 4, shape, names);
+        const sch_expr *h = sch_sub(a, VAR(p->axes[2]), I(pad[0])), *x = sch_sub(a, VAR(p->axes[3]), I(pad[1]));
+        const sch_expr *ok = sch_and(a, in_range(a, h, 0, H, pad[0] > 0, pad[2] > 0),
+                                     in_range(a, x, 0, W, pad[1] > 0, pad[3] > 0));
+        const sch_expr *ix[4] = {VAR(p->axes[0]), VAR(p->axes[1]), h, x};
+        p->body = sch_select(a, ok, sch_read(a, data, 4, ix), sch_const(a, data->dtype, 0));
+        src = p;
+    }
+    static const char *const names[] = {"n", "oc", "oh", "ow"};
+    sch_tensor *t = sch_stage_new(cx, ot->dtype, 4, ot->shape, names);
+    sch_var *ic = sch_stage_raxis(cx, t, "ic", CG);
+    sch_var *kh = sch_stage_raxis(cx, t, "kh", KH);
+    sch_var *kw = sch_stage_raxis(cx, t, "kw", KW);
+    const sch_expr *c = VAR(ic);
+    if (groups > 1)
+        c = sch_add(a, sch_mul(a, sch_div(a, VAR(t->axes[1]), I(K / groups)), I(CG)), c);
+    const sch_expr *dix[4] = {
+        VAR(t->axes[0]), c,
+        sch_add(a, sch_mul(a, VAR(t->axes[2]), I(st[0])), sch_mul(a, VAR(kh), I(dil[0]))),
+        sch_add(a, sch_mul(a, VAR(t->axes[3]), I(st[1])), sch_mul(a, VAR(kw), I(dil[1]))),
+    };
+    const sch_expr *wix[4] = {VAR(t->axes[1]), VAR(ic), VAR(kh), VAR(kw)};
+    t->body = sch_mul(a, sch_cast(a, ot->dtype, sch_read(a, src, 4, dix)), sch_cast(a, ot->dtype, sch_read(a, w, 4, wix)));
+    t->reduce = SCH_RED_SUM;
+    out[0] = t;
+    *nout = 1;
+    return true;
+}
+
+/* ---- nn.dense, nn.batch_matmul -------------------------------------------- */
+
+bool sch_compute_dense(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout)
+{
+    su_arena *a = cx->a;
+    sch_tensor *d = in[0], *w = in[1];
+    const ir_type *ot = sch_out_type(cx, 0);
+    const char *names[IR_MAX_DIMS] = {0};
+    if (ot->ndim == 2) {
+        names[0] = "i";
+        names[1] = "j";
+    }
+    sch_tensor *t = sch_stage_new(cx, ot->dtype, ot->ndim, ot->shape, names);
+    sch_var *k = sch_stage_raxis(cx, t, "k", w->shape[1]);
+    const sch_expr *dix[IR_MAX_DIMS];
+    for (int i = 0; i < d->ndim - 1; i++)
+        dix[i] = VAR(t->axes[i]);
+    dix[d->ndim - 1] = VAR(k);
+    const sch_expr *wix[2] = {VAR(t->axes[t->ndim - 1]), VAR(k)};
+    t->body = sch_mul(a, sch_cast(a, ot->dtype, sch_read(a, d, d->ndim, dix)), sch_cast(a, ot->dtype, sch_read(a, w, 2, wix)));
+    t->reduce = SCH_RED_SUM;
+    out[0] = t;
+    *nout = 1;
+    return true;
+}
+
+bool sch_compute_batch_matmul(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout)
+{
+    su_arena *a = cx->a;
+    sch_tensor *x = in[0], *y = in[1];
+    bool ta = sch_attr_bool(cx, "transpose_a"), tb = sch_attr_bool(cx, "transpose_b");
+    const ir_type *ot = sch_out_type(cx, 0);
+    static const char *const names[] = {"b", "i", "j"};
+    sch_tensor *t = sch_stage_new(cx, ot->dtype, 3, ot->shape, names);
+    sch_var *k = sch_stage_raxis(cx, t, "k", x->shape[ta ? 1 : 2]);
+    const sch_expr *bx = x->shape[0] == 1 ? I(0) : VAR(t->axes[0]);
+    const sch_expr *by = y->shape[0] == 1 ? I(0) : VAR(t->axes[0]);
+    const sch_expr *xi[3] = {bx, ta ? VAR(k) : VAR(t->axes[1]), ta ? VAR(t->axes[1]) : VAR(k)};
+    const sch_expr *yi[3] = {by, tb ? VAR(t->axes[2]) : VAR(k), tb ? VAR(k) : VAR(t->axes[2])};
+    t->body = sch_mul(a, sch_cast(a, ot->dtype, sch_read(a, x, 3, xi)), sch_cast(a, ot->dtype, sch_read(a, y, 3, yi)));
+    t->reduce = SCH_RED_SUM;
+    out[0] = t;
+    *nout = 1;
+    return true;
+}
+
+/* ---- pooling ------------------------------------------------------------- */
+
+/* Number of taps k in [0, n) of a window starting at `start` (stride of taps
+ * d) that land in [lo, hi): max(0, min(n-1, floor((hi-1-start)/d)) -
+ * max(0, ceil((lo-start)/d)) + 1). */
+static const sch_expr *taps(su_arena *a, const sch_expr *start, int64_t n, int64_t d, int64_t lo, int64_t hi)
+{
+    const sch_expr *last = sch_min(a, I(n - 1), sch_div(a, sch_sub(a, I(hi - 1), start), I(d)));
+    const sch_expr *first = sch_max(a, I(0), sch_div(a, sch_add(a, sch_sub(a, I(lo), start), I(d - 1)), I(d)));
+    return sch_max(a, I(0), sch_add(a, sch_sub(a, last, first), I(1)));
+}
+
+bool sch_compute_pool2d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout)
+{
+    su_arena *a = cx->a;
+    sch_tensor *d = in[0];
+    bool is_max = ir_call_op(cx->call)->id == IR_OP_MAX_POOL2D;
+    int64_t k[2], st[2], dil[2], pad[4];
+    pair(cx, "pool_size", k);
+    pair(cx, "strides", st);
+    pair(cx, "dilation", dil);
+    padding4(cx, "padding", pad);
+    int64_t H = d->shape[2], W = d->shape[3];
+    static const char *const names[] = {"n", "c", "oh", "ow"};
+    if (!is_max)
+        cx->tag = "poolsum";
+    sch_tensor *t = sch_stage_like(cx, 0, names);
+    sch_var *kh = sch_stage_raxis(cx, t, "kh", k[0]), *kw = sch_stage_raxis(cx, t, "kw", k[1]);
+    const sch_expr *h0 = sch_sub(a, sch_mul(a, VAR(t->axes[2]), I(st[0])), I(pad[0]));
+    const sch_expr *w0 = sch_sub(a, sch_mul(a, VAR(t->axes[3]), I(st[1])), I(pad[1]));
+    const sch_expr *h = sch_add(a, h0, sch_mul(a, VAR(kh), I(dil[0])));
+    const sch_expr *w = sch_add(a, w0, sch_mul(a, VAR(kw), I(dil[1])));
+    const sch_expr *ix[4] = {VAR(t->axes[0]), VAR(t->axes[1]), h, w};
+    /* ceil_mode windows may reach past the bottom/right padding too */
+    const sch_expr *ok = sch_and(a, in_range(a, h, 0, H, true, true), in_range(a, w, 0, W, true, true));
+    const sch_expr *x = sch_read(a, d, 4, ix);
+    t->body = sch_select(a, ok, x, is_max ? sch_lowest(a, d->dtype) : sch_const(a, d->dtype, 0));
+    t->reduce = is_max ? SCH_RED_MAX : SCH_RED_SUM;
+    if (is_max) {
+        out[0] = t;
+        *nout = 1;
+        return true;
+    }
+    /* average: the divisor counts taps inside the data, or inside the
+     * padded data with count_include_pad (PyTorch's rule) */
+    bool incl = sch_attr_bool(cx, "count_include_pad");
+    sch_tensor *avg = sch_stage_like(cx, 0, names);
+    const sch_expr *sh0 = sch_sub(a, sch_mul(a, VAR(avg->axes[2]), I(st[0])), I(pad[0]));
+    const sch_expr *sw0 = sch_sub(a, sch_mul(a, VAR(avg->axes[3]), I(st[1])), I(pad[1]));
+    const sch_expr *nh = incl ? taps(a, sh0, k[0], dil[0], -pad[0], H + pad[2]) : taps(a, sh0, k[0], dil[0], 0, H);
+    const sch_expr *nw = incl ? taps(a, sw0, k[1], dil[1], -pad[1], W + pad[3]) : taps(a, sw0, k[1], dil[1], 0, W);
+    const sch_expr *cnt = sch_max(a, sch_mul(a, nh, nw), I(1));
+    avg->body = sch_div(a, sch_read_axes(a, t, avg), sch_cast(a, d->dtype, cnt));
+    out[0] = avg;
+    *nout = 1;
+    return true;
+}
+
+bool sch_compute_global_pool2d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout)
+{
+    su_arena *a = cx->a;
+    sch_tensor *d = in[0];
+    static const char *const names[] = {"n", "c", "oh", "ow"};
+    cx->tag = "poolsum";
+    sch_tensor *s = sch_stage_like(cx, 0, names);
+    sch_var *rh = sch_stage_raxis(cx, s, "rh", d->shape[2]), *rw = sch_stage_raxis(cx, s, "rw", d->shape[3]);
+    const sch_expr *ix[4] = {VAR(s->axes[0]), VAR(s->axes[1]), VAR(rh), VAR(rw)};
+    s->body = sch_read(a, d, 4, ix);
+    s->reduce = SCH_RED_SUM;
+    sch_tensor *t = sch_stage_like(cx, 0, names);
+    t->body = sch_div(a, sch_read_axes(a, s, t), sch_const(a, d->dtype, (double)(d->shape[2] * d->shape[3])));
+    out[0] = t;
+    *nout = 1;
+    return true;
+}
+
+bool sch_compute_adaptive_pool2d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout)
+{
+    su_arena *a = cx->a;
+    sch_tensor *d = in[0];
+    const ir_type *ot = sch_out_type(cx, 0);
+    int64_t H = d->shape[2], W = d->shape[3], OH = ot->shape[2], OW = ot->shape[3];
+    /* window i covers [floor(i*H/OH), ceil((i+1)*H/OH)); the widest one bounds the loop */
+    int64_t mh = 0, mw = 0;
+    for (int64_t i = 0; i < OH; i++) {
+        int64_t n = ((i + 1) * H + OH - 1) / OH - i * H / OH;
+        mh = n > mh ? n : mh;
+    }
+    for (int64_t i = 0; i < OW; i++) {
+        int64_t n = ((i + 1) * W + OW - 1) / OW - i * W / OW;
+        mw = n > mw ? n : mw;
+    }
+    static const char *const names[] = {"n", "c", "oh", "ow"};
+    cx->tag = "poolsum";
+    sch_tensor *s = sch_stage_like(cx, 0, names);
+    sch_var *rh = sch_stage_raxis(cx, s, "rh", mh), *rw = sch_stage_raxis(cx, s, "rw", mw);
+#define START(v, n, on) sch_div(a, sch_mul(a, v, I(n)), I(on))
+#define END(v, n, on) sch_div(a, sch_add(a, sch_mul(a, sch_add(a, v, I(1)), I(n)), I(on - 1)), I(on))
+    const sch_expr *hs = START(VAR(s->axes[2]), H, OH), *he = END(VAR(s->axes[2]), H, OH);
+    const sch_expr *ws = START(VAR(s->axes[3]), W, OW), *we = END(VAR(s->axes[3]), W, OW);
+    const sch_expr *ix[4] = {VAR(s->axes[0]), VAR(s->axes[1]), sch_add(a, hs, VAR(rh)), sch_add(a, ws, VAR(rw))};
+    const sch_expr *ok = sch_and(a, sch_bin(a, SCH_LT, VAR(rh), sch_sub(a, he, hs)),
+                                 sch_bin(a, SCH_LT, VAR(rw), sch_sub(a, we, ws)));
+    s->body = sch_select(a, ok, sch_read(a, d, 4, ix), sch_const(a, d->dtype, 0));
+    s->reduce = SCH_RED_SUM;
+    sch_tensor *t = sch_stage_like(cx, 0, names);
+    const sch_expr *th = START(VAR(t->axes[2]), H, OH), *teh = END(VAR(t->axes[2]), H, OH);
+    const sch_expr *tw = START(VAR(t->axes[3]), W, OW), *tew = END(VAR(t->axes[3]), W, OW);
+    const sch_expr *cnt = sch_mul(a, sch_sub(a, teh, th), sch_sub(a, tew, tw));
+    t->body = sch_div(a, sch_read_axes(a, s, t), sch_cast(a, d->dtype, cnt));
+#undef START
+#undef END
+    out[0] = t;
+    *nout = 1;
+    return true;
+}
+
+/* ---- softmax, layer_norm -------------------------------------------------- */
+
+/* A row reduction of x over `axis`: a stage shaped like x without that axis
+ * whose body is body_of(x read at the stage's axes with the reduction axis
+ * inserted). The returned index array (idx) is that read position. */
+static sch_tensor *row_stage(sch_cctx *cx, sch_tensor *x, int axis, const char *tag, sch_var **r)
+{
+    int64_t shape[IR_MAX_DIMS];
+    int n = 0;
+    for (int i = 0; i < x->ndim; i++)
+        if (i != axis)
+            shape[n++] = x->shape[i];
+    cx->tag = tag;
+    sch_tensor *t = sch_stage_new(cx, x->dtype, n, shape, NULL);
+    *r = sch_stage_raxis(cx, t, "r", x->shape[axis]);
+    return t;
+}
+
+/* Position in x of row stage t's element with the reduction at rv. */
+static void row_index(su_arena *a, const sch_tensor *x, int axis, const sch_tensor *t, const sch_expr *rv,
+                      const sch_expr **ix)
+{
+    int j = 0;
+    for (int i = 0; i < x->ndim; i++)
+        ix[i] = i == axis ? rv : sch_varref(a, t->axes[j++]);
+}
+
+/* The read of row stage t at the row of element idx (of x's rank). */
+static const sch_expr *row_read(su_arena *a, sch_tensor *t, int axis, int ndim, const sch_expr *const *idx)
+{
+    const sch_expr *ix[IR_MAX_DIMS];
+    int j = 0;
+    for (int i = 0; i < ndim; i++)
+        if (i != axis)
+            ix[j++] = idx[i];
+    return sch_read(a, t, j, ix);
+}
+
+static int norm_axis(int64_t axis, int ndim)
+{
+    return (int)(axis < 0 ? axis + ndim : axis);
+}
+
+bool sch_compute_softmax(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout)
+{
+    su_arena *a = cx->a;
+    sch_tensor *x = in[0];
+    bool log_sm = ir_call_op(cx->call)->id == IR_OP_LOG_SOFTMAX;
+    int axis = norm_axis(sch_attr_int(cx, "axis"), x->ndim);
+    const sch_expr *ix[IR_MAX_DIMS];
+    sch_var *r;
+    sch_tensor *m = row_stage(cx, x, axis, "rowmax", &r);
+    row_index(a, x, axis, m, VAR(r), ix);
+    m->body = sch_read(a, x, x->ndim, ix);
+    m->reduce = SCH_RED_MAX;
+    sch_tensor *s = row_stage(cx, x, axis, "rowsum", &r);
+    row_index(a, x, axis, s, VAR(r), ix);
+    const sch_expr *sx = sch_read(a, x, x->ndim, ix);
+    const sch_expr *sm[IR_MAX_DIMS];
+    for (int i = 0; i < s->ndim; i++)
+        sm[i] = VAR(s->axes[i]);
+    s->body = sch_call1(a, SCH_FN_EXP, sch_sub(a, sx, sch_read(a, m, s->ndim, sm)));
+    s->reduce = SCH_RED_SUM;
+    sch_tensor *t = sch_stage_like(cx, 0, NULL);
+    for (int i = 0; i < t->ndim; i++)
+        ix[i] = VAR(t->axes[i]);
+    const sch_expr *shifted = sch_sub(a, sch_read(a, x, x->ndim, ix), row_read(a, m, axis, t->ndim, ix));
+    const sch_expr *sum = row_read(a, s, axis, t->ndim, ix);
+    t->body = log_sm ? sch_sub(a, shifted, sch_call1(a, SCH_FN_LOG, sum))
+                     : sch_div(a, sch_call1(a, SCH_FN_EXP, shifted), sum);
+    out[0] = t;
+    *nout = 1;
+    return true;
+}
+
+bool sch_compute_layer_norm(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout)
+{
+    su_arena *a = cx->a;
+    sch_tensor *x = in[0], *gamma = in[1], *beta = in[2];
+    int axis = norm_axis(sch_attr_int(cx, "axis"), x->ndim);
+    double eps = sch_attr_float(cx, "epsilon");
+    const sch_expr *n = sch_const(a, x->dtype, (double)x->shape[axis]);
+    const sch_expr *ix[IR_MAX_DIMS], *sm[IR_MAX_DIMS];
+    sch_var *r;
+    sch_tensor *s1 = row_stage(cx, x, axis, "rowsum", &r);
+    row_index(a, x, axis, s1, VAR(r), ix);
+    s1->body = sch_read(a, x, x->ndim, ix);
+    s1->reduce = SCH_RED_SUM;
+    sch_tensor *s2 = row_stage(cx, x, axis, "rowsqsum", &r);
+    row_index(a, x, axis, s2, VAR(r), ix);
+    for (int i = 0; i < s2->ndim; i++)
+        sm[i] = VAR(s2->axes[i]);
+    const sch_expr *dev = sch_sub(a, sch_read(a, x, x->ndim, ix), sch_div(a, sch_read(a, s1, s2->ndim, sm), n));
+    s2->body = sch_mul(a, dev, dev);
+    s2->reduce = SCH_RED_SUM;
+    sch_tensor *t = sch_stage_like(cx, 0, NULL);
+    for (int i = 0; i < t->ndim; i++)
+        ix[i] = VAR(t->axes[i]);
+    const sch_expr *mean = sch_div(a, row_read(a, s1, axis, t->ndim, ix), n);
+    const sch_expr *var = sch_div(a, row_read(a, s2, axis, t->ndim, ix), n);
+    const sch_expr *v = sch_mul(a, sch_sub(a, sch_read(a, x, x->ndim, ix), mean),
+                                sch_div(a, sch_const(a, x->dtype, 1),
+                                        sch_call1(a, SCH_FN_SQRT, sch_add(a, var, sch_const(a, x->dtype, eps)))));
+    const sch_expr *c = ix[axis];
+    if (sch_attr_bool(cx, "scale"))
+        v = sch_mul(a, v, sch_read(a, gamma, 1, &c));
+    if (sch_attr_bool(cx, "center"))
+        v = sch_add(a, v, sch_read(a, beta, 1, &c));
+    t->body = v;
+    out[0] = t;
+    *nout = 1;
+    return true;
+}
+
+/* ---- batch_norm, dropout, bias_add, pad ------------------------------------ */
+
+bool sch_compute_batch_norm(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout)
+{
+    su_arena *a = cx->a;
+    sch_tensor *x = in[0];
+    int axis = norm_axis(sch_attr_int(cx, "axis"), x->ndim);
+    double eps = sch_attr_float(cx, "epsilon");
+    sch_tensor *t = sch_stage_like(cx, 0, NULL);
+    const sch_expr *c = VAR(t->axes[axis]);
+    const sch_expr *v = sch_mul(a, sch_sub(a, sch_read_axes(a, x, t), sch_read(a, in[3], 1, &c)),
+                                sch_div(a, sch_const(a, x->dtype, 1),
+                                        sch_call1(a, SCH_FN_SQRT, sch_add(a, sch_read(a, in[4], 1, &c),
+                                                                          sch_const(a, x->dtype, eps)))));
+    if (sch_attr_bool(cx, "scale"))
+        v = sch_mul(a, v, sch_read(a, in[1], 1, &c));
+    if (sch_attr_bool(cx, "center"))
+        v = sch_add(a, v, sch_read(a, in[2], 1, &c));
+    t->body = v;
+    out[0] = t;
+    for (int i = 1; i < 3; i++) {
+        sch_tensor *s = sch_stage_like(cx, i, NULL);
+        s->body = sch_read_axes(a, in[i + 2], s);
+        out[i] = s;
+    }
+    *nout = 3;
+    return true;
+}
+
+/* Inference: the data passes through; the mask is all ones. */
+bool sch_compute_dropout(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout)
+{
+    su_arena *a = cx->a;
+    sch_tensor *t = sch_stage_like(cx, 0, NULL);
+    t->body = sch_read_axes(a, in[0], t);
+    sch_tensor *m = sch_stage_like(cx, 1, NULL);
+    m->body = sch_const(a, m->dtype, 1);
+    out[0] = t;
+    out[1] = m;
+    *nout = 2;
+    return true;
+}
+
+bool sch_compute_bias_add(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout)
+{
+    su_arena *a = cx->a;
+    sch_tensor *t = sch_stage_like(cx, 0, NULL);
+    int axis = norm_axis(sch_attr_int(cx, "axis"), t->ndim);
+    const sch_expr *c = VAR(t->axes[axis]);
+    t->body = sch_add(a, sch_read_axes(a, in[0], t), sch_read(a, in[1], 1, &c));
+    out[0] = t;
+    *nout = 1;
+    return true;
+}
+
+bool sch_compute_pad(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout)
+{
+    su_arena *a = cx->a;
+    sch_tensor *x = in[0];
+    const ir_attr_val *pw = ir_call_attr(cx->call, "pad_width");
+    const char *mode = sch_attr_str(cx, "pad_mode");
+    sch_tensor *t = sch_stage_like(cx, 0, NULL);
+    const sch_expr *ix[IR_MAX_DIMS], *ok = NULL;
+    for (int i = 0; i < x->ndim; i++) {
+        int64_t before = pw->items[i].items[0].i, after = pw->items[i].items[1].i, n = x->shape[i];
+        const sch_expr *j = sch_sub(a, VAR(t->axes[i]), I(before));
+        if (!strcmp(mode, "edge")) {
+            j = sch_max(a, sch_min(a, j, I(n - 1)), I(0));
+        } else if (!strcmp(mode, "reflect")) {
+            /* -j before the start, 2(n-1) - j past the end (numpy's reflect) */
+            j = sch_select(a, sch_bin(a, SCH_LT, j, I(0)), sch_sub(a, I(0), j),
+                           sch_select(a, sch_bin(a, SCH_GE, j, I(n)), sch_sub(a, I(2 * (n - 1)), j), j));
+            j = sch_max(a, sch_min(a, j, I(n - 1)), I(0));
+        } else {
+            ok = sch_and(a, ok, in_range(a, j, 0, n, before > 0, after > 0));
+        }
+        ix[i] = j;
+    }
+    const sch_expr *value = sch_const(a, x->dtype, 0);
+    if (nin > 1)
+        value = sch_cast(a, x->dtype, sch_read(a, in[1], 0, NULL));
+    t->body = sch_select(a, ok ? ok : sch_const_int(a, IR_BOOL, 1), sch_read(a, x, x->ndim, ix), value);
+    out[0] = t;
+    *nout = 1;
+    return true;
+}

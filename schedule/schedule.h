@@ -1,0 +1,730 @@
+/* schedule.h — the map of schedule/: tensor compute definitions of ops, the
+ * loop-nest IR (LoopIR), the arithmetic simplifier, schedules (stages with
+ * their loop structure, changed by primitives recorded as a replayable
+ * trace), lowering of a scheduled fused function to LoopIR, config spaces and
+ * the schedule templates. Prefix: sch_. Depends on ir/ and support/ only.
+ *
+ * The pipeline, for one primitive (fused) function:
+ *
+ *   sch_create(func)        compute definitions: one stage (a tensor defined by
+ *                           an expression over reads of other tensors, with
+ *                           reduction axes) per op output; injective stages
+ *                           that are not outputs are marked inline
+ *   sch_apply_template(...) a template (or any caller) applies primitives:
+ *                           split, fuse, reorder, annotate, compute_at,
+ *                           compute_inline/root, cache_write, pack; each one is
+ *                           recorded in the schedule's trace
+ *   sch_lower(s)            one LoopIR function: inlined stages substituted,
+ *                           attached stages computed inside their consumer's
+ *                           loop over the region it reads, indices simplified
+ *
+ * Ownership: everything a schedule creates (stages, expressions, LoopIR)
+ * lives in the schedule's arena and is freed by sch_free. Names of stages,
+ * loops and buffers come from op names and counters, never from user text. */
+#ifndef RT_SCHEDULE_H
+#define RT_SCHEDULE_H
+
+#include "ir/ir.h"
+
+typedef struct sch_var sch_var;
+typedef struct sch_expr sch_expr;
+typedef struct sch_stmt sch_stmt;
+typedef struct sch_buffer sch_buffer;
+typedef struct sch_func sch_func;
+typedef struct sch_tensor sch_tensor;
+typedef struct sch_iter sch_iter;
+typedef struct sch_schedule sch_schedule;
+
+/* ---- expr.c: LoopIR expressions ---------------------------------------- */
+
+/* A scalar variable: a loop counter, a stage axis or a let binding. Variables
+ * compare by identity; the name is a hint for printers (uniqued there). */
+struct sch_var {
+    uint32_t id;            /* creation order in its arena (stable across runs) */
+    const char *name;       /* "k", "ax0", "n.k.f": our own text */
+    ir_dtype dtype;         /* IR_INT64 for indices */
+};
+
+/* X(ID, text): expression kinds. Binary kinds use a and b. */
+#define SCH_EXPR_KINDS(X)                                                          \
+    X(INT, "int")           /* integer constant i (dtype: int64, int32, bool...) */ \
+    X(FLOAT, "float")       /* floating constant f */                              \
+    X(VAR, "var")           /* variable var */                                     \
+    X(ADD, "+")                                                                    \
+    X(SUB, "-")                                                                    \
+    X(MUL, "*")                                                                    \
+    X(DIV, "/")             /* integers: floor division; floats: division */      \
+    X(MOD, "%")             /* integers: floor modulo (sign of the divisor) */    \
+    X(MIN, "min")                                                                  \
+    X(MAX, "max")                                                                  \
+    X(EQ, "==")             /* comparisons: bool result */                         \
+    X(NE, "!=")                                                                    \
+    X(LT, "<")                                                                     \
+    X(LE, "<=")                                                                    \
+    X(GT, ">")                                                                     \
+    X(GE, ">=")                                                                    \
+    X(AND, "&&")            /* logical, on bools */                                \
+    X(OR, "||")                                                                    \
+    X(NOT, "!")             /* a only */                                           \
+    X(SELECT, "select")     /* a ? b : c, only the chosen side is evaluated */     \
+    X(CAST, "cast")         /* a converted to dtype */                             \
+    X(CALL, "call")         /* math intrinsic fn over args */                      \
+    X(LOAD, "load")         /* buf[a], a flat element index */                     \
+    X(READ, "read")         /* tensor[args...]: compute level, before lowering */
+
+typedef enum {
+#define X(id, text) SCH_##id,
+    SCH_EXPR_KINDS(X)
+#undef X
+    SCH_EXPR_KIND_COUNT
+} sch_expr_kind;
+
+/* X(ID, name, C float function, C double function): math intrinsics. */
+#define SCH_INTRINSICS(X)               \
+    X(EXP, "exp", "expf", "exp")        \
+    X(LOG, "log", "logf", "log")        \
+    X(SQRT, "sqrt", "sqrtf", "sqrt")    \
+    X(TANH, "tanh", "tanhf", "tanh")    \
+    X(ERF, "erf", "erff", "erf")        \
+    X(FABS, "fabs", "fabsf", "fabs")    \
+    X(POW, "pow", "powf", "pow")        \
+    X(FLOOR, "floor", "floorf", "floor")
+
+typedef enum {
+#define X(id, name, cf, cd) SCH_FN_##id,
+    SCH_INTRINSICS(X)
+#undef X
+    SCH_FN_COUNT
+} sch_intrinsic;
+
+struct sch_expr {
+    sch_expr_kind kind;
+    ir_dtype dtype;             /* result type */
+    int64_t i;                  /* INT value */
+    double f;                   /* FLOAT value */
+    sch_var *var;               /* VAR */
+    const sch_expr *a, *b, *c;  /* operands (SELECT: a cond, b then, c else) */
+    sch_intrinsic fn;           /* CALL */
+    sch_buffer *buf;            /* LOAD */
+    sch_tensor *tensor;         /* READ */
+    int n;                      /* READ indices / CALL arguments */
+    const sch_expr *const *args;
+};
+
+/* Name of an expression kind ("+", "select"). */
+const char *sch_expr_kind_name(sch_expr_kind k);
+/* Name of an intrinsic ("exp") and its C function for dtype (expf / exp). */
+const char *sch_intrinsic_name(sch_intrinsic fn);
+const char *sch_intrinsic_c(sch_intrinsic fn, ir_dtype dt);
+/* A new variable (its id from a counter kept with the arena's owner). */
+sch_var *sch_var_new(su_arena *a, uint32_t *counter, const char *name, ir_dtype dt);
+
+/* Builders. They fold constant operands and the identities x+0, x*1, x*0
+ * (integers only), so that compute definitions read naturally. */
+const sch_expr *sch_int(su_arena *a, int64_t v);                       /* int64 */
+const sch_expr *sch_const_int(su_arena *a, ir_dtype dt, int64_t v);    /* any int/bool dtype */
+const sch_expr *sch_float(su_arena *a, ir_dtype dt, double v);
+const sch_expr *sch_const(su_arena *a, ir_dtype dt, double v);         /* INT or FLOAT by dtype */
+const sch_expr *sch_varref(su_arena *a, sch_var *v);
+const sch_expr *sch_bin(su_arena *a, sch_expr_kind k, const sch_expr *x, const sch_expr *y);
+const sch_expr *sch_not(su_arena *a, const sch_expr *x);
+const sch_expr *sch_select(su_arena *a, const sch_expr *c, const sch_expr *t, const sch_expr *f);
+const sch_expr *sch_cast(su_arena *a, ir_dtype dt, const sch_expr *x);
+const sch_expr *sch_call(su_arena *a, sch_intrinsic fn, ir_dtype dt, int n, const sch_expr *const *args);
+const sch_expr *sch_call1(su_arena *a, sch_intrinsic fn, const sch_expr *x);
+const sch_expr *sch_load(su_arena *a, sch_buffer *b, const sch_expr *index);
+const sch_expr *sch_read(su_arena *a, sch_tensor *t, int n, const sch_expr *const *idx);
+#define sch_add(a, x, y) sch_bin(a, SCH_ADD, x, y)
+#define sch_sub(a, x, y) sch_bin(a, SCH_SUB, x, y)
+#define sch_mul(a, x, y) sch_bin(a, SCH_MUL, x, y)
+#define sch_div(a, x, y) sch_bin(a, SCH_DIV, x, y)
+#define sch_mod(a, x, y) sch_bin(a, SCH_MOD, x, y)
+#define sch_min(a, x, y) sch_bin(a, SCH_MIN, x, y)
+#define sch_max(a, x, y) sch_bin(a, SCH_MAX, x, y)
+/* x && y where either may be NULL (meaning true). */
+const sch_expr *sch_and(su_arena *a, const sch_expr *x, const sch_expr *y);
+
+/* True for integer and bool constants of value v. */
+bool sch_is_int(const sch_expr *e, int64_t v);
+/* True when the expression kind is a binary operator. */
+bool sch_is_binary(sch_expr_kind k);
+/* Structural equality (variables and buffers by identity). */
+bool sch_expr_equal(const sch_expr *x, const sch_expr *y);
+/* Number of nodes (shared nodes counted at each use). */
+size_t sch_expr_size(const sch_expr *e);
+/* True when e mentions variable v. */
+bool sch_expr_uses(const sch_expr *e, const sch_var *v);
+/* e with vars[i] replaced by vals[i] (shares unchanged subtrees). */
+const sch_expr *sch_substitute(su_arena *a, const sch_expr *e, int n, sch_var *const *vars,
+                               const sch_expr *const *vals);
+/* Rebuilds e bottom-up, replacing each READ by fn(ctx, read) (the read's
+ * indices already rewritten); NULL from fn keeps the read. */
+typedef const sch_expr *(*sch_read_fn)(void *ctx, const sch_expr *read);
+const sch_expr *sch_map_reads(su_arena *a, const sch_expr *e, sch_read_fn fn, void *ctx);
+
+/* ---- stmt.c: LoopIR statements, buffers and functions ------------------ */
+
+/* X(ID, name): loop kinds. */
+#define SCH_LOOP_KINDS(X)                                                  \
+    X(SERIAL, "serial")                                                    \
+    X(PARALLEL, "parallel")     /* iterations spread over threads */       \
+    X(VECTORIZED, "vectorized") /* iterations as SIMD lanes */             \
+    X(UNROLLED, "unrolled")     /* body repeated extent times */           \
+    X(THREAD, "thread")         /* bound to a work-item axis (OpenCL) */
+
+typedef enum {
+#define X(id, name) SCH_LOOP_##id,
+    SCH_LOOP_KINDS(X)
+#undef X
+    SCH_LOOP_KIND_COUNT
+} sch_loop_kind;
+
+/* Where a buffer lives. */
+typedef enum {
+    SCH_SCOPE_INPUT,    /* a kernel argument read by the kernel */
+    SCH_SCOPE_OUTPUT,   /* a kernel argument the kernel writes */
+    SCH_SCOPE_GLOBAL,   /* a temporary of the whole kernel (heap) */
+    SCH_SCOPE_LOCAL,    /* a temporary of one loop iteration (registers / stack) */
+} sch_scope;
+
+struct sch_buffer {
+    const char *name;       /* "p0", "o0", "t1", "l2": our own counters */
+    ir_dtype dtype;
+    int ndim;
+    const int64_t *shape;   /* logical shape, for printing; accesses are flat */
+    int64_t size;           /* elements */
+    sch_scope scope;
+};
+
+/* X(ID, name): statement kinds. */
+#define SCH_STMT_KINDS(X)                                                   \
+    X(FOR, "for")       /* for var in [0, extent) of kind loop: body */     \
+    X(STORE, "store")   /* buf[index] = value */                            \
+    X(IF, "if")         /* if (cond) then_s else else_s (may be NULL) */    \
+    X(LET, "let")       /* let var = value in body */                       \
+    X(ALLOC, "alloc")   /* buf allocated around body */                     \
+    X(SEQ, "seq")       /* items in order */
+
+typedef enum {
+#define X(id, name) SCH_S_##id,
+    SCH_STMT_KINDS(X)
+#undef X
+} sch_stmt_kind;
+
+struct sch_stmt {
+    sch_stmt_kind kind;
+    sch_var *var;               /* FOR, LET */
+    int64_t extent;             /* FOR */
+    sch_loop_kind loop;         /* FOR */
+    int thread_axis;            /* FOR of kind THREAD: which work-item axis */
+    const sch_stmt *body;       /* FOR, LET, ALLOC */
+    sch_buffer *buf;            /* STORE, ALLOC */
+    const sch_expr *index;      /* STORE */
+    const sch_expr *value;      /* STORE, LET */
+    const sch_expr *cond;       /* IF */
+    const sch_stmt *then_s, *else_s;    /* IF */
+    int n;                      /* SEQ */
+    const sch_stmt *const *items;       /* SEQ */
+};
+
+/* A LoopIR function: buffers in, buffers out, one body. */
+struct sch_func {
+    const char *name;           /* "kernel", "pack_p1": our own text */
+    int nargs;
+    sch_buffer *const *args;    /* scope INPUT or OUTPUT */
+    const sch_stmt *body;
+};
+
+const char *sch_loop_kind_name(sch_loop_kind k);
+/* A buffer of the given shape (copied). */
+sch_buffer *sch_buffer_new(su_arena *a, const char *name, ir_dtype dt, int ndim, const int64_t *shape,
+                           sch_scope scope);
+const sch_stmt *sch_for(su_arena *a, sch_var *v, int64_t extent, sch_loop_kind k, const sch_stmt *body);
+const sch_stmt *sch_store(su_arena *a, sch_buffer *b, const sch_expr *index, const sch_expr *value);
+const sch_stmt *sch_if(su_arena *a, const sch_expr *cond, const sch_stmt *then_s, const sch_stmt *else_s);
+const sch_stmt *sch_let(su_arena *a, sch_var *v, const sch_expr *value, const sch_stmt *body);
+const sch_stmt *sch_alloc(su_arena *a, sch_buffer *b, const sch_stmt *body);
+/* A sequence of n statements; NULL items are dropped, one item is returned
+ * as is, nested sequences are flattened; NULL when nothing is left. */
+const sch_stmt *sch_seq(su_arena *a, int n, const sch_stmt *const *items);
+const sch_stmt *sch_seq2(su_arena *a, const sch_stmt *x, const sch_stmt *y);
+/* Calls fn on every expression of s (not recursing into expressions). */
+void sch_stmt_visit_exprs(const sch_stmt *s, void (*fn)(void *ctx, const sch_expr *e), void *ctx);
+/* s with vars[i] replaced by vals[i] in every expression. */
+const sch_stmt *sch_stmt_substitute(su_arena *a, const sch_stmt *s, int n, sch_var *const *vars,
+                                    const sch_expr *const *vals);
+
+/* ---- print.c: LoopIR as text ------------------------------------------- */
+
+/* Appends an expression ("p0[((i * 32) + j)]"). Names of variables come from
+ * their hints, uniqued per printer run. */
+void sch_print_expr(su_buf *b, const sch_expr *e);
+/* Appends a statement, indented by `indent` levels of two spaces. */
+void sch_print_stmt(su_buf *b, const sch_stmt *s, int indent);
+/* Appends a whole function. */
+void sch_print_func(su_buf *b, const sch_func *f);
+
+/* ---- simplify.c: arithmetic simplification ----------------------------- */
+
+/* Known ranges of variables (inclusive), e.g. loop counters [0, extent-1]. */
+typedef struct sch_range { const sch_var *var; int64_t lo, hi; } sch_range;
+typedef struct sch_bounds_ctx { SU_VEC(sch_range) r; } sch_bounds_ctx;
+
+void sch_bounds_push(sch_bounds_ctx *c, const sch_var *v, int64_t lo, int64_t hi);
+void sch_bounds_pop(sch_bounds_ctx *c);
+void sch_bounds_free(sch_bounds_ctx *c);
+/* Inclusive bounds of an integer expression; false when unbounded (then
+ * *lo, *hi are INT64_MIN / INT64_MAX where unknown). */
+bool sch_bounds(const sch_bounds_ctx *c, const sch_expr *e, int64_t *lo, int64_t *hi);
+/* Simplifies an expression: folds constants, puts sums of products into a
+ * canonical linear form (like terms merged, (x/c)*c + x%c = x), divides and
+ * takes remainders of linear forms by constants, decides comparisons,
+ * min/max and selects from the variables' bounds. */
+const sch_expr *sch_simplify(su_arena *a, const sch_bounds_ctx *c, const sch_expr *e);
+/* Simplifies a statement: loop counters get their bounds, loops of extent 1
+ * disappear, guards that are always true (or false) are removed. */
+const sch_stmt *sch_simplify_stmt(su_arena *a, sch_bounds_ctx *c, const sch_stmt *s);
+
+/* ---- compute.c: stages and compute definitions of ops ------------------ */
+
+/* How a stage combines the values of its reduction. */
+typedef enum { SCH_RED_NONE, SCH_RED_SUM, SCH_RED_MAX, SCH_RED_MIN } sch_reduce;
+
+/* Where a stage is computed. */
+typedef enum {
+    SCH_ATTACH_ROOT,    /* its own loop nest at the top of the kernel (a full buffer) */
+    SCH_ATTACH_INLINE,  /* substituted into every reader */
+    SCH_ATTACH_AT,      /* inside a loop of another stage, over the region that loop reads */
+} sch_attach;
+
+/* A split or fuse of a stage's iteration variables. */
+typedef struct sch_rel {
+    bool fuse;              /* false: split parent into outer, inner by factor */
+    sch_iter *parent;       /* split: the split iter; fuse: the fused result */
+    sch_iter *outer, *inner;
+    int64_t factor;         /* split: the inner extent */
+} sch_rel;
+
+/* An iteration variable of a stage: a root axis (spatial or reduction) or
+ * one made by split/fuse. Leaves are the stage's loops, outermost first. */
+struct sch_iter {
+    const char *name;       /* "k", "k.o", "n.k.f" */
+    sch_var *var;           /* the root axis' variable (root iters only) */
+    int64_t extent;         /* over the full (root) domain */
+    bool reduce;            /* a reduction iteration */
+    sch_loop_kind kind;     /* annotation */
+    bool leaf;              /* still a loop (not split or fused away) */
+    int root_dim;           /* root iters: axis index (reduction axes follow the spatial ones) */
+};
+
+typedef enum { SCH_TENSOR_PARAM, SCH_TENSOR_COMPUTE } sch_tensor_kind;
+
+struct sch_tensor {
+    sch_tensor_kind kind;
+    const char *name;       /* "p0" for parameters, "conv2d0" for stages */
+    int id;                 /* index in the schedule's tensor list */
+    ir_dtype dtype;
+    int ndim;
+    const int64_t *shape;
+    /* PARAM */
+    int param;              /* parameter position in the function */
+    /* COMPUTE */
+    const char *op;         /* the op that defined it ("nn.conv2d"), or "copy"/"pack"/"const" */
+    const ir_expr *call;    /* the call that defined it (attributes for templates), or NULL */
+    sch_var **axes;         /* ndim spatial axes */
+    int nraxes;             /* reduction axes */
+    sch_var **raxes;
+    int64_t *rext;
+    sch_reduce reduce;      /* how the body's values combine over the reduction */
+    const sch_expr *body;   /* the value (READs of other tensors) */
+    bool injective;         /* no reduction and only reads (inlinable) */
+    int output;             /* output position, or -1 */
+    const sch_tensor *pack_of;  /* pack stages: the parameter they repack */
+    /* schedule state */
+    sch_attach attach;
+    sch_tensor *attach_to;  /* SCH_ATTACH_AT: the consumer */
+    sch_iter *attach_iter;  /* SCH_ATTACH_AT: the consumer's loop */
+    SU_VEC(sch_iter *) iters;   /* every iter ever made (roots first) */
+    SU_VEC(sch_iter *) leaves;  /* current loops, outermost first */
+    SU_VEC(sch_rel) rels;       /* splits and fuses in order */
+    /* lowering state (valid during sch_lower) */
+    struct sch_lowering *lw;
+};
+
+/* Context of one op's compute definition. */
+typedef struct sch_cctx {
+    sch_schedule *s;
+    su_arena *a;
+    const ir_expr *call;    /* the call being defined; attributes by ir_call_attr */
+    su_diags *d;
+    const char *tag;        /* name of the next stage ("pad", "rowmax"); NULL: the op's */
+} sch_cctx;
+/* Defines the outputs of one call from its inputs (tuple arguments arrive
+ * flattened); false after reporting through sch_cctx_error. */
+typedef bool (*sch_compute_fn)(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
+
+/* A new tensor (parameter or stage) appended to the schedule's list. */
+sch_tensor *sch_tensor_add(sch_schedule *s, sch_tensor_kind kind, const char *name, ir_dtype dt, int ndim,
+                           const int64_t *shape);
+/* A new iter of stage t (appended to t's iters, not to its leaves). */
+sch_iter *sch_iter_new(sch_schedule *s, sch_tensor *t, const char *name, sch_var *var, int64_t extent,
+                       bool reduce, int root_dim);
+/* The compute definition of an op, or NULL. */
+sch_compute_fn sch_compute_of(ir_op_id op);
+/* A new stage of the given shape; its axes are named names[i] (NULL: ax0...). */
+sch_tensor *sch_stage_new(sch_cctx *cx, ir_dtype dt, int ndim, const int64_t *shape, const char *const *names);
+/* Adds a reduction axis of extent n to stage t; returns its variable. */
+sch_var *sch_stage_raxis(sch_cctx *cx, sch_tensor *t, const char *name, int64_t n);
+/* Reports an error at the call being defined; returns false. */
+bool sch_cctx_error(sch_cctx *cx, const char *fmt, ...) SU_PRINTF(2, 3);
+/* The read of tensor t at the numpy-broadcast position of an output of rank
+ * n indexed by idx (t's axes align right; extents of 1 read index 0). */
+const sch_expr *sch_read_bcast(su_arena *a, sch_tensor *t, int n, const sch_expr *const *idx);
+/* The read of t at the stage's own axes (same shape). */
+const sch_expr *sch_read_axes(su_arena *a, sch_tensor *t, sch_tensor *stage);
+/* Attributes of the call by name: an integer, a float, a bool, a string,
+ * an integer list (copied into out[max]; the count, -1 when not integers). */
+int64_t sch_attr_int(const sch_cctx *cx, const char *name);
+double sch_attr_float(const sch_cctx *cx, const char *name);
+bool sch_attr_bool(const sch_cctx *cx, const char *name);
+const char *sch_attr_str(const sch_cctx *cx, const char *name);
+int sch_attr_ints(const sch_cctx *cx, const char *name, int64_t *out, int max);
+bool sch_attr_is_none(const sch_cctx *cx, const char *name);
+/* The call's result type (a tensor), or field i of a tuple result. */
+const ir_type *sch_out_type(const sch_cctx *cx, int i);
+/* A stage shaped like the call's result (field i). */
+sch_tensor *sch_stage_like(sch_cctx *cx, int i, const char *const *names);
+/* The lowest / highest value of dt (-inf / inf for floats). */
+const sch_expr *sch_lowest(su_arena *a, ir_dtype dt);
+const sch_expr *sch_highest(su_arena *a, ir_dtype dt);
+
+/* compute_nn.c, compute_tensor.c, compute_transform.c, compute_reduce.c:
+ * one function per op family, named in the table of compute.c. */
+bool sch_compute_conv2d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
+bool sch_compute_dense(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
+bool sch_compute_batch_matmul(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
+bool sch_compute_pool2d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
+bool sch_compute_global_pool2d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
+bool sch_compute_adaptive_pool2d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
+bool sch_compute_softmax(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
+bool sch_compute_layer_norm(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
+bool sch_compute_batch_norm(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
+bool sch_compute_dropout(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
+bool sch_compute_bias_add(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
+bool sch_compute_pad(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
+bool sch_compute_unary(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
+bool sch_compute_binary(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
+bool sch_compute_where(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
+bool sch_compute_reshape(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
+bool sch_compute_transpose(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
+bool sch_compute_concatenate(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
+bool sch_compute_split(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
+bool sch_compute_strided_slice(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
+bool sch_compute_take(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
+bool sch_compute_reduce(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
+bool sch_compute_argmax(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
+
+/* ---- stage.c: schedules ------------------------------------------------- */
+
+/* X(ID, name): typed schedule errors (what a tuner counts as an invalid config). */
+#define SCH_ERRORS(X)                                                             \
+    X(OK, "ok")                                                                   \
+    X(UNSUPPORTED, "unsupported")       /* an op or dtype lowering cannot handle */ \
+    X(NO_STAGE, "no such stage")                                                  \
+    X(NO_ITER, "no such loop")                                                    \
+    X(BAD_FACTOR, "bad factor")         /* split factor out of range */          \
+    X(NOT_ADJACENT, "loops not adjacent") /* fuse of loops that are not neighbours */ \
+    X(MIXED_REDUCE, "spatial and reduction loops mixed")                          \
+    X(BAD_ANNOTATION, "bad annotation") /* e.g. vectorizing a reduction loop */   \
+    X(BAD_ATTACH, "bad compute location")                                         \
+    X(BAD_CONFIG, "bad config")         /* a config that is not in the space */  \
+    X(BAD_TRACE, "bad trace")           /* a trace that does not replay */
+
+typedef enum {
+#define X(id, name) SCH_E_##id,
+    SCH_ERRORS(X)
+#undef X
+} sch_err;
+
+struct sch_schedule {
+    su_arena arena;         /* owns every stage, expression and LoopIR node */
+    const ir_expr *func;    /* the primitive function */
+    uint32_t next_var;      /* variable id counter */
+    int next_stage;         /* stage name counter */
+    SU_VEC(sch_tensor *) tensors;   /* parameters, then stages in topological order */
+    int nparams;
+    int noutputs;
+    sch_tensor **outputs;   /* the function's results in order */
+    SU_VEC(struct sch_step) trace;  /* primitives applied, in order */
+    sch_err err;            /* last error of a primitive */
+    char *err_msg;          /* its message (malloc'd), naming the loops involved */
+};
+
+const char *sch_err_name(sch_err e);
+/* Builds the stages of a primitive function (Primitive=1, typed). Injective
+ * stages that are not outputs start inline, the others at the root. NULL
+ * after reporting in d when an op or type is not supported. */
+sch_schedule *sch_create(const ir_expr *func, su_diags *d);
+void sch_free(sch_schedule *s);
+/* Stage or parameter by name, or NULL. */
+sch_tensor *sch_find_tensor(const sch_schedule *s, const char *name);
+/* An iter of a stage by name (leaf or not), or NULL. */
+sch_iter *sch_find_iter(const sch_tensor *t, const char *name);
+/* Records err with a message; returns err (helper for primitives). */
+sch_err sch_fail(sch_schedule *s, sch_err err, const char *fmt, ...) SU_PRINTF(3, 4);
+/* Position of a leaf in t's loop order, or -1. */
+int sch_leaf_pos(const sch_tensor *t, const sch_iter *it);
+/* The stage that anchors the function (conv2d, dense, ...): the first
+ * reduction stage, or NULL. */
+sch_tensor *sch_anchor(const sch_schedule *s);
+/* True when stage r reads tensor t (after inlining). */
+bool sch_reads(const sch_schedule *s, const sch_tensor *r, const sch_tensor *t);
+/* A stage's body with inlined stages substituted (arena). */
+const sch_expr *sch_inlined_body(sch_schedule *s, const sch_tensor *t);
+
+/* ---- loop_transform.c: split, fuse, reorder ----------------------------- */
+
+/* Splits leaf it into outer (extent ceil(n/factor)) and inner (factor). */
+sch_err sch_split(sch_schedule *s, sch_tensor *t, sch_iter *it, int64_t factor, sch_iter **outer, sch_iter **inner);
+/* Fuses two adjacent leaves (outer directly around inner) into one. */
+sch_err sch_fuse(sch_schedule *s, sch_tensor *t, sch_iter *outer, sch_iter *inner, sch_iter **fused);
+/* Reorders leaves: the n listed leaves take, in the given order, the
+ * positions they occupied; the others stay where they are. */
+sch_err sch_reorder(sch_schedule *s, sch_tensor *t, int n, sch_iter *const *order);
+
+/* ---- annotate.c: vectorize, parallel, unroll, bind ---------------------- */
+
+/* Sets a leaf's loop kind (checked: vectorize and unroll need a constant,
+ * small extent; parallel and vectorize need a spatial loop). */
+sch_err sch_annotate(sch_schedule *s, sch_tensor *t, sch_iter *it, sch_loop_kind k);
+
+/* ---- compute_at.c: compute locations ------------------------------------ */
+
+/* Computes stage t inside loop `it` of its reader `consumer`, over the
+ * region of t that one iteration of that loop reads. Other readers of t
+ * must be computed at the same loop (a row statistic read by the next one
+ * and by the output); the region then covers their reads too. */
+sch_err sch_compute_at(sch_schedule *s, sch_tensor *t, sch_tensor *consumer, sch_iter *it);
+/* Substitutes t into its readers (injective stages only, not outputs). */
+sch_err sch_compute_inline(sch_schedule *s, sch_tensor *t);
+/* Computes t in its own loop nest at the top of the kernel. */
+sch_err sch_compute_root(sch_schedule *s, sch_tensor *t);
+
+/* ---- cache_write.c ------------------------------------------------------ */
+
+/* Makes a new stage that computes what t computed (same body, reduction and
+ * loops), and turns t into a copy of it; compute_at then places the new
+ * stage's results in an accumulator tile local to a loop of t. */
+sch_err sch_cache_write(sch_schedule *s, sch_tensor *t, sch_tensor **cache);
+
+/* ---- pack.c: layout packing ------------------------------------------- */
+
+/* Repacks parameter p, as read by stage t, splitting axis `axis` by factor
+ * and moving the inner part innermost (OIHW -> OIHW[f]o for axis 0 of a conv
+ * weight; (N, K) -> (N/f, K, f) for a dense weight; NCHW -> NCHW[f]c for
+ * axis 1 of data); rows past the end are zero. The pack stage is computed
+ * at the root, or once ahead of time when lowering hoists it. */
+sch_err sch_pack(sch_schedule *s, sch_tensor *t, sch_tensor *p, int axis, int64_t factor, sch_tensor **packed);
+
+/* ---- trace.c: the schedule as a replayable trace ------------------------ */
+
+/* X(ID, name): primitives. */
+#define SCH_PRIMS(X)                    \
+    X(SPLIT, "split")                   \
+    X(FUSE, "fuse")                     \
+    X(REORDER, "reorder")               \
+    X(ANNOTATE, "annotate")             \
+    X(COMPUTE_AT, "compute_at")         \
+    X(COMPUTE_INLINE, "compute_inline") \
+    X(COMPUTE_ROOT, "compute_root")     \
+    X(CACHE_WRITE, "cache_write")       \
+    X(PACK, "pack")
+
+typedef enum {
+#define X(id, name) SCH_P_##id,
+    SCH_PRIMS(X)
+#undef X
+} sch_prim;
+
+/* One applied primitive. Names are those of the schedule (stable for the
+ * same function), so a trace replays on a fresh schedule. */
+typedef struct sch_step {
+    sch_prim prim;
+    const char *stage;          /* the stage acted on */
+    int n;                      /* iters named */
+    const char **iters;         /* split/annotate: 1; fuse: 2; reorder: n; compute_at: the consumer's loop */
+    const char *other;          /* compute_at: the consumer; pack: the parameter */
+    int64_t value;              /* split: factor; annotate: loop kind; pack: axis */
+    int64_t value2;             /* pack: factor */
+} sch_step;
+
+/* Records a step (strings copied into the arena). */
+void sch_trace_add(sch_schedule *s, sch_prim p, const char *stage, int n, const char *const *iters,
+                   const char *other, int64_t value, int64_t value2);
+/* Appends the trace as text, one primitive a line ("split(conv2d0, k, 32)"). */
+void sch_trace_print(su_buf *b, const sch_schedule *s);
+/* The trace as a JSON array (malloc'd text). */
+char *sch_trace_json(const sch_schedule *s);
+/* Applies the steps of a JSON trace to s (a fresh schedule of the same
+ * function); SCH_E_BAD_TRACE or the failing primitive's error otherwise. */
+sch_err sch_trace_replay_json(sch_schedule *s, const char *json);
+
+/* ---- bound.c: regions read by a loop (for compute_at) ------------------- */
+
+/* The region of producer p read by the expressions e[0..ne), where the
+ * variables inner[0..ninner) range over [0, ext) and every other variable is
+ * fixed: per axis a minimum (an expression of the fixed variables) and an
+ * extent. Axes whose region cannot be bounded this way get [0, shape). */
+void sch_region(su_arena *a, int ne, const sch_expr *const *e, const sch_tensor *p, int ninner,
+                sch_var *const *inner, const int64_t *ext, const sch_expr **mins, int64_t *extents);
+
+/* ---- lower.c: schedule -> LoopIR --------------------------------------- */
+
+typedef struct sch_lower_opts {
+    const bool *param_const;    /* per parameter: known ahead of time (weights); may be NULL */
+    bool hoist_packs;           /* pack stages of constant parameters become prologues */
+    bool no_simplify;           /* keep the raw index arithmetic (for tests) */
+} sch_lower_opts;
+
+/* A prologue: packs parameter `param` into the kernel's extra input `packed`. */
+typedef struct sch_prologue {
+    int param;
+    sch_buffer *packed;
+    sch_func *fn;               /* args: the parameter, the packed buffer */
+} sch_prologue;
+
+typedef struct sch_lowered {
+    sch_func *kernel;           /* args: parameters, then hoisted packed buffers, then outputs */
+    int nprologues;
+    sch_prologue *prologues;
+} sch_lowered;
+
+/* Lowers the schedule; NULL with s->err set when it cannot. */
+sch_lowered *sch_lower(sch_schedule *s, const sch_lower_opts *o);
+
+/* ---- space.c: config spaces, knobs and configs -------------------------- */
+
+typedef enum { SCH_KNOB_SPLIT, SCH_KNOB_CHOICE } sch_knob_kind;
+
+/* One tunable decision. Split knobs choose a factorization of an extent into
+ * nparts factors (outermost first); choice knobs choose one of ncand values. */
+typedef struct sch_knob {
+    const char *name;           /* "tile_oc" */
+    sch_knob_kind kind;
+    int64_t extent;             /* split: the extent factorized */
+    int nparts;                 /* split: factors per candidate; choice: 1 */
+    int ncand;                  /* candidates */
+    int64_t *cands;             /* ncand x nparts values */
+    int dflt;                   /* the default candidate (the template's heuristic) */
+} sch_knob;
+
+typedef struct sch_space {
+    const char *template_name;
+    SU_VEC(sch_knob) knobs;
+} sch_space;
+
+/* A point of a space: one candidate index per knob. */
+typedef struct sch_config {
+    int n;
+    int *choice;
+} sch_config;
+
+void sch_space_free(sch_space *sp);
+void sch_config_free(sch_config *c);
+/* Number of points (saturating at INT64_MAX). */
+int64_t sch_space_size(const sch_space *sp);
+/* The knob named name, or NULL. */
+const sch_knob *sch_space_knob(const sch_space *sp, const char *name);
+/* The default config of a space (each knob at its default). */
+void sch_config_default(const sch_space *sp, sch_config *c);
+/* A uniformly random config (rand_r on *seed). */
+void sch_config_random(const sch_space *sp, unsigned *seed, sch_config *c);
+/* The config as JSON (malloc'd): {"template": ..., "knobs": {"tile_oc": [2, 32], "unroll": 1}}. */
+char *sch_config_json(const sch_space *sp, const sch_config *c);
+/* Parses a config and checks each knob against the space (every knob of the
+ * space must be given a candidate value; unknown knobs are errors). False
+ * with a message (malloc'd) in *why. */
+bool sch_config_parse(const sch_space *sp, const char *json, sch_config *c, char **why);
+/* Appends the space as text, one knob a line with its candidates. */
+void sch_space_print(su_buf *b, const sch_space *sp);
+
+/* ---- template.c and templates/: schedule templates ---------------------- */
+
+/* What templates know of the machine (targets/ fills it in from the
+ * target; schedule/ does not look at the host itself). */
+typedef struct sch_hw {
+    int lanes;                  /* float32 lanes of a vector register (16 for AVX-512) */
+    int vregs;                  /* vector registers (32 for AVX-512) */
+    int cores;                  /* threads a parallel loop gets */
+} sch_hw;
+
+/* The defaults when nothing is known: AVX-512, two cores. */
+extern const sch_hw sch_hw_default;
+
+/* What a template sees: the schedule, the space it defines knobs in, and
+ * the config that decides them (NULL: each knob's default). */
+typedef struct sch_tctx {
+    sch_schedule *s;
+    sch_space *space;
+    const sch_config *cfg;
+    const sch_hw *hw;
+    int next_knob;              /* knobs are defined in the same order every run */
+    sch_err err;
+} sch_tctx;
+
+/* Defines (once) a split knob over extent into nparts factors whose inner
+ * factor is at most max_inner (0: any); dflt are the default factors (NULL:
+ * the first candidate). Returns the chosen factors (nparts values). */
+const int64_t *sch_define_split(sch_tctx *t, const char *name, int64_t extent, int nparts, int64_t max_inner,
+                                const int64_t *dflt);
+/* Defines a choice knob among n values; returns the chosen value. */
+int64_t sch_define_knob(sch_tctx *t, const char *name, int n, const int64_t *values, int64_t dflt);
+
+/* A template: applies primitives to t->s, consulting knobs. */
+typedef void (*sch_template_fn)(sch_tctx *t);
+
+/* The template for a template name ("conv2d_nchw", "dense", ...), or the
+ * default one ("injective" / "reduce") for NULL or an unknown name. */
+sch_template_fn sch_template_find(const char *name);
+/* The template name a schedule gets: its task's (from the anchor op) or
+ * "default". */
+const char *sch_template_name(const sch_schedule *s);
+/* Runs the template with cfg (NULL: defaults) for machine hw (NULL:
+ * sch_hw_default), filling space (may be NULL). On a primitive's failure
+ * returns its error (s->err_msg says why). */
+sch_err sch_apply_template(sch_schedule *s, const char *name, const sch_hw *hw, const sch_config *cfg,
+                           sch_space *space);
+
+/* templates/default.c: injective, reduction, pooling, softmax, layer_norm;
+ * and the helpers every template shares. */
+void sch_template_default(sch_tctx *t);
+/* templates/conv2d.c: conv2d_nchw, depthwise_conv2d_nchw, group_conv2d_nchw. */
+void sch_template_conv2d(sch_tctx *t);
+/* templates/matmul.c: dense and batch_matmul. */
+void sch_template_matmul(sch_tctx *t);
+
+/* Runs a primitive unless an earlier one failed; the first error sticks. */
+#define SCH_TRY(t, call) do { if (!(t)->err) (t)->err = (call); } while (0)
+/* Schedules a root stage for the machine: its innermost spatial loop (fused
+ * with the ones outside it while shorter than a vector) vectorized and
+ * innermost, reduction loops outside it, the remaining spatial loops fused
+ * into one that is parallel when the stage is big enough to pay for
+ * threads. Does nothing to a stage whose loops were transformed already. */
+void sch_tmpl_root(sch_tctx *t, sch_tensor *st);
+/* Computes each reduction stage that is not an output inside its reader, at
+ * the innermost of the reader's loops that its reads depend on (a row
+ * statistic under the row loop); the others get sch_tmpl_root. */
+void sch_tmpl_attach_reductions(sch_tctx *t);
+/* Schedules every root stage not scheduled yet with sch_tmpl_root. */
+void sch_tmpl_finish(sch_tctx *t);
+/* The divisor of n (at most max) for a vectorized tile: the largest multiple
+ * of lanes if one divides n, else the largest divisor. */
+int64_t sch_tmpl_vector_factor(int64_t n, int64_t max, int lanes);
+/* The largest divisor of n that is at most max. */
+int64_t sch_tmpl_divisor(int64_t n, int64_t max);
+/* The only non-inline stage that reads t, or NULL. */
+sch_tensor *sch_tmpl_reader(const sch_schedule *s, const sch_tensor *t);
+/* Bit d set for each root axis of t that leaf `it` derives from. */
+uint64_t sch_leaf_roots(const sch_tensor *t, const sch_iter *it);
+
+#endif

@@ -1,0 +1,182 @@
+/* space.c — config spaces: the knobs a template defines (split knobs: the
+ * factorizations of a loop's extent into a fixed number of factors, AutoTVM's
+ * "factors" policy; choice knobs: one of a list of values), configs (one
+ * candidate per knob), their JSON form and its checking. A config is read
+ * back only through the space it belongs to, so that a config from another
+ * machine or an older version cannot reach a template unchecked. */
+#include <string.h>
+
+#include <jansson.h>
+
+#include "schedule/schedule.h"
+
+void sch_space_free(sch_space *sp)
+{
+    for (size_t i = 0; i < sp->knobs.len; i++) {
+        free((void *)sp->knobs.data[i].name);
+        free(sp->knobs.data[i].cands);
+    }
+    su_vec_free(&sp->knobs);
+}
+
+void sch_config_free(sch_config *c)
+{
+    free(c->choice);
+    c->choice = NULL;
+    c->n = 0;
+}
+
+int64_t sch_space_size(const sch_space *sp)
+{
+    int64_t n = 1;
+    for (size_t i = 0; i < sp->knobs.len; i++)
+        if (__builtin_mul_overflow(n, (int64_t)sp->knobs.data[i].ncand, &n))
+            return INT64_MAX;
+    return n;
+}
+
+const sch_knob *sch_space_knob(const sch_space *sp, const char *name)
+{
+    for (size_t i = 0; i < sp->knobs.len; i++)
+        if (!strcmp(sp->knobs.data[i].name, name))
+            return &sp->knobs.data[i];
+    return NULL;
+}
+
+void sch_config_default(const sch_space *sp, sch_config *c)
+{
+    c->n = (int)sp->knobs.len;
+    c->choice = su_calloc((size_t)(c->n ? c->n : 1), sizeof *c->choice);
+    for (int i = 0; i < c->n; i++)
+        c->choice[i] = sp->knobs.data[i].dflt;
+}
+
+void sch_config_random(const sch_space *sp, unsigned *seed, sch_config *c)
+{
+    c->n = (int)sp->knobs.len;
+    c->choice = su_calloc((size_t)(c->n ? c->n : 1), sizeof *c->choice);
+    for (int i = 0; i < c->n; i++)
+        c->choice[i] = rand_r(seed) % sp->knobs.data[i].ncand;
+}
+
+static json_t *knob_value(const sch_knob *k, int choice)
+{
+    const int64_t *v = &k->cands[(size_t)choice * k->nparts];
+    if (k->kind == SCH_KNOB_CHOICE)
+        return json_integer(v[0]);
+    json_t *a = json_array();
+    for (int j = 0; j < k->nparts; j++)
+        json_array_append_new(a, json_integer(v[j]));
+    return a;
+}
+
+char *sch_config_json(const sch_space *sp, const sch_config *c)
+{
+    json_t *knobs = json_object();
+    for (size_t i = 0; i < sp->knobs.len && (int)i < c->n; i++)
+        json_object_set_new(knobs, sp->knobs.data[i].name, knob_value(&sp->knobs.data[i], c->choice[i]));
+    json_t *o = json_pack("{s:s, s:o}", "template", sp->template_name ? sp->template_name : "", "knobs", knobs);
+    char *text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(o);
+    return text;
+}
+
+/* The candidate of k equal to JSON value v, or -1. */
+static int find_candidate(const sch_knob *k, json_t *v)
+{
+    for (int c = 0; c < k->ncand; c++) {
+        const int64_t *cv = &k->cands[(size_t)c * k->nparts];
+        if (k->kind == SCH_KNOB_CHOICE) {
+            if (json_is_integer(v) && json_integer_value(v) == cv[0])
+                return c;
+            continue;
+        }
+        if (!json_is_array(v) || (int)json_array_size(v) != k->nparts)
+            return -1;
+        bool same = true;
+        for (int j = 0; j < k->nparts && same; j++)
+            same = json_is_integer(json_array_get(v, j)) && json_integer_value(json_array_get(v, j)) == cv[j];
+        if (same)
+            return c;
+    }
+    return -1;
+}
+
+static bool fail(char **why, const char *fmt, const char *arg)
+{
+    su_buf b = {0};
+    su_buf_printf(&b, fmt, arg);
+    *why = su_buf_take(&b);
+    return false;
+}
+
+bool sch_config_parse(const sch_space *sp, const char *text, sch_config *c, char **why)
+{
+    json_error_t jerr;
+    json_t *o = json_loads(text, 0, &jerr);
+    c->n = 0;
+    c->choice = NULL;
+    if (!o || !json_is_object(o)) {
+        json_decref(o);
+        return fail(why, "config is not a JSON object%s", o ? "" : ": malformed JSON");
+    }
+    const char *tmpl = json_string_value(json_object_get(o, "template"));
+    json_t *knobs = json_object_get(o, "knobs");
+    bool ok = true;
+    if (tmpl && sp->template_name && strcmp(tmpl, sp->template_name) != 0)
+        ok = fail(why, "config is for template %s", tmpl);
+    else if (!json_is_object(knobs))
+        ok = fail(why, "config has no \"knobs\" object%s", "");
+    if (ok) {
+        const char *key;
+        json_t *v;
+        json_object_foreach(knobs, key, v) {
+            if (!sch_space_knob(sp, key)) {
+                ok = fail(why, "unknown knob %s", key);
+                break;
+            }
+        }
+    }
+    if (ok) {
+        c->n = (int)sp->knobs.len;
+        c->choice = su_calloc((size_t)(c->n ? c->n : 1), sizeof *c->choice);
+        for (int i = 0; i < c->n && ok; i++) {
+            const sch_knob *k = &sp->knobs.data[i];
+            json_t *v = json_object_get(knobs, k->name);
+            if (!v)
+                ok = fail(why, "knob %s is missing", k->name);
+            else if ((c->choice[i] = find_candidate(k, v)) < 0)
+                ok = fail(why, "knob %s has a value outside its candidates", k->name);
+        }
+        if (!ok)
+            sch_config_free(c);
+    }
+    json_decref(o);
+    return ok;
+}
+
+void sch_space_print(su_buf *b, const sch_space *sp)
+{
+    su_buf_printf(b, "template %s: %lld configs\n", sp->template_name ? sp->template_name : "?",
+                  (long long)sch_space_size(sp));
+    for (size_t i = 0; i < sp->knobs.len; i++) {
+        const sch_knob *k = &sp->knobs.data[i];
+        if (k->kind == SCH_KNOB_SPLIT)
+            su_buf_printf(b, "  %s: split %lld into %d:", k->name, (long long)k->extent, k->nparts);
+        else
+            su_buf_printf(b, "  %s: choice:", k->name);
+        for (int c = 0; c < k->ncand; c++) {
+            const int64_t *v = &k->cands[(size_t)c * k->nparts];
+            su_buf_puts(b, c == k->dflt ? " *" : " ");
+            if (k->kind == SCH_KNOB_CHOICE) {
+                su_buf_printf(b, "%lld", (long long)v[0]);
+                continue;
+            }
+            su_buf_putc(b, '[');
+            for (int j = 0; j < k->nparts; j++)
+                su_buf_printf(b, "%s%lld", j ? "," : "", (long long)v[j]);
+            su_buf_putc(b, ']');
+        }
+        su_buf_putc(b, '\n');
+    }
+}

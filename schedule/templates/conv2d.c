@@ -1,0 +1,123 @@
+/* conv2d.c — the template for nn.conv2d (NCHW data, OIHW weights): plain,
+ * depthwise and grouped. The output (the epilogue: scale, shift, relu,
+ * residual add, all inlined into it; or a copy made by cache_write) is
+ * tiled by output channels and output columns; the conv is computed at the
+ * column-tile loop into an accumulator tile of tile_oc x tile_ow values that
+ * stays in registers: per reduction step, tile_ow broadcast inputs times
+ * tile_oc / lanes weight vectors. The weights are packed to OIHW[tile_oc]o
+ * so that a vector of output channels is contiguous (done once at compile
+ * time for constant weights). The padded input is materialized at the root
+ * (knob pad_inline: or read through guards). Depthwise convs vectorize
+ * along the output row instead, where the inputs are contiguous.
+ * Parallelism: the batch, channel-tile and row loops, fused. */
+#include <string.h>
+
+#include "schedule/schedule.h"
+
+/* The parameter stage a reads as its weight (rank 4, K rows), or NULL. */
+static sch_tensor *weight_of(const sch_schedule *s, const sch_tensor *a)
+{
+    for (size_t i = 0; i < (size_t)s->nparams; i++) {
+        sch_tensor *p = s->tensors.data[i];
+        const ir_type *wt = a->call ? a->call->u.call.args[1]->type : NULL;
+        if (p->ndim == 4 && wt && p->shape[0] == wt->shape[0] && p->shape[1] == wt->shape[1] &&
+            a->call->u.call.args[1]->kind == IR_VAR && s->func->u.func.params[i] == a->call->u.call.args[1])
+            return p;
+    }
+    return NULL;
+}
+
+/* The stage a reads as its (padded) input, if it is a stage. */
+static sch_tensor *pad_of(const sch_schedule *s, const sch_tensor *a)
+{
+    for (size_t i = 0; i < s->tensors.len; i++) {
+        sch_tensor *p = s->tensors.data[i];
+        if (p->kind == SCH_TENSOR_COMPUTE && p != a && !strncmp(p->name, "pad", 3) && p->call == a->call)
+            return p;
+    }
+    return NULL;
+}
+
+void sch_template_conv2d(sch_tctx *t)
+{
+    sch_schedule *s = t->s;
+    int lanes = t->hw->lanes;
+    sch_tensor *a = sch_anchor(s);
+    if (!a || a->ndim != 4 || a->nraxes != 3) {
+        sch_template_default(t);
+        return;
+    }
+    bool depthwise = !strcmp(t->space->template_name, "depthwise_conv2d_nchw");
+    sch_tensor *o;
+    if (a->output >= 0) {
+        sch_tensor *copy = a;
+        SCH_TRY(t, sch_cache_write(s, copy, &a));
+        o = copy;
+    } else {
+        o = sch_tmpl_reader(s, a);
+    }
+    if (t->err)
+        return;
+    if (!o || o->output < 0 || o->ndim != 4) {
+        sch_template_default(t);
+        return;
+    }
+    int64_t K = a->shape[1], OW = a->shape[3];
+    int64_t kb0, owb0;
+    if (depthwise) {
+        owb0 = sch_tmpl_vector_factor(OW, 2 * lanes, lanes);
+        kb0 = sch_tmpl_divisor(K, 24 / ((owb0 + lanes - 1) / lanes) < 8 ? 24 / ((owb0 + lanes - 1) / lanes) : 8);
+    } else {
+        kb0 = sch_tmpl_vector_factor(K, 2 * lanes, lanes);
+        owb0 = sch_tmpl_divisor(OW, (t->hw->vregs - 8) / ((kb0 + lanes - 1) / lanes));
+    }
+    const int64_t dk[2] = {K / kb0, kb0}, dw[2] = {OW / owb0, owb0};
+    const int64_t *tk = sch_define_split(t, "tile_oc", K, 2, 64, dk);
+    const int64_t *tw = sch_define_split(t, "tile_ow", OW, 2, 32, dw);
+    int64_t kb = tk[1], owb = tw[1];
+    static const int64_t off_on[2] = {0, 1};
+    sch_tensor *pad = pad_of(s, a);
+    int64_t pad_inline = pad ? sch_define_knob(t, "pad_inline", 2, off_on, 0) : 0;
+    int64_t unroll_kw = sch_define_knob(t, "unroll_kw", 2, off_on, 0);
+    int64_t pack = depthwise ? 0 : sch_define_knob(t, "pack_weight", 2, off_on, 1);
+    if (pad && !pad_inline)
+        SCH_TRY(t, sch_compute_root(s, pad));
+    sch_tensor *w = weight_of(s, a);
+    if (pack && w)
+        SCH_TRY(t, sch_pack(s, a, w, 0, kb, NULL));
+    if (t->err)
+        return;
+    /* the output: tiles of kb channels x owb columns */
+    sch_iter *n = o->leaves.data[0], *oc = o->leaves.data[1], *oh = o->leaves.data[2], *ow = o->leaves.data[3];
+    sch_iter *oco, *oci, *owo, *owi, *f;
+    SCH_TRY(t, sch_split(s, o, oc, kb, &oco, &oci));
+    SCH_TRY(t, sch_split(s, o, ow, owb, &owo, &owi));
+    if (t->err)
+        return;
+    sch_iter *oorder[6] = {n, oco, oh, owo, oci, owi};
+    SCH_TRY(t, sch_reorder(s, o, 6, oorder));
+    SCH_TRY(t, sch_fuse(s, o, n, oco, &f));
+    SCH_TRY(t, sch_fuse(s, o, f, oh, &f));
+    SCH_TRY(t, sch_annotate(s, o, f, SCH_LOOP_PARALLEL));
+    if (owb > 1)
+        SCH_TRY(t, sch_annotate(s, o, owi, SCH_LOOP_VECTORIZED));
+    /* the conv: the same tiles, reductions outside the register block */
+    sch_iter *an = a->leaves.data[0], *aoc = a->leaves.data[1], *aoh = a->leaves.data[2], *aow = a->leaves.data[3];
+    sch_iter *ic = a->leaves.data[4], *kh = a->leaves.data[5], *kw = a->leaves.data[6];
+    sch_iter *aoco, *aoci, *aowo, *aowi;
+    SCH_TRY(t, sch_split(s, a, aoc, kb, &aoco, &aoci));
+    SCH_TRY(t, sch_split(s, a, aow, owb, &aowo, &aowi));
+    if (t->err)
+        return;
+    sch_iter *vec = depthwise ? aowi : aoci, *reg = depthwise ? aoci : aowi;
+    sch_iter *aorder[9] = {an, aoco, aoh, aowo, ic, kh, kw, reg, vec};
+    SCH_TRY(t, sch_reorder(s, a, 9, aorder));
+    if (reg->extent > 1)
+        SCH_TRY(t, sch_annotate(s, a, reg, SCH_LOOP_UNROLLED));
+    if (vec->extent > 1)
+        SCH_TRY(t, sch_annotate(s, a, vec, SCH_LOOP_VECTORIZED));
+    if (unroll_kw && kw->extent > 1)
+        SCH_TRY(t, sch_annotate(s, a, kw, SCH_LOOP_UNROLLED));
+    SCH_TRY(t, sch_compute_at(s, a, o, owo));
+    sch_tmpl_finish(t);
+}

@@ -1,0 +1,126 @@
+/* matmul.c — the template for nn.dense and nn.batch_matmul. The output
+ * (epilogue or cache_write copy) is tiled into tile_y rows x tile_x columns;
+ * the product is computed at the tile loop into an accumulator tile kept in
+ * registers: per k, tile_y broadcast elements of the left operand times
+ * tile_x / lanes vectors of the right one. The right operand is packed so
+ * that tile_x consecutive columns of one k are contiguous: (N, K) ->
+ * (N/x, K, x) for a dense weight (once, at compile time, when it is a
+ * constant), (B, N, K) -> (B, N/x, K, x) for batch_matmul's second operand
+ * (each call). The column-tile loop is outermost of the parallel loops, so
+ * that a thread keeps its weight panels in its cache while it walks the
+ * rows. */
+#include <string.h>
+
+#include "schedule/schedule.h"
+
+/* The parameter read as argument i of a's call, or NULL. */
+static sch_tensor *param_arg(const sch_schedule *s, const sch_tensor *a, int i)
+{
+    if (!a->call || a->call->u.call.nargs <= i || a->call->u.call.args[i]->kind != IR_VAR)
+        return NULL;
+    for (int k = 0; k < s->nparams; k++)
+        if (s->func->u.func.params[k] == a->call->u.call.args[i])
+            return s->tensors.data[k];
+    return NULL;
+}
+
+void sch_template_matmul(sch_tctx *t)
+{
+    sch_schedule *s = t->s;
+    int lanes = t->hw->lanes;
+    sch_tensor *a = sch_anchor(s);
+    if (!a || a->ndim < 1 || a->nraxes != 1) {
+        sch_template_default(t);
+        return;
+    }
+    bool bmm = !strcmp(a->op, "nn.batch_matmul");
+    sch_tensor *o;
+    if (a->output >= 0) {
+        sch_tensor *copy = a;
+        SCH_TRY(t, sch_cache_write(s, copy, &a));
+        o = copy;
+    } else {
+        o = sch_tmpl_reader(s, a);
+    }
+    if (t->err)
+        return;
+    if (!o || o->output < 0 || o->ndim != a->ndim) {
+        sch_template_default(t);
+        return;
+    }
+    int nd = a->ndim;
+    int64_t N = a->shape[nd - 1], M = nd >= 2 ? a->shape[nd - 2] : 1;
+    int64_t nb0 = sch_tmpl_vector_factor(N, 2 * lanes, lanes);
+    int64_t mb0 = sch_tmpl_divisor(M, (t->hw->vregs - 8) / ((nb0 + lanes - 1) / lanes));
+    const int64_t dx[2] = {N / nb0, nb0}, dy[2] = {M / mb0, mb0};
+    const int64_t *tx = sch_define_split(t, "tile_x", N, 2, 64, dx);
+    const int64_t *ty = sch_define_split(t, "tile_y", M, 2, 16, dy);
+    int64_t nb = tx[1], mb = ty[1];
+    static const int64_t off_on[2] = {0, 1};
+    /* the operand whose columns the vector loop walks, if it is stored
+     * with k innermost (dense weights; batch_matmul with transpose_b) */
+    sch_tensor *w = NULL;
+    int waxis = 0;
+    if (!bmm) {
+        w = param_arg(s, a, 1);
+    } else if (ir_call_attr(a->call, "transpose_b")->i) {
+        w = param_arg(s, a, 1);
+        waxis = 1;
+    }
+    int64_t pack = w ? sch_define_knob(t, "pack_weight", 2, off_on, 1) : 0;
+    if (pack)
+        SCH_TRY(t, sch_pack(s, a, w, waxis, nb, NULL));
+    if (t->err)
+        return;
+    /* the output: batch axes, then tiles of rows and columns */
+    sch_iter *oi = nd >= 2 ? o->leaves.data[nd - 2] : NULL, *oj = o->leaves.data[nd - 1];
+    sch_iter *oio = NULL, *oii = NULL, *ojo, *oji, *f = NULL;
+    if (oi)
+        SCH_TRY(t, sch_split(s, o, oi, mb, &oio, &oii));
+    SCH_TRY(t, sch_split(s, o, oj, nb, &ojo, &oji));
+    if (t->err)
+        return;
+    sch_iter *order[IR_MAX_DIMS + 4];
+    int n = 0;
+    for (int d = 0; d < nd - 2; d++)
+        order[n++] = o->leaves.data[d];
+    order[n++] = ojo;
+    if (oi) {
+        order[n++] = oio;
+        order[n++] = oii;
+    }
+    order[n++] = oji;
+    SCH_TRY(t, sch_reorder(s, o, n, order));
+    int nouter = n - (oi ? 2 : 1);
+    f = order[0];
+    for (int i = 1; i < nouter && !t->err; i++)
+        SCH_TRY(t, sch_fuse(s, o, f, order[i], &f));
+    SCH_TRY(t, sch_annotate(s, o, f, SCH_LOOP_PARALLEL));
+    if (nb > 1)
+        SCH_TRY(t, sch_annotate(s, o, oji, SCH_LOOP_VECTORIZED));
+    /* the product: the same tiles; k outside the register block */
+    sch_iter *ai = nd >= 2 ? a->leaves.data[nd - 2] : NULL, *aj = a->leaves.data[nd - 1], *k = a->leaves.data[nd];
+    sch_iter *aio = NULL, *aii = NULL, *ajo, *aji;
+    if (ai)
+        SCH_TRY(t, sch_split(s, a, ai, mb, &aio, &aii));
+    SCH_TRY(t, sch_split(s, a, aj, nb, &ajo, &aji));
+    if (t->err)
+        return;
+    n = 0;
+    for (int d = 0; d < nd - 2; d++)
+        order[n++] = a->leaves.data[d];
+    if (ai)
+        order[n++] = aio;
+    order[n++] = ajo;
+    order[n++] = k;
+    if (ai)
+        order[n++] = aii;
+    order[n++] = aji;
+    SCH_TRY(t, sch_reorder(s, a, n, order));
+    if (aii && mb > 1)
+        SCH_TRY(t, sch_annotate(s, a, aii, SCH_LOOP_UNROLLED));
+    if (nb > 1)
+        SCH_TRY(t, sch_annotate(s, a, aji, SCH_LOOP_VECTORIZED));
+    SCH_TRY(t, sch_compute_at(s, a, o, f));
+    sch_tmpl_finish(t);
+}
