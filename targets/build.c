@@ -1,0 +1,214 @@
+/* build.c — generated C into a loaded shared object. The system compiler
+ * ($RELAY_TUNE_CC, else cc) runs with the target's flags; its output is
+ * cached under a name made of a 128-bit hash of the compiler, the flags and
+ * the source, so that the same kernel is compiled once per machine. The
+ * cache lives in $RELAY_TUNE_CACHE, $XDG_CACHE_HOME/relay-tune or
+ * ~/.cache/relay-tune; tests point $RELAY_TUNE_CACHE at a temporary
+ * directory. A compile writes to a file of its own and renames it into
+ * place, so that concurrent builders of the same kernel never see half a
+ * file. The source stays next to the object, for people reading it. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "targets/targets.h"
+
+extern char **environ;
+
+static const char *const err_names[] = {
+#define X(id, name) name,
+    TG_ERRORS(X)
+#undef X
+};
+
+const char *tg_err_name(tg_err e)
+{
+    return err_names[e];
+}
+
+struct tg_lib {
+    void *handle;
+    char *path;
+};
+
+char *tg_cache_dir(void)
+{
+    const char *e = getenv("RELAY_TUNE_CACHE");
+    su_buf b = {0};
+    if (e && *e)
+        su_buf_puts(&b, e);
+    else if ((e = getenv("XDG_CACHE_HOME")) && *e)
+        su_buf_printf(&b, "%s/relay-tune", e);
+    else
+        su_buf_printf(&b, "%s/.cache/relay-tune", (e = getenv("HOME")) && *e ? e : "/tmp");
+    return su_buf_take(&b);
+}
+
+/* mkdir -p. */
+static bool make_dirs(const char *path)
+{
+    char *p = su_strdup(path);
+    bool ok = true;
+    for (char *c = p + 1; ok; c++) {
+        if (*c != '/' && *c)
+            continue;
+        char save = *c;
+        *c = 0;
+        if (mkdir(p, 0777) != 0 && errno != EEXIST)
+            ok = false;
+        *c = save;
+        if (!save)
+            break;
+    }
+    free(p);
+    return ok;
+}
+
+static bool write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return false;
+    size_t n = strlen(text);
+    bool ok = fwrite(text, 1, n, f) == n;
+    return fclose(f) == 0 && ok;
+}
+
+/* Splits flags at spaces into argv entries (flags never quote). */
+static int split_flags(char *flags, char **argv, int max)
+{
+    int n = 0;
+    for (char *t = strtok(flags, " "); t && n < max; t = strtok(NULL, " "))
+        argv[n++] = t;
+    return n;
+}
+
+/* Runs the compiler; its stderr goes to log_path. */
+static bool run_compiler(const char *cc, const char *cflags, const char *src, const char *out, const char *log_path)
+{
+    char *flags = su_strdup(cflags);
+    char *argv[64];
+    int n = 0;
+    argv[n++] = (char *)cc;
+    n += split_flags(flags, argv + n, 48);
+    argv[n++] = "-o";
+    argv[n++] = (char *)out;
+    argv[n++] = (char *)src;
+    argv[n++] = "-lm";
+    argv[n] = NULL;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 2, log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, cc, &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    free(flags);
+    if (rc != 0)
+        return false;
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR)
+            return false;
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+/* Kernels use OpenMP, whose worker threads outlive any one kernel: unloading
+ * libgomp with the last kernel that needed it would pull the code from under
+ * them. Load it once, never to be unloaded. */
+static void pin_openmp(void)
+{
+    static bool pinned;
+    if (!pinned)
+        pinned = dlopen("libgomp.so.1", RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE) != NULL;
+}
+
+tg_err tg_build(const char *src, const tg_target *t, tg_lib **out, char **log)
+{
+    const char *cc = getenv("RELAY_TUNE_CC");
+    if (!cc || !*cc)
+        cc = "cc";
+    *out = NULL;
+    if (log)
+        *log = NULL;
+    /* the key: two FNV-1a streams over compiler, flags and source */
+    uint64_t h1 = su_hash_str(cc), h2 = su_hash_u64(SU_HASH_INIT, 0x9e3779b97f4a7c15ULL);
+    h1 = su_hash_bytes(h1, t->cflags, strlen(t->cflags));
+    h1 = su_hash_bytes(h1, src, strlen(src));
+    h2 = su_hash_bytes(h2, src, strlen(src));
+    h2 = su_hash_bytes(h2, t->cflags, strlen(t->cflags));
+    h2 = su_hash_bytes(h2, cc, strlen(cc));
+    char *dir = tg_cache_dir();
+    su_buf so = {0}, tmp_so = {0}, c = {0}, lg = {0};
+    su_buf_printf(&so, "%s/%016llx%016llx.so", dir, (unsigned long long)h1, (unsigned long long)h2);
+    tg_err err = TG_E_OK;
+    if (access(su_buf_str(&so), R_OK) != 0) {
+        su_buf_printf(&c, "%s/%016llx%016llx.c", dir, (unsigned long long)h1, (unsigned long long)h2);
+        su_buf_printf(&tmp_so, "%s.%ld.tmp", su_buf_str(&so), (long)getpid());
+        su_buf_printf(&lg, "%s.%ld.log", su_buf_str(&so), (long)getpid());
+        if (!make_dirs(dir) || !write_file(su_buf_str(&c), src)) {
+            err = TG_E_IO;
+            if (log)
+                *log = su_strdup(strerror(errno));
+        } else if (!run_compiler(cc, t->cflags, su_buf_str(&c), su_buf_str(&tmp_so), su_buf_str(&lg))) {
+            err = TG_E_COMPILE;
+            if (log) {
+                size_t n;
+                *log = su_read_file(su_buf_str(&lg), &n);
+                if (!*log)
+                    *log = su_strdup("the compiler could not be run");
+            }
+            unlink(su_buf_str(&tmp_so));
+        } else if (rename(su_buf_str(&tmp_so), su_buf_str(&so)) != 0) {
+            err = TG_E_IO;
+            if (log)
+                *log = su_strdup(strerror(errno));
+            unlink(su_buf_str(&tmp_so));
+        }
+        unlink(su_buf_str(&lg));
+    }
+    if (!err) {
+        pin_openmp();
+        void *h = dlopen(su_buf_str(&so), RTLD_NOW | RTLD_LOCAL);
+        if (!h) {
+            err = TG_E_LOAD;
+            if (log)
+                *log = su_strdup(dlerror());
+        } else {
+            tg_lib *l = su_calloc(1, sizeof *l);
+            l->handle = h;
+            l->path = su_buf_take(&so);
+            *out = l;
+        }
+    }
+    free(dir);
+    su_buf_free(&so);
+    su_buf_free(&tmp_so);
+    su_buf_free(&c);
+    su_buf_free(&lg);
+    return err;
+}
+
+void *tg_lib_sym(tg_lib *l, const char *name)
+{
+    return dlsym(l->handle, name);
+}
+
+const char *tg_lib_path(const tg_lib *l)
+{
+    return l->path;
+}
+
+void tg_lib_close(tg_lib *l)
+{
+    if (!l)
+        return;
+    dlclose(l->handle);
+    free(l->path);
+    free(l);
+}

@@ -1,0 +1,252 @@
+/* harness.c — loading models, lowering, building and running kernels for
+ * the code generation tests (see harness.h). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/codegen/harness.h"
+
+ir_module *hx_load(const char *name, const char *text)
+{
+    su_diags d = {0};
+    ir_module *m = ir_parse(name, text, strlen(text), &d);
+    tr_options o = {.level = 3};
+    if (!m || !ir_infer_types(m, &d) || !tr_optimize(m, &o, &d)) {
+        su_diags_print(stderr, &d);
+        su_panic("test model %s does not load", name);
+    }
+    su_diags_free(&d);
+    return m;
+}
+
+typedef SU_VEC(const ir_expr *) expr_vec;
+
+static void walk(const ir_expr *e, expr_vec *out)
+{
+    switch (e->kind) {
+    case IR_CALL:
+        for (int i = 0; i < e->u.call.nargs; i++)
+            walk(e->u.call.args[i], out);
+        if (tr_is_primitive(e->u.call.fn)) {
+            for (size_t i = 0; i < out->len; i++)
+                if (out->data[i] == e->u.call.fn)
+                    return;
+            su_vec_push(out, e->u.call.fn);
+        }
+        break;
+    case IR_TUPLE:
+        for (int i = 0; i < e->u.tuple.n; i++)
+            walk(e->u.tuple.fields[i], out);
+        break;
+    case IR_PROJ: walk(e->u.proj.tuple, out); break;
+    case IR_LET:
+        walk(e->u.let.value, out);
+        walk(e->u.let.body, out);
+        break;
+    default: break;
+    }
+}
+
+size_t hx_primitives(const ir_module *m, const ir_expr ***out)
+{
+    expr_vec v = {0};
+    ir_global_def *g = ir_module_find(m, "main");
+    if (g)
+        walk(g->func->u.func.body, &v);
+    *out = v.data;
+    return v.len;
+}
+
+static int next_kernel;
+
+bool hx_prepare(hx_kernel *k, const ir_expr *func, const char *tmpl, const sch_config *cfg, bool naive, bool hoist)
+{
+    su_diags d = {0};
+    memset(k, 0, sizeof *k);
+    k->func = func;
+    snprintf(k->name, sizeof k->name, "k%d", next_kernel++);
+    k->s = sch_create(func, &d);
+    if (!k->s) {
+        su_diags_print(stderr, &d);
+        su_diags_free(&d);
+        return false;
+    }
+    su_diags_free(&d);
+    if (!naive) {
+        sch_err e = sch_apply_template(k->s, tmpl, NULL, cfg, NULL);
+        if (e) {
+            fprintf(stderr, "# template: %s: %s\n", sch_err_name(e), k->s->err_msg);
+            return false;
+        }
+    }
+    bool consts[64];
+    for (int i = 0; i < 64; i++)
+        consts[i] = true;
+    sch_lower_opts o = {consts, hoist, false};
+    k->l = sch_lower(k->s, &o);
+    if (!k->l)
+        fprintf(stderr, "# lower: %s\n", k->s->err_msg);
+    return k->l != NULL;
+}
+
+tg_lib *hx_build(hx_kernel *ks, int n)
+{
+    su_buf src = {0};
+    tg_c_prelude(&src);
+    for (int i = 0; i < n; i++) {
+        tg_c_func(&src, ks[i].l->kernel, ks[i].name);
+        for (int p = 0; p < ks[i].l->nprologues && p < 8; p++) {
+            char name[48];
+            snprintf(name, sizeof name, "%s_p%d", ks[i].name, p);
+            tg_c_func(&src, ks[i].l->prologues[p].fn, name);
+        }
+    }
+    tg_target t;
+    const char *why;
+    if (!tg_target_parse("cpu", &t, &why))
+        su_panic("%s", why);
+    tg_lib *lib;
+    char *log;
+    tg_err e = tg_build(su_buf_str(&src), &t, &lib, &log);
+    su_buf_free(&src);
+    if (e) {
+        fprintf(stderr, "# build: %s\n%s\n", tg_err_name(e), log ? log : "");
+        free(log);
+        return NULL;
+    }
+    for (int i = 0; i < n; i++) {
+        ks[i].fn = (tg_entry_fn)tg_lib_sym(lib, ks[i].name);
+        for (int p = 0; p < ks[i].l->nprologues && p < 8; p++) {
+            char name[48];
+            snprintf(name, sizeof name, "%s_p%d", ks[i].name, p);
+            ks[i].pro[p] = (tg_entry_fn)tg_lib_sym(lib, name);
+        }
+    }
+    return lib;
+}
+
+void hx_kernel_free(hx_kernel *k)
+{
+    sch_free(k->s);
+    k->s = NULL;
+}
+
+static void *alloc_buffer(const sch_buffer *b)
+{
+    size_t bytes = (size_t)(b->size ? b->size : 1) * (size_t)ir_dtype_bytes(b->dtype);
+    void *p = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
+    memset(p, 0, bytes);
+    return p;
+}
+
+static void store(const sch_buffer *b, void *p, int64_t i, double v)
+{
+    switch (b->dtype) {
+    case IR_FLOAT32: ((float *)p)[i] = (float)v; break;
+    case IR_FLOAT64: ((double *)p)[i] = v; break;
+    case IR_INT32: ((int32_t *)p)[i] = (int32_t)v; break;
+    case IR_INT64: ((int64_t *)p)[i] = (int64_t)v; break;
+    case IR_INT8: ((int8_t *)p)[i] = (int8_t)v; break;
+    case IR_INT16: ((int16_t *)p)[i] = (int16_t)v; break;
+    default: ((uint8_t *)p)[i] = (uint8_t)v; break;
+    }
+}
+
+static double load(const sch_buffer *b, const void *p, int64_t i)
+{
+    switch (b->dtype) {
+    case IR_FLOAT32: return ((const float *)p)[i];
+    case IR_FLOAT64: return ((const double *)p)[i];
+    case IR_INT32: return ((const int32_t *)p)[i];
+    case IR_INT64: return (double)((const int64_t *)p)[i];
+    case IR_INT8: return ((const int8_t *)p)[i];
+    case IR_INT16: return ((const int16_t *)p)[i];
+    default: return ((const uint8_t *)p)[i];
+    }
+}
+
+int hx_run(hx_kernel *k, hx_tensor *const *inputs, hx_tensor **outputs, int *nout)
+{
+    const sch_func *f = k->l->kernel;
+    void *args[64];
+    int np = k->s->nparams, no = 0;
+    for (int i = 0; i < f->nargs; i++) {
+        args[i] = alloc_buffer(f->args[i]);
+        if (i < np)
+            for (int64_t j = 0; j < f->args[i]->size; j++)
+                store(f->args[i], args[i], j, inputs[i]->v[j]);
+    }
+    for (int p = 0; p < k->l->nprologues; p++) {
+        void *pa[2] = {args[k->l->prologues[p].param], args[np + p]};
+        k->pro[p](pa);
+    }
+    int rc = k->fn(args);
+    for (int i = 0; i < f->nargs; i++) {
+        if (f->args[i]->scope == SCH_SCOPE_OUTPUT) {
+            const sch_buffer *b = f->args[i];
+            hx_tensor *t = hx_tensor_new(b->dtype, b->ndim, b->shape);
+            for (int64_t j = 0; j < b->size; j++)
+                t->v[j] = load(b, args[i], j);
+            outputs[no++] = t;
+        }
+        free(args[i]);
+    }
+    *nout = no;
+    return rc;
+}
+
+void hx_random_inputs(const ir_expr *func, unsigned seed, double lo, double hi, hx_tensor **inputs)
+{
+    for (int i = 0; i < func->u.func.nparams; i++) {
+        const ir_expr *p = func->u.func.params[i];
+        const ir_type *t = p->type ? p->type : p->u.var.annot;
+        hx_tensor *x = hx_tensor_new(t->dtype, t->ndim, t->shape);
+        for (int64_t j = 0; j < x->n; j++) {
+            double r = (double)rand_r(&seed) / RAND_MAX;
+            if (ir_dtype_is_float(t->dtype))
+                x->v[j] = (double)(float)(lo + (hi - lo) * r);
+            else if (t->dtype == IR_BOOL)
+                x->v[j] = r < 0.5;
+            else
+                x->v[j] = (double)(rand_r(&seed) % 4);
+        }
+        inputs[i] = x;
+    }
+}
+
+double hx_max_rel_err(const hx_tensor *got, const hx_tensor *want)
+{
+    if (!got || !want || got->n != want->n)
+        return INFINITY;
+    double m = 1e-6, e = 0;
+    for (int64_t i = 0; i < want->n; i++)
+        m = fabs(want->v[i]) > m ? fabs(want->v[i]) : m;
+    for (int64_t i = 0; i < want->n; i++) {
+        double d = fabs(got->v[i] - want->v[i]);
+        if (isnan(got->v[i]) != isnan(want->v[i]))
+            return INFINITY;
+        if (!isnan(d) && d / m > e)
+            e = d / m;
+    }
+    return e;
+}
+
+static char cache_dir[64];
+
+static void remove_cache(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", cache_dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "# could not remove %s\n", cache_dir);
+}
+
+void hx_temp_cache(void)
+{
+    snprintf(cache_dir, sizeof cache_dir, "/tmp/relay-tune-test-XXXXXX");
+    if (!mkdtemp(cache_dir))
+        su_panic("mkdtemp failed");
+    setenv("RELAY_TUNE_CACHE", cache_dir, 1);
+    atexit(remove_cache);
+}

@@ -1,0 +1,69 @@
+/* harness.h — what the code generation tests share: an independent oracle
+ * (oracle.c), loading small models, lowering their primitive functions with
+ * a template and config, building many kernels into one shared object (one
+ * compiler run), running them on random inputs and measuring the error. */
+#ifndef RT_TEST_HARNESS_H
+#define RT_TEST_HARNESS_H
+
+#include "ir/ir.h"
+#include "ir/transform/transform.h"
+#include "schedule/schedule.h"
+#include "targets/targets.h"
+
+/* A tensor of the oracle: values as doubles whatever the dtype. */
+typedef struct hx_tensor {
+    ir_dtype dtype;
+    int ndim;
+    int64_t shape[IR_MAX_DIMS];
+    int64_t n;
+    double *v;
+    bool borrowed;      /* an input: the oracle does not free it */
+} hx_tensor;
+
+typedef struct hx_oracle {
+    const ir_expr *func;
+    hx_tensor *const *inputs;
+} hx_oracle;
+
+hx_tensor *hx_tensor_new(ir_dtype dt, int ndim, const int64_t *shape);
+void hx_tensor_free(hx_tensor *t);
+/* Evaluates a primitive function on inputs (one per parameter); returns the
+ * number of outputs written to outputs[]. */
+int hx_oracle_run(const ir_expr *func, hx_tensor *const *inputs, hx_tensor **outputs);
+
+/* Parses and type-checks Relay text, then optimizes it at -O3 (fusion);
+ * aborts the test on errors. */
+ir_module *hx_load(const char *name, const char *text);
+/* The primitive functions called from @main, in call order (malloc'd array). */
+size_t hx_primitives(const ir_module *m, const ir_expr ***out);
+
+/* One generated kernel. */
+typedef struct hx_kernel {
+    const ir_expr *func;
+    sch_schedule *s;
+    sch_lowered *l;
+    char name[32];          /* entry point: k<N>; prologues k<N>_p<i> */
+    tg_entry_fn fn;
+    tg_entry_fn pro[8];
+} hx_kernel;
+
+/* Schedules func with template tmpl (NULL: its own) and cfg (NULL: the
+ * defaults; naive: no template at all) and lowers it (hoisting packs of
+ * every parameter when hoist). False with a diagnostic printed on failure. */
+bool hx_prepare(hx_kernel *k, const ir_expr *func, const char *tmpl, const sch_config *cfg, bool naive, bool hoist);
+/* Builds kernels into one shared object (RELAY_TUNE_CACHE must be set) and
+ * resolves their entry points; NULL with the log printed on failure. */
+tg_lib *hx_build(hx_kernel *ks, int n);
+void hx_kernel_free(hx_kernel *k);
+/* Runs a kernel (prologues first) on inputs; outputs[] get new tensors.
+ * Returns the kernel's status. */
+int hx_run(hx_kernel *k, hx_tensor *const *inputs, hx_tensor **outputs, int *nout);
+/* Random inputs for func's parameters: floats in [lo, hi], ints in [0, 3]
+ * (indices of take), bools at random. */
+void hx_random_inputs(const ir_expr *func, unsigned seed, double lo, double hi, hx_tensor **inputs);
+/* max |got - want| / max(max |want|, 1e-6) (NaN and size mismatch: inf). */
+double hx_max_rel_err(const hx_tensor *got, const hx_tensor *want);
+/* Sets RELAY_TUNE_CACHE to a fresh temporary directory, removed at exit. */
+void hx_temp_cache(void);
+
+#endif
