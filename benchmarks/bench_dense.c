@@ -1,0 +1,221 @@
+/* bench_dense.c — dense 1024 x 1024 x 1024 (nn.dense: x (M, K) times
+ * w (N, K) transposed) with relay-tune's default schedule for the CPU,
+ * next to OpenBLAS's cblas_sgemm in the same process when the build found
+ * OpenBLAS. The weight is packed once ahead of time, as the compiled model
+ * does for constant weights (the packing's own time is printed apart);
+ * sgemm packs inside every call. Reports the best and the median of
+ * --repeat runs after warm-up, in GFLOP/s, and the ratio.
+ *
+ *   env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE benchmarks/bench_dense [--size N] [--repeat R]
+ *       [--emit-c FILE] [--config JSON]
+ *
+ * (this machine's environment sets those two variables, which makes
+ * OpenBLAS pick a slower kernel; unset them for its best). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "config.h"
+#include "ir/transform/transform.h"
+#include "schedule/schedule.h"
+#include "targets/targets.h"
+
+#ifdef HAVE_OPENBLAS
+#include <cblas.h>
+#endif
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void *buffer(size_t floats)
+{
+    void *p = aligned_alloc(64, (floats * 4 + 63) & ~(size_t)63);
+    if (!p) {
+        fprintf(stderr, "out of memory\n");
+        exit(1);
+    }
+    return p;
+}
+
+/* Times fn(ctx) `repeat` times after two warm-up runs; best and median. */
+typedef void (*run_fn)(void *ctx);
+static void timeit(run_fn fn, void *ctx, int repeat, double *best, double *median)
+{
+    double *t = malloc((size_t)repeat * sizeof *t);
+    fn(ctx);
+    fn(ctx);
+    for (int i = 0; i < repeat; i++) {
+        double t0 = now();
+        fn(ctx);
+        t[i] = now() - t0;
+    }
+    qsort(t, (size_t)repeat, sizeof *t, cmp_double);
+    *best = t[0];
+    *median = t[repeat / 2];
+    free(t);
+}
+
+typedef struct kctx { tg_entry_fn fn; void *args[4]; } kctx;
+static void run_kernel(void *p)
+{
+    kctx *k = p;
+    if (k->fn(k->args) != 0)
+        exit(1);
+}
+
+#ifdef HAVE_OPENBLAS
+typedef struct bctx { int n; const float *a, *b; float *c; } bctx;
+static void run_blas(void *p)
+{
+    bctx *k = p;
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, k->n, k->n, k->n, 1.0f, k->a, k->n, k->b, k->n, 0.0f, k->c,
+                k->n);
+}
+#endif
+
+int main(int argc, char **argv)
+{
+    int n = 1024, repeat = 20;
+    const char *emit = NULL, *config = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--size") && i + 1 < argc)
+            n = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
+            repeat = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--emit-c") && i + 1 < argc)
+            emit = argv[++i];
+        else if (!strcmp(argv[i], "--config") && i + 1 < argc)
+            config = argv[++i];
+        else {
+            fprintf(stderr, "usage: bench_dense [--size N] [--repeat R] [--emit-c FILE] [--config JSON]\n");
+            return 2;
+        }
+    }
+    if (n < 1 || repeat < 1)
+        return 2;
+    char text[512];
+    snprintf(text, sizeof text,
+             "#[version = \"0.0.5\"]\ndef @main(%%x: Tensor[(%d, %d), float32], %%w: Tensor[(%d, %d), float32]) "
+             "{ nn.dense(%%x, %%w) }\n", n, n, n, n);
+    su_diags d = {0};
+    ir_module *m = ir_parse("dense.relay", text, strlen(text), &d);
+    tr_options o = {.level = 3};
+    if (!m || !ir_infer_types(m, &d) || !tr_optimize(m, &o, &d)) {
+        su_diags_print(stderr, &d);
+        return 1;
+    }
+    /* main's body calls the one primitive function */
+    const ir_expr *call = ir_module_find(m, "main")->func->u.func.body;
+    const ir_expr *f = call->u.call.fn;
+    sch_schedule *s = sch_create(f, &d);
+    tg_target t;
+    const char *why;
+    if (!s || !tg_target_parse("cpu", &t, &why)) {
+        su_diags_print(stderr, &d);
+        return 1;
+    }
+    sch_space sp = {0};
+    sch_config cfg = {0};
+    sch_err e = sch_apply_template(s, NULL, &t.hw, NULL, &sp);
+    if (!e && config) {
+        char *bad = NULL;
+        if (!sch_config_parse(&sp, config, &cfg, &bad)) {
+            fprintf(stderr, "bench_dense: %s\n", bad);
+            return 2;
+        }
+        sch_free(s);
+        s = sch_create(f, &d);
+        e = sch_apply_template(s, NULL, &t.hw, &cfg, NULL);
+    } else if (!e) {
+        sch_config_default(&sp, &cfg);
+    }
+    bool consts[2] = {false, true};
+    sch_lower_opts lo = {consts, true, false};
+    sch_lowered *l = e ? NULL : sch_lower(s, &lo);
+    if (!l) {
+        fprintf(stderr, "bench_dense: %s\n", s->err_msg);
+        return 1;
+    }
+    su_buf src = {0};
+    tg_c_prelude(&src);
+    tg_c_func(&src, l->kernel, "dense_kernel");
+    if (l->nprologues)
+        tg_c_func(&src, l->prologues[0].fn, "dense_pack");
+    if (emit) {
+        FILE *out = fopen(emit, "w");
+        if (out) {
+            fputs(su_buf_str(&src), out);
+            fclose(out);
+        }
+    }
+    tg_lib *lib;
+    char *log;
+    if (tg_build(su_buf_str(&src), &t, &lib, &log)) {
+        fprintf(stderr, "bench_dense: build failed:\n%s\n", log ? log : "");
+        return 1;
+    }
+    char *cj = sch_config_json(&sp, &cfg);
+    printf("dense %dx%dx%d, %d threads, config %s\n", n, n, n, t.cores, cj);
+    free(cj);
+    float *x = buffer((size_t)n * n), *w = buffer((size_t)n * n), *y = buffer((size_t)n * n);
+    float *wp = l->nprologues ? buffer((size_t)l->prologues[0].packed->size) : NULL;
+    unsigned seed = 1;
+    for (size_t i = 0; i < (size_t)n * n; i++) {
+        x[i] = (float)rand_r(&seed) / RAND_MAX - 0.5f;
+        w[i] = (float)rand_r(&seed) / RAND_MAX - 0.5f;
+    }
+    double gflop = 2.0 * n * n * n * 1e-9, best, median;
+    kctx k = {(tg_entry_fn)tg_lib_sym(lib, "dense_kernel"), {x, w, wp ? (void *)wp : (void *)y, y}};
+    if (wp) {
+        tg_entry_fn pack = (tg_entry_fn)tg_lib_sym(lib, "dense_pack");
+        void *pa[2] = {w, wp};
+        double t0 = now();
+        pack(pa);
+        printf("  weight packing (once, ahead of time): %.3f ms\n", (now() - t0) * 1e3);
+    }
+    timeit(run_kernel, &k, repeat, &best, &median);
+    double ours = gflop / best;
+    printf("  relay-tune default schedule: best %.3f ms (%.1f GFLOP/s), median %.3f ms (%.1f GFLOP/s)\n", best * 1e3,
+           ours, median * 1e3, gflop / median);
+#ifdef HAVE_OPENBLAS
+    float *ref = buffer((size_t)n * n);
+    bctx b = {n, x, w, ref};
+    timeit(run_blas, &b, repeat, &best, &median);
+    double blas = gflop / best;
+    printf("  OpenBLAS cblas_sgemm:        best %.3f ms (%.1f GFLOP/s), median %.3f ms (%.1f GFLOP/s)\n", best * 1e3,
+           blas, median * 1e3, gflop / median);
+    double err = 0, mx = 1e-6;
+    for (size_t i = 0; i < (size_t)n * n; i++) {
+        err = fmax(err, fabs((double)y[i] - ref[i]));
+        mx = fmax(mx, fabs((double)ref[i]));
+    }
+    printf("  ratio (best): %.2f of OpenBLAS; max error relative to the output: %.1e\n", ours / blas, err / mx);
+    free(ref);
+#else
+    printf("  (OpenBLAS not found at configure time: no baseline)\n");
+#endif
+    free(x);
+    free(w);
+    free(y);
+    free(wp);
+    su_buf_free(&src);
+    tg_lib_close(lib);
+    sch_config_free(&cfg);
+    sch_space_free(&sp);
+    sch_free(s);
+    ir_module_free(m);
+    su_diags_free(&d);
+    return 0;
+}
