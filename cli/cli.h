@@ -20,6 +20,10 @@ int cli_cmd_opt(int argc, char **argv);
 /* relay-tune tasks MODEL [--json] ... */
 int cli_cmd_tasks(int argc, char **argv);
 
+/* ---- cmd_lower.c ---- */
+/* relay-tune lower MODEL --task N [--config JSON] [--emit WHAT] */
+int cli_cmd_lower(int argc, char **argv);
+
 /* ---- main.c ---- */
 /* Prints "relay-tune: error: ..." to stderr. */
 void cli_error(const char *fmt, ...)

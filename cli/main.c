@@ -16,6 +16,7 @@ static const struct {
     {"parse", cli_cmd_parse, "parse and type-check a Relay text file; print it with inferred types"},
     {"opt", cli_cmd_opt, "optimize a model (passes, operator fusion) and print it"},
     {"tasks", cli_cmd_tasks, "list the tuning tasks (fused kernels) of a model"},
+    {"lower", cli_cmd_lower, "print the loop nest (or C) of a task under a schedule"},
 };
 
 void cli_error(const char *fmt, ...)

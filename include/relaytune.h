@@ -71,6 +71,23 @@ void rt_module_tasks(rt_module *m, const rt_task **tasks, size_t *n);
 /* The tasks as a JSON document (malloc'd): {"tasks": [...], "total_gflop": x}. */
 char *rt_tasks_json(const rt_task *tasks, size_t n);
 
+/* What rt_task_lower returns. */
+enum {
+    RT_LOWER_LOOPIR = 0,    /* the loop nest (LoopIR text), prologues first */
+    RT_LOWER_C = 1,         /* the generated C translation unit */
+    RT_LOWER_TRACE = 2,     /* the schedule's primitives, one a line */
+    RT_LOWER_SPACE = 3,     /* the config space: knobs and their candidates */
+    RT_LOWER_CONFIG = 4,    /* the config used, as JSON */
+};
+
+/* Lowers task `index` of an optimized module (numbered as rt_module_tasks
+ * lists them) with its schedule template and a config (JSON as
+ * {"knobs": {...}}; NULL: the template's defaults) for a target ("cpu";
+ * NULL: "cpu"), and returns the text `what` asks for (malloc'd), or NULL
+ * after writing the error to errs. Weights that the template packs (dense
+ * and conv2d) are packed by prologues, as the compiled model does once. */
+char *rt_task_lower(rt_module *m, size_t index, const char *config_json, const char *target, int what, FILE *errs);
+
 #ifdef __cplusplus
 }
 #endif
