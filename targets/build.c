@@ -88,8 +88,9 @@ static int split_flags(char *flags, char **argv, int max)
     return n;
 }
 
-/* Runs the compiler; its stderr goes to log_path. */
-static bool run_compiler(const char *cc, const char *cflags, const char *src, const char *out, const char *log_path)
+/* Starts the compiler on src, writing out; its stderr goes to log_path.
+ * Returns the child's pid, or -1. */
+static pid_t spawn_compiler(const char *cc, const char *cflags, const char *src, const char *out, const char *log_path)
 {
     char *flags = su_strdup(cflags);
     char *argv[64];
@@ -109,13 +110,7 @@ static bool run_compiler(const char *cc, const char *cflags, const char *src, co
     int rc = posix_spawnp(&pid, cc, &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     free(flags);
-    if (rc != 0)
-        return false;
-    int st;
-    while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR)
-            return false;
-    return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    return rc == 0 ? pid : -1;
 }
 
 /* Kernels use OpenMP, whose worker threads outlive any one kernel: unloading
@@ -128,70 +123,146 @@ static void pin_openmp(void)
         pinned = dlopen("libgomp.so.1", RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE) != NULL;
 }
 
-tg_err tg_build(const char *src, const tg_target *t, tg_lib **out, char **log)
+/* One translation unit on its way to a loaded object. */
+typedef struct unit {
+    const char *src;
+    su_buf so, c, tmp, lg;  /* object, source, temporary object, compiler log */
+    pid_t pid;              /* running compiler, or -1 */
+    tg_err err;
+    char *log;
+} unit;
+
+static void unit_fail(unit *u, tg_err e, const char *why)
+{
+    u->err = e;
+    if (!u->log)
+        u->log = su_strdup(why);
+}
+
+/* A compiler finished: install its output or record why not. */
+static void unit_finish(unit *u, int status)
+{
+    u->pid = -1;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        size_t n;
+        u->err = TG_E_COMPILE;
+        u->log = su_read_file(su_buf_str(&u->lg), &n);
+        if (!u->log)
+            u->log = su_strdup("the compiler could not be run");
+        unlink(su_buf_str(&u->tmp));
+    } else if (rename(su_buf_str(&u->tmp), su_buf_str(&u->so)) != 0) {
+        unit_fail(u, TG_E_IO, strerror(errno));
+        unlink(su_buf_str(&u->tmp));
+    }
+    unlink(su_buf_str(&u->lg));
+}
+
+/* Waits for the oldest running compiler of units[0..n) (only our own
+ * children: a library must not reap its caller's). */
+static void wait_one(unit *units, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (units[i].pid <= 0)
+            continue;
+        int st;
+        pid_t r;
+        while ((r = waitpid(units[i].pid, &st, 0)) < 0 && errno == EINTR)
+            ;
+        if (r < 0) {
+            units[i].pid = -1;
+            unit_fail(&units[i], TG_E_COMPILE, "lost the compiler process");
+        } else {
+            unit_finish(&units[i], st);
+        }
+        return;
+    }
+}
+
+tg_err tg_build_many(const char *const *srcs, int n, const tg_target *t, int jobs, tg_lib **out, char **log)
 {
     const char *cc = getenv("RELAY_TUNE_CC");
     if (!cc || !*cc)
         cc = "cc";
-    *out = NULL;
+    if (jobs < 1)
+        jobs = 1;
     if (log)
         *log = NULL;
-    /* the key: two FNV-1a streams over compiler, flags and source */
-    uint64_t h1 = su_hash_str(cc), h2 = su_hash_u64(SU_HASH_INIT, 0x9e3779b97f4a7c15ULL);
-    h1 = su_hash_bytes(h1, t->cflags, strlen(t->cflags));
-    h1 = su_hash_bytes(h1, src, strlen(src));
-    h2 = su_hash_bytes(h2, src, strlen(src));
-    h2 = su_hash_bytes(h2, t->cflags, strlen(t->cflags));
-    h2 = su_hash_bytes(h2, cc, strlen(cc));
     char *dir = tg_cache_dir();
-    su_buf so = {0}, tmp_so = {0}, c = {0}, lg = {0};
-    su_buf_printf(&so, "%s/%016llx%016llx.so", dir, (unsigned long long)h1, (unsigned long long)h2);
+    unit *units = su_calloc((size_t)(n ? n : 1), sizeof *units);
+    bool dir_ok = make_dirs(dir);
+    int running = 0;
+    for (int i = 0; i < n; i++) {
+        unit *u = &units[i];
+        out[i] = NULL;
+        u->src = srcs[i];
+        u->pid = -1;
+        /* the key: two FNV-1a streams over compiler, flags and source */
+        uint64_t h1 = su_hash_str(cc), h2 = su_hash_u64(SU_HASH_INIT, 0x9e3779b97f4a7c15ULL);
+        h1 = su_hash_bytes(h1, t->cflags, strlen(t->cflags));
+        h1 = su_hash_bytes(h1, u->src, strlen(u->src));
+        h2 = su_hash_bytes(h2, u->src, strlen(u->src));
+        h2 = su_hash_bytes(h2, t->cflags, strlen(t->cflags));
+        h2 = su_hash_bytes(h2, cc, strlen(cc));
+        su_buf_printf(&u->so, "%s/%016llx%016llx.so", dir, (unsigned long long)h1, (unsigned long long)h2);
+        if (access(su_buf_str(&u->so), R_OK) == 0)
+            continue;
+        su_buf_printf(&u->c, "%s/%016llx%016llx.c", dir, (unsigned long long)h1, (unsigned long long)h2);
+        su_buf_printf(&u->tmp, "%s.%ld.%d.tmp", su_buf_str(&u->so), (long)getpid(), i);
+        su_buf_printf(&u->lg, "%s.%ld.%d.log", su_buf_str(&u->so), (long)getpid(), i);
+        if (!dir_ok || !write_file(su_buf_str(&u->c), u->src)) {
+            unit_fail(u, TG_E_IO, strerror(errno));
+            continue;
+        }
+        while (running >= jobs) {
+            wait_one(units, n);
+            running--;
+        }
+        u->pid = spawn_compiler(cc, t->cflags, su_buf_str(&u->c), su_buf_str(&u->tmp), su_buf_str(&u->lg));
+        if (u->pid < 0)
+            unit_fail(u, TG_E_COMPILE, "the compiler could not be run");
+        else
+            running++;
+    }
+    while (running > 0) {
+        wait_one(units, n);
+        running--;
+    }
     tg_err err = TG_E_OK;
-    if (access(su_buf_str(&so), R_OK) != 0) {
-        su_buf_printf(&c, "%s/%016llx%016llx.c", dir, (unsigned long long)h1, (unsigned long long)h2);
-        su_buf_printf(&tmp_so, "%s.%ld.tmp", su_buf_str(&so), (long)getpid());
-        su_buf_printf(&lg, "%s.%ld.log", su_buf_str(&so), (long)getpid());
-        if (!make_dirs(dir) || !write_file(su_buf_str(&c), src)) {
-            err = TG_E_IO;
-            if (log)
-                *log = su_strdup(strerror(errno));
-        } else if (!run_compiler(cc, t->cflags, su_buf_str(&c), su_buf_str(&tmp_so), su_buf_str(&lg))) {
-            err = TG_E_COMPILE;
-            if (log) {
-                size_t n;
-                *log = su_read_file(su_buf_str(&lg), &n);
-                if (!*log)
-                    *log = su_strdup("the compiler could not be run");
+    for (int i = 0; i < n; i++) {
+        unit *u = &units[i];
+        if (!u->err) {
+            pin_openmp();
+            void *h = dlopen(su_buf_str(&u->so), RTLD_NOW | RTLD_LOCAL);
+            if (!h) {
+                unit_fail(u, TG_E_LOAD, dlerror());
+            } else {
+                tg_lib *l = su_calloc(1, sizeof *l);
+                l->handle = h;
+                l->path = su_buf_take(&u->so);
+                out[i] = l;
             }
-            unlink(su_buf_str(&tmp_so));
-        } else if (rename(su_buf_str(&tmp_so), su_buf_str(&so)) != 0) {
-            err = TG_E_IO;
-            if (log)
-                *log = su_strdup(strerror(errno));
-            unlink(su_buf_str(&tmp_so));
         }
-        unlink(su_buf_str(&lg));
-    }
-    if (!err) {
-        pin_openmp();
-        void *h = dlopen(su_buf_str(&so), RTLD_NOW | RTLD_LOCAL);
-        if (!h) {
-            err = TG_E_LOAD;
-            if (log)
-                *log = su_strdup(dlerror());
-        } else {
-            tg_lib *l = su_calloc(1, sizeof *l);
-            l->handle = h;
-            l->path = su_buf_take(&so);
-            *out = l;
+        if (u->err && !err) {
+            err = u->err;
+            if (log) {
+                *log = u->log;
+                u->log = NULL;
+            }
         }
+        free(u->log);
+        su_buf_free(&u->so);
+        su_buf_free(&u->c);
+        su_buf_free(&u->tmp);
+        su_buf_free(&u->lg);
     }
+    free(units);
     free(dir);
-    su_buf_free(&so);
-    su_buf_free(&tmp_so);
-    su_buf_free(&c);
-    su_buf_free(&lg);
     return err;
+}
+
+tg_err tg_build(const char *src, const tg_target *t, tg_lib **out, char **log)
+{
+    return tg_build_many(&src, 1, t, 1, out, log);
 }
 
 void *tg_lib_sym(tg_lib *l, const char *name)

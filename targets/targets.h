@@ -68,6 +68,10 @@ char *tg_cache_dir(void);
  * is $RELAY_TUNE_CC or cc; flags are the target's. On an error, *log gets
  * the compiler's messages or the reason (malloc'd; may be NULL). */
 tg_err tg_build(const char *src, const tg_target *t, tg_lib **out, char **log);
+/* Builds n translation units, running up to `jobs` compilers at once;
+ * out[i] gets unit i's object (NULL where it failed). Returns the first
+ * error (its log in *log), TG_E_OK when all were built. */
+tg_err tg_build_many(const char *const *srcs, int n, const tg_target *t, int jobs, tg_lib **out, char **log);
 /* The address of an exported function, or NULL. */
 void *tg_lib_sym(tg_lib *l, const char *name);
 /* The shared object's path (in the cache). */
