@@ -72,7 +72,9 @@ void sch_template_conv2d(sch_tctx *t)
         owb0 = sch_tmpl_divisor(OW, (t->hw->vregs - 8) / ((kb0 + lanes - 1) / lanes));
     }
     const int64_t dk[2] = {K / kb0, kb0}, dw[2] = {OW / owb0, owb0};
-    const int64_t *tk = sch_define_split(t, "tile_oc", K, 2, 64, dk);
+    /* the unrolled dimension of the register tile (columns; channels for
+     * depthwise) stays within what the vector registers can hold */
+    const int64_t *tk = sch_define_split(t, "tile_oc", K, 2, depthwise ? 16 : 64, dk);
     const int64_t *tw = sch_define_split(t, "tile_ow", OW, 2, 32, dw);
     int64_t kb = tk[1], owb = tw[1];
     static const int64_t off_on[2] = {0, 1};

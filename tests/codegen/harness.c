@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tests/codegen/harness.h"
@@ -90,32 +91,53 @@ bool hx_prepare(hx_kernel *k, const ir_expr *func, const char *tmpl, const sch_c
     return k->l != NULL;
 }
 
-tg_lib *hx_build(hx_kernel *ks, int n)
+tg_lib **hx_build(hx_kernel *ks, int n, int *nlibs)
 {
-    su_buf src = {0};
-    tg_c_prelude(&src);
-    for (int i = 0; i < n; i++) {
-        tg_c_func(&src, ks[i].l->kernel, ks[i].name);
-        for (int p = 0; p < ks[i].l->nprologues && p < 8; p++) {
-            char name[48];
-            snprintf(name, sizeof name, "%s_p%d", ks[i].name, p);
-            tg_c_func(&src, ks[i].l->prologues[p].fn, name);
-        }
-    }
     tg_target t;
     const char *why;
     if (!tg_target_parse("cpu", &t, &why))
         su_panic("%s", why);
-    tg_lib *lib;
+    /* one translation unit per core, compiled side by side */
+    int nu = n < t.cores ? n : t.cores;
+    nu = nu < 1 ? 1 : nu;
+    su_buf *src = su_calloc((size_t)nu, sizeof *src);
+    const char **texts = su_calloc((size_t)nu, sizeof *texts);
+    size_t bytes = 0;
+    for (int u = 0; u < nu; u++)
+        tg_c_prelude(&src[u]);
+    for (int i = 0; i < n; i++) {
+        su_buf *b = &src[i % nu];
+        tg_c_func(b, ks[i].l->kernel, ks[i].name);
+        for (int p = 0; p < ks[i].l->nprologues && p < 8; p++) {
+            char name[48];
+            snprintf(name, sizeof name, "%s_p%d", ks[i].name, p);
+            tg_c_func(b, ks[i].l->prologues[p].fn, name);
+        }
+    }
+    for (int u = 0; u < nu; u++) {
+        texts[u] = su_buf_str(&src[u]);
+        bytes += src[u].len;
+    }
+    tg_lib **libs = su_calloc((size_t)nu, sizeof *libs);
     char *log;
-    tg_err e = tg_build(su_buf_str(&src), &t, &lib, &log);
-    su_buf_free(&src);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    tg_err e = tg_build_many(texts, nu, &t, t.cores, libs, &log);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    printf("# built %d kernels (%zu bytes of C, %d units) in %.1f s\n", n, bytes, nu,
+           (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
+    for (int u = 0; u < nu; u++)
+        su_buf_free(&src[u]);
+    free(src);
+    free(texts);
     if (e) {
         fprintf(stderr, "# build: %s\n%s\n", tg_err_name(e), log ? log : "");
         free(log);
+        hx_close(libs, nu);
         return NULL;
     }
     for (int i = 0; i < n; i++) {
+        tg_lib *lib = libs[i % nu];
         ks[i].fn = (tg_entry_fn)tg_lib_sym(lib, ks[i].name);
         for (int p = 0; p < ks[i].l->nprologues && p < 8; p++) {
             char name[48];
@@ -123,7 +145,15 @@ tg_lib *hx_build(hx_kernel *ks, int n)
             ks[i].pro[p] = (tg_entry_fn)tg_lib_sym(lib, name);
         }
     }
-    return lib;
+    *nlibs = nu;
+    return libs;
+}
+
+void hx_close(tg_lib **libs, int n)
+{
+    for (int i = 0; libs && i < n; i++)
+        tg_lib_close(libs[i]);
+    free(libs);
 }
 
 void hx_kernel_free(hx_kernel *k)

@@ -51,9 +51,12 @@ typedef struct hx_kernel {
  * defaults; naive: no template at all) and lowers it (hoisting packs of
  * every parameter when hoist). False with a diagnostic printed on failure. */
 bool hx_prepare(hx_kernel *k, const ir_expr *func, const char *tmpl, const sch_config *cfg, bool naive, bool hoist);
-/* Builds kernels into one shared object (RELAY_TUNE_CACHE must be set) and
- * resolves their entry points; NULL with the log printed on failure. */
-tg_lib *hx_build(hx_kernel *ks, int n);
+/* Builds kernels into shared objects, one translation unit per core
+ * compiled side by side (RELAY_TUNE_CACHE must be set), and resolves their
+ * entry points; NULL with the log printed on failure. */
+tg_lib **hx_build(hx_kernel *ks, int n, int *nlibs);
+/* Unloads what hx_build loaded. */
+void hx_close(tg_lib **libs, int n);
 void hx_kernel_free(hx_kernel *k);
 /* Runs a kernel (prologues first) on inputs; outputs[] get new tensors.
  * Returns the kernel's status. */

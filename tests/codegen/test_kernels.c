@@ -115,8 +115,9 @@ int main(void)
     hx_kernel *ks = malloc((size_t)nj * sizeof *ks);
     for (int i = 0; i < nj; i++)
         ks[i] = jobs[i].k;
-    tg_lib *lib = hx_build(ks, nj);
-    ok(lib != NULL, "%d kernels build in one shared object", nj);
+    int nlibs = 0;
+    tg_lib **lib = hx_build(ks, nj, &nlibs);
+    ok(lib != NULL, "%d kernels build", nj);
     for (int i = 0; lib && i < nj; i++) {
         job *j = &jobs[i];
         hx_kernel *k = &ks[i];
@@ -148,7 +149,7 @@ int main(void)
     for (int i = 0; i < nj; i++)
         hx_kernel_free(&ks[i]);
     free(ks);
-    tg_lib_close(lib);
+    hx_close(lib, nlibs);
     for (int i = 0; i < NMODELS; i++)
         ir_module_free(mods[i]);
     return tap_done();
