@@ -10,6 +10,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -116,11 +117,16 @@ static pid_t spawn_compiler(const char *cc, const char *cflags, const char *src,
 /* Kernels use OpenMP, whose worker threads outlive any one kernel: unloading
  * libgomp with the last kernel that needed it would pull the code from under
  * them. Load it once, never to be unloaded. */
+static void pin_once(void)
+{
+    /* (the handle is deliberately never closed) */
+    (void)dlopen("libgomp.so.1", RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE);
+}
+
 static void pin_openmp(void)
 {
-    static bool pinned;
-    if (!pinned)
-        pinned = dlopen("libgomp.so.1", RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE) != NULL;
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, pin_once);
 }
 
 /* One translation unit on its way to a loaded object. */
