@@ -1,10 +1,13 @@
 /* bench_tasks.c — the tuning tasks of a model under their default schedules:
  * each task's kernel is built (all in one shared object) and timed on
  * random inputs (weights packed ahead of time), and the table gives
- * milliseconds, GFLOP/s and the model's total over all calls of the tasks
- * (tasks only: fused functions without a tunable anchor are not counted).
+ * milliseconds, GFLOP/s and the model's total over all calls of the tasks.
+ * With --all, every distinct fused function is timed (the tunable tasks
+ * and the rest: elementwise, shape ops, pooling, softmax, layer_norm), and
+ * the total is the sum over all calls of the model: a lower bound of its
+ * latency, without the graph's own overheads.
  *
- *   benchmarks/bench_tasks MODEL.relay [--repeat R] [--task N]
+ *   benchmarks/bench_tasks MODEL.relay [--repeat R] [--task N] [--all]
  */
 #include <math.h>
 #include <stdio.h>
@@ -30,20 +33,85 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* Every distinct fused function called from @main, as tasks (the ones
+ * without a tunable anchor get the default template). */
+static void add_calls(const ir_expr *e, tun_tasks *out, su_map *seen)
+{
+    if (e->kind == IR_TUPLE) {
+        for (int i = 0; i < e->u.tuple.n; i++)
+            add_calls(e->u.tuple.fields[i], out, seen);
+        return;
+    }
+    if (e->kind == IR_PROJ) {
+        add_calls(e->u.proj.tuple, out, seen);
+        return;
+    }
+    if (e->kind != IR_CALL)
+        return;
+    char idk[24];
+    snprintf(idk, sizeof idk, "#%u", e->id);
+    if (su_map_get(seen, idk))
+        return;
+    su_map_put(seen, su_strdup(idk), (void *)1);
+    for (int i = 0; i < e->u.call.nargs; i++)
+        add_calls(e->u.call.args[i], out, seen);
+    if (!tr_is_primitive(e->u.call.fn))
+        return;
+    const char *tmpl;
+    char *key = tun_workload_key(e->u.call.fn, &tmpl, NULL);
+    uintptr_t k = (uintptr_t)su_map_get(seen, key);
+    if (k) {
+        out->items[k - 1].count++;
+        free(key);
+        return;
+    }
+    if (out->len == out->cap) {
+        out->cap = out->cap ? out->cap * 2 : 64;
+        out->items = su_realloc(out->items, out->cap * sizeof *out->items);
+    }
+    tun_task *t = &out->items[out->len++];
+    memset(t, 0, sizeof *t);
+    t->key = key;
+    t->template_name = su_strdup(tmpl ? tmpl : "default");
+    t->anchor = su_strdup("");
+    su_buf sh = {0};
+    const ir_type *rt = e->type;
+    if (rt && rt->kind == IR_TY_TENSOR)
+        for (int d = 0; d < rt->ndim; d++)
+            su_buf_printf(&sh, "%s%lld", d ? "x" : "-> ", (long long)rt->shape[d]);
+    t->shapes = su_buf_take(&sh);
+    t->count = 1;
+    t->func = e->u.call.fn;
+    su_map_put(seen, t->key, (void *)(uintptr_t)out->len);
+}
+
+static void all_functions(const ir_module *m, tun_tasks *out)
+{
+    su_map seen = {0};
+    add_calls(ir_module_find(m, "main")->func->u.func.body, out, &seen);
+    for (size_t i = 0; i < seen.cap; i++)
+        if (seen.slots[i].key && seen.slots[i].key[0] == '#')
+            free((void *)seen.slots[i].key);
+    su_map_free(&seen);
+}
+
 int main(int argc, char **argv)
 {
     const char *file = NULL;
     int repeat = 10;
     long only = -1;
+    bool all = false;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
+        if (!strcmp(argv[i], "--all"))
+            all = true;
+        else if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
             repeat = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--task") && i + 1 < argc)
             only = atol(argv[++i]);
         else if (!file && argv[i][0] != '-')
             file = argv[i];
         else {
-            fprintf(stderr, "usage: bench_tasks MODEL.relay [--repeat R] [--task N]\n");
+            fprintf(stderr, "usage: bench_tasks MODEL.relay [--repeat R] [--task N] [--all]\n");
             return 2;
         }
     }
@@ -63,7 +131,10 @@ int main(int argc, char **argv)
     if (!tg_target_parse("cpu", &t, &why))
         return 1;
     tun_tasks tasks = {0};
-    tun_extract_tasks(m, &tasks);
+    if (all)
+        all_functions(m, &tasks);
+    else
+        tun_extract_tasks(m, &tasks);
     size_t n = tasks.len;
     sch_schedule **ss = calloc(n, sizeof *ss);
     sch_lowered **ls = calloc(n, sizeof *ls);
@@ -123,16 +194,25 @@ int main(int argc, char **argv)
         qsort(tm, (size_t)repeat, sizeof *tm, cmp_double);
         double med = tm[repeat / 2];
         const tun_task *tk = &tasks.items[i];
-        printf("%-3zu %-22s %10.3f %9.1f %5d  %s\n", i, tk->template_name, med * 1e3, (double)tk->flops / med * 1e-9,
-               tk->count, tk->shapes);
+        if (tk->flops)
+            printf("%-3zu %-22s %10.3f %9.1f %5d  %s\n", i, tk->template_name, med * 1e3,
+                   (double)tk->flops / med * 1e-9, tk->count, tk->shapes);
+        else
+            printf("%-3zu %-22s %10.3f %9s %5d  %s\n", i, tk->template_name, med * 1e3, "-", tk->count, tk->shapes);
+        if (all && getenv("BENCH_TRACE")) {
+            su_buf b = {0};
+            sch_print_func(&b, ls[i]->kernel);
+            fputs(su_buf_str(&b), stdout);
+            su_buf_free(&b);
+        }
         total += med * tk->count;
         total_flop += (double)tk->flops * tk->count;
         free(tm);
         for (int a = 0; a < f->nargs && a < 64; a++)
             free(args[a]);
     }
-    printf("tasks total: %.3f ms for %.3f GFLOP (%.1f GFLOP/s)\n", total * 1e3, total_flop * 1e-9,
-           total_flop / total * 1e-9);
+    printf("%s total: %.3f ms for %.3f GFLOP of tasks\n", all ? "all calls" : "tasks", total * 1e3,
+           total_flop * 1e-9);
     tg_lib_close(lib);
     for (size_t i = 0; i < n; i++)
         sch_free(ss[i]);
