@@ -7,7 +7,7 @@
  * the total is the sum over all calls of the model: a lower bound of its
  * latency, without the graph's own overheads.
  *
- *   benchmarks/bench_tasks MODEL.relay [--repeat R] [--task N] [--all]
+ *   benchmarks/bench_tasks MODEL.relay [--repeat R] [--task N [--config JSON]] [--all]
  */
 #include <math.h>
 #include <stdio.h>
@@ -101,9 +101,12 @@ int main(int argc, char **argv)
     int repeat = 10;
     long only = -1;
     bool all = false;
+    const char *config = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--all"))
             all = true;
+        else if (!strcmp(argv[i], "--config") && i + 1 < argc)
+            config = argv[++i];
         else if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
             repeat = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--task") && i + 1 < argc)
@@ -111,7 +114,7 @@ int main(int argc, char **argv)
         else if (!file && argv[i][0] != '-')
             file = argv[i];
         else {
-            fprintf(stderr, "usage: bench_tasks MODEL.relay [--repeat R] [--task N] [--all]\n");
+            fprintf(stderr, "usage: bench_tasks MODEL.relay [--repeat R] [--task N [--config JSON]] [--all]\n");
             return 2;
         }
     }
@@ -144,7 +147,23 @@ int main(int argc, char **argv)
         if (only >= 0 && (long)i != only)
             continue;
         ss[i] = sch_create(tasks.items[i].func, &d);
-        if (!ss[i] || sch_apply_template(ss[i], tasks.items[i].template_name, &t.hw, NULL, NULL)) {
+        sch_config cfg = {0};
+        if (ss[i] && config && only >= 0) {
+            sch_space sp = {0};
+            char *bad = NULL;
+            sch_schedule *probe = sch_create(tasks.items[i].func, &d);
+            sch_apply_template(probe, tasks.items[i].template_name, &t.hw, NULL, &sp);
+            sch_free(probe);
+            if (!sch_config_parse(&sp, config, &cfg, &bad)) {
+                fprintf(stderr, "config: %s\n", bad);
+                return 2;
+            }
+            sch_space_free(&sp);
+        }
+        sch_err serr = ss[i] ? sch_apply_template(ss[i], tasks.items[i].template_name, &t.hw, cfg.n ? &cfg : NULL, NULL)
+                             : SCH_E_UNSUPPORTED;
+        sch_config_free(&cfg);
+        if (serr) {
             fprintf(stderr, "task %zu: %s\n", i, ss[i] && ss[i]->err_msg ? ss[i]->err_msg : "cannot schedule");
             return 1;
         }

@@ -128,11 +128,18 @@ bool sch_config_parse(const sch_space *sp, const char *text, sch_config *c, char
     else if (!json_is_object(knobs))
         ok = fail(why, "config has no \"knobs\" object%s", "");
     if (ok) {
+        /* what is given first (unknown knobs, values outside the
+         * candidates), then what is missing */
         const char *key;
         json_t *v;
         json_object_foreach(knobs, key, v) {
-            if (!sch_space_knob(sp, key)) {
+            const sch_knob *k = sch_space_knob(sp, key);
+            if (!k) {
                 ok = fail(why, "unknown knob %s", key);
+                break;
+            }
+            if (find_candidate(k, v) < 0) {
+                ok = fail(why, "knob %s has a value outside its candidates", key);
                 break;
             }
         }

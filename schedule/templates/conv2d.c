@@ -7,8 +7,9 @@
  * tile_oc / lanes weight vectors. The weights are packed to OIHW[tile_oc]o
  * so that a vector of output channels is contiguous (done once at compile
  * time for constant weights). The padded input is materialized at the root
- * (knob pad_inline: or read through guards). Depthwise convs vectorize
- * along the output row instead, where the inputs are contiguous.
+ * (knob pad_inline: or read through guards). The tile may vectorize along
+ * the output row instead (knob vec_ow; always for depthwise convs), where
+ * the inputs are contiguous and the epilogue reads the tile in order.
  * Parallelism: the batch, channel-tile and row loops, fused. */
 #include <string.h>
 
@@ -63,25 +64,39 @@ void sch_template_conv2d(sch_tctx *t)
         return;
     }
     int64_t K = a->shape[1], OW = a->shape[3];
+    int64_t red = a->rext[0] * a->rext[1] * a->rext[2];
+    const ir_attr_val *strides = ir_call_attr(a->call, "strides");
+    int64_t sw = strides->kind == IR_AV_LIST ? strides->items[strides->n - 1].i : strides->i;
+    /* Which way the register tile vectorizes: along output channels (the
+     * weights packed so a vector of channels is contiguous; the epilogue
+     * reads the tile transposed) or along the output row (inputs contiguous
+     * at stride 1; weights broadcast). Rows win where the row is a whole
+     * number of vectors, or where the reduction is too short for the
+     * transposed epilogue to be hidden; depthwise convs always use rows. */
+    static const int64_t off_on[2] = {0, 1};
+    bool row_default = depthwise || (sw == 1 && (OW % lanes == 0 || (red <= 64 && OW >= lanes)));
+    int64_t vec_ow = depthwise ? 1 : sch_define_knob(t, "vec_ow", 2, off_on, row_default);
     int64_t kb0, owb0;
-    if (depthwise) {
+    if (vec_ow) {
         owb0 = sch_tmpl_vector_factor(OW, 2 * lanes, lanes);
-        kb0 = sch_tmpl_divisor(K, 24 / ((owb0 + lanes - 1) / lanes) < 8 ? 24 / ((owb0 + lanes - 1) / lanes) : 8);
+        int64_t regs = (t->hw->vregs - 8) / ((owb0 + lanes - 1) / lanes);
+        kb0 = sch_tmpl_divisor(K, regs < 16 ? regs : 16);
     } else {
         kb0 = sch_tmpl_vector_factor(K, 2 * lanes, lanes);
         owb0 = sch_tmpl_divisor(OW, (t->hw->vregs - 8) / ((kb0 + lanes - 1) / lanes));
     }
     const int64_t dk[2] = {K / kb0, kb0}, dw[2] = {OW / owb0, owb0};
-    /* the unrolled dimension of the register tile (columns; channels for
-     * depthwise) stays within what the vector registers can hold */
+    /* the unrolled dimension of the register tile stays within what the
+     * vector registers can hold (depthwise: channels; see below for rows) */
     const int64_t *tk = sch_define_split(t, "tile_oc", K, 2, depthwise ? 16 : 64, dk);
     const int64_t *tw = sch_define_split(t, "tile_ow", OW, 2, 32, dw);
     int64_t kb = tk[1], owb = tw[1];
-    static const int64_t off_on[2] = {0, 1};
     sch_tensor *pad = pad_of(s, a);
     int64_t pad_inline = pad ? sch_define_knob(t, "pad_inline", 2, off_on, 0) : 0;
     int64_t unroll_kw = sch_define_knob(t, "unroll_kw", 2, off_on, 0);
     int64_t pack = depthwise ? 0 : sch_define_knob(t, "pack_weight", 2, off_on, 1);
+    if (vec_ow)
+        pack = 0; /* a broadcast weight needs no layout */
     if (pad && !pad_inline)
         SCH_TRY(t, sch_compute_root(s, pad));
     sch_tensor *w = weight_of(s, a);
@@ -96,13 +111,19 @@ void sch_template_conv2d(sch_tctx *t)
     SCH_TRY(t, sch_split(s, o, ow, owb, &owo, &owi));
     if (t->err)
         return;
-    sch_iter *oorder[6] = {n, oco, oh, owo, oci, owi};
+    /* The epilogue stores along rows (contiguous) unless the reduction is
+     * short: then reading a channel-major tile across rows costs as much as
+     * the reduction itself, and it walks the tile in the tile's own layout
+     * (strided stores) instead. */
+    bool along_tile = vec_ow || red <= 256;
+    sch_iter *ovec = along_tile && !vec_ow ? oci : owi, *oreg = ovec == oci ? owi : oci;
+    sch_iter *oorder[6] = {n, oco, oh, owo, oreg, ovec};
     SCH_TRY(t, sch_reorder(s, o, 6, oorder));
     SCH_TRY(t, sch_fuse(s, o, n, oco, &f));
     SCH_TRY(t, sch_fuse(s, o, f, oh, &f));
     SCH_TRY(t, sch_annotate(s, o, f, SCH_LOOP_PARALLEL));
-    if (owb > 1)
-        SCH_TRY(t, sch_annotate(s, o, owi, SCH_LOOP_VECTORIZED));
+    if (ovec->extent > 1)
+        SCH_TRY(t, sch_annotate(s, o, ovec, SCH_LOOP_VECTORIZED));
     /* the conv: the same tiles, reductions outside the register block */
     sch_iter *an = a->leaves.data[0], *aoc = a->leaves.data[1], *aoh = a->leaves.data[2], *aow = a->leaves.data[3];
     sch_iter *ic = a->leaves.data[4], *kh = a->leaves.data[5], *kw = a->leaves.data[6];
@@ -111,10 +132,12 @@ void sch_template_conv2d(sch_tctx *t)
     SCH_TRY(t, sch_split(s, a, aow, owb, &aowo, &aowi));
     if (t->err)
         return;
-    sch_iter *vec = depthwise ? aowi : aoci, *reg = depthwise ? aoci : aowi;
+    sch_iter *vec = vec_ow ? aowi : aoci, *reg = vec_ow ? aoci : aowi;
     sch_iter *aorder[9] = {an, aoco, aoh, aowo, ic, kh, kw, reg, vec};
     SCH_TRY(t, sch_reorder(s, a, 9, aorder));
-    if (reg->extent > 1)
+    /* unrolled channels beyond 16 would not fit the registers (and take the
+     * compiler long): the loop then stays a loop */
+    if (reg->extent > 1 && (!vec_ow || reg->extent <= 16))
         SCH_TRY(t, sch_annotate(s, a, reg, SCH_LOOP_UNROLLED));
     if (vec->extent > 1)
         SCH_TRY(t, sch_annotate(s, a, vec, SCH_LOOP_VECTORIZED));

@@ -35,7 +35,7 @@ has "trace: compute_at" "$TMP/out" "compute_at(conv2d1, relu5, ax3.o)"
 check "--emit space" 0 "$RELAY_TUNE" lower "$M" --task 2 --emit space
 has "space: tile_oc" "$TMP/out" "tile_oc: split 64 into 2:"
 check "--emit config" 0 "$RELAY_TUNE" lower "$M" --task 2 --emit config
-has "config JSON" "$TMP/out" '{"template":"conv2d_nchw","knobs":{"tile_oc":[2,32],"tile_ow":[7,8]'
+has "config JSON" "$TMP/out" '{"template":"conv2d_nchw","knobs":{"vec_ow":0,"tile_oc":[2,32],"tile_ow":[7,8]'
 sed 's/"tile_oc":\[2,32\]/"tile_oc":[4,16]/' "$TMP/out" >"$TMP/cfg.json"
 check "--config @file" 0 "$RELAY_TUNE" lower "$M" --task 2 --config "@$TMP/cfg.json"
 has "the config's tile" "$TMP/out" "vectorized for oc.i in 0..16 {"

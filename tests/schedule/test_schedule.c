@@ -214,23 +214,24 @@ int main(void)
     is_int(sch_apply_template(s, NULL, NULL, NULL, &sp), SCH_E_OK, "the conv template runs with defaults");
     const sch_knob *k = sch_space_knob(&sp, "tile_oc");
     ok(k && k->kind == SCH_KNOB_SPLIT && k->ncand == 4, "tile_oc: the 4 factorizations of 8");
-    ok(sch_space_size(&sp) == 128, "128 configs (%lld)", (long long)sch_space_size(&sp));
+    ok(sch_space_size(&sp) == 256, "256 configs (%lld)", (long long)sch_space_size(&sp));
     sch_config c = {0}, c2 = {0};
     sch_config_default(&sp, &c);
     json = sch_config_json(&sp, &c);
-    is_str(json, "{\"template\":\"conv2d_nchw\",\"knobs\":{\"tile_oc\":[1,8],\"tile_ow\":[1,6],\"pad_inline\":0,"
-                 "\"unroll_kw\":0,\"pack_weight\":1}}", "the default config as JSON");
+    is_str(json, "{\"template\":\"conv2d_nchw\",\"knobs\":{\"vec_ow\":0,\"tile_oc\":[1,8],\"tile_ow\":[1,6],"
+                 "\"pad_inline\":0,\"unroll_kw\":0,\"pack_weight\":1}}", "the default config as JSON");
     char *why = NULL;
     ok(sch_config_parse(&sp, json, &c2, &why) && c2.n == c.n && !memcmp(c.choice, c2.choice, (size_t)c.n * sizeof(int)),
        "JSON round trip");
     sch_config_free(&c2);
     free(json);
     static const struct { const char *json, *why; } bad[] = {
-        {"{\"knobs\":{\"tile_oc\":[2,4],\"tile_ow\":[1,6],\"pad_inline\":0,\"unroll_kw\":0,\"pack_weight\":1,\"x\":1}}",
-         "unknown knob x"},
-        {"{\"knobs\":{\"tile_oc\":[3,3],\"tile_ow\":[1,6],\"pad_inline\":0,\"unroll_kw\":0,\"pack_weight\":1}}",
-         "knob tile_oc has a value outside its candidates"},
-        {"{\"knobs\":{\"tile_oc\":[2,4],\"pad_inline\":0,\"unroll_kw\":0,\"pack_weight\":1}}", "knob tile_ow is missing"},
+        {"{\"knobs\":{\"vec_ow\":0,\"tile_oc\":[2,4],\"tile_ow\":[1,6],\"pad_inline\":0,\"unroll_kw\":0,"
+         "\"pack_weight\":1,\"x\":1}}", "unknown knob x"},
+        {"{\"knobs\":{\"vec_ow\":0,\"tile_oc\":[3,3],\"tile_ow\":[1,6],\"pad_inline\":0,\"unroll_kw\":0,"
+         "\"pack_weight\":1}}", "knob tile_oc has a value outside its candidates"},
+        {"{\"knobs\":{\"vec_ow\":1,\"tile_oc\":[2,4],\"pad_inline\":0,\"unroll_kw\":0,\"pack_weight\":1}}",
+         "knob tile_ow is missing"},
         {"{\"template\":\"dense\",\"knobs\":{}}", "config is for template dense"},
         {"[1, 2]", "config is not a JSON object"},
     };
@@ -255,7 +256,7 @@ int main(void)
         sch_free(t);
         sch_config_free(&cfg);
     }
-    is_int(fails, 0, "all 128 configs lower");
+    is_int(fails, 0, "all 256 configs lower");
     sch_config c3 = {1, (int[]){0}};
     sch_schedule *t3 = create(fc);
     is_int(sch_apply_template(t3, NULL, NULL, &c3, NULL), SCH_E_BAD_CONFIG, "a config of the wrong size");
