@@ -1,7 +1,7 @@
 /* annotate.c — loop annotations: parallel (iterations spread over the
  * threads: an OpenMP parallel for in C), vectorized (iterations as SIMD
  * lanes: a loop the C compiler vectorizes), unrolled (the body repeated)
- * and thread (bound to a work-item axis, for OpenCL). The checks are the
+ * and thread (bound to a work-item axis, for OpenCL: sch_bind). The checks are the
  * ones whose violation would give wrong or absurd code: a reduction loop is
  * never parallel or vectorized (its iterations depend on each other),
  * unrolling and vectorizing want a small constant extent. */
@@ -26,7 +26,31 @@ sch_err sch_annotate(sch_schedule *s, sch_tensor *t, sch_iter *it, sch_loop_kind
     if (k == SCH_LOOP_VECTORIZED && it->extent > MAX_VECTOR)
         return sch_fail(s, SCH_E_BAD_ANNOTATION, "annotate: loop %s of stage %s has extent %lld, too long to "
                         "vectorize (at most %d)", it->name, t->name, (long long)it->extent, MAX_VECTOR);
+    if (k == SCH_LOOP_THREAD)
+        return sch_bind(s, t, it, 0);
     it->kind = k;
     sch_trace_add(s, SCH_P_ANNOTATE, t->name, 1, &it->name, NULL, k, 0);
+    return SCH_E_OK;
+}
+
+sch_err sch_bind(sch_schedule *s, sch_tensor *t, sch_iter *it, int axis)
+{
+    if (!t || t->kind != SCH_TENSOR_COMPUTE)
+        return sch_fail(s, SCH_E_NO_STAGE, "bind: not a stage");
+    if (!it || sch_leaf_pos(t, it) < 0)
+        return sch_fail(s, SCH_E_NO_ITER, "bind: %s is not a loop of stage %s", it ? it->name : "(null)", t->name);
+    if (it->reduce)
+        return sch_fail(s, SCH_E_BAD_ANNOTATION, "bind: reduction loop %s of stage %s cannot be bound to work-items",
+                        it->name, t->name);
+    if (axis < 0 || axis > 5)
+        return sch_fail(s, SCH_E_BAD_ANNOTATION, "bind: work-item axis %d is not in 0..5", axis);
+    for (size_t i = 0; i < t->leaves.len; i++)
+        if (t->leaves.data[i] != it && t->leaves.data[i]->kind == SCH_LOOP_THREAD &&
+            t->leaves.data[i]->thread_axis == axis)
+            return sch_fail(s, SCH_E_BAD_ANNOTATION, "bind: loops %s and %s of stage %s both on work-item axis %d",
+                            t->leaves.data[i]->name, it->name, t->name, axis);
+    it->kind = SCH_LOOP_THREAD;
+    it->thread_axis = axis;
+    sch_trace_add(s, SCH_P_ANNOTATE, t->name, 1, &it->name, NULL, SCH_LOOP_THREAD, axis);
     return SCH_E_OK;
 }

@@ -404,6 +404,8 @@ static const sch_stmt *emit(lower *L, sch_tensor *t)
             if (sch_leaf_pos(t, kids.data[i]->attach_iter) == l)
                 inner = sch_alloc(a, kids.data[i]->lw->buf, inner);
         body = sch_for(a, lvars[l], lext[l], t->leaves.data[l]->kind, inner);
+        if (body && t->leaves.data[l]->kind == SCH_LOOP_THREAD)
+            ((sch_stmt *)body)->thread_axis = t->leaves.data[l]->thread_axis;
     }
     if (first_red == 0)
         body = sch_seq2(a, init, body);

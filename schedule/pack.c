@@ -14,8 +14,9 @@ typedef struct repack {
     su_arena *a;
     const sch_tensor *p;
     sch_tensor *pk;
-    int axis;
-    int64_t f;
+    int n;                  /* blocked axes */
+    const int *axes;
+    const int64_t *f;
 } repack;
 
 static const sch_expr *repack_read(void *ctx, const sch_expr *r)
@@ -23,11 +24,15 @@ static const sch_expr *repack_read(void *ctx, const sch_expr *r)
     repack *c = ctx;
     if (r->tensor != c->p)
         return NULL;
-    const sch_expr *ix[IR_MAX_DIMS + 1];
+    const sch_expr *ix[2 * IR_MAX_DIMS];
     for (int i = 0; i < r->n; i++)
-        ix[i] = i == c->axis ? sch_div(c->a, r->args[i], sch_int(c->a, c->f)) : r->args[i];
-    ix[r->n] = sch_mod(c->a, r->args[c->axis], sch_int(c->a, c->f));
-    return sch_read(c->a, c->pk, r->n + 1, ix);
+        ix[i] = r->args[i];
+    for (int j = 0; j < c->n; j++) {
+        const sch_expr *x = r->args[c->axes[j]];
+        ix[c->axes[j]] = sch_div(c->a, x, sch_int(c->a, c->f[j]));
+        ix[r->n + j] = sch_mod(c->a, x, sch_int(c->a, c->f[j]));
+    }
+    return sch_read(c->a, c->pk, r->n + c->n, ix);
 }
 
 static bool reads_directly(const sch_expr *e, const sch_tensor *p)
@@ -44,7 +49,8 @@ static bool reads_directly(const sch_expr *e, const sch_tensor *p)
     return false;
 }
 
-sch_err sch_pack(sch_schedule *s, sch_tensor *t, sch_tensor *p, int axis, int64_t factor, sch_tensor **packed)
+sch_err sch_pack_axes(sch_schedule *s, sch_tensor *t, sch_tensor *p, int n, const int *axes, const int64_t *factors,
+                      sch_tensor **packed)
 {
     su_arena *a = &s->arena;
     if (!t || t->kind != SCH_TENSOR_COMPUTE)
@@ -53,42 +59,64 @@ sch_err sch_pack(sch_schedule *s, sch_tensor *t, sch_tensor *p, int axis, int64_
         return sch_fail(s, SCH_E_NO_STAGE, "pack: not a parameter");
     if (!reads_directly(t->body, p))
         return sch_fail(s, SCH_E_BAD_ATTACH, "pack: stage %s does not read %s", t->name, p->name);
-    if (axis < 0 || axis >= p->ndim || p->ndim + 1 > IR_MAX_DIMS)
-        return sch_fail(s, SCH_E_BAD_FACTOR, "pack: %s has no axis %d", p->name, axis);
-    if (factor < 1 || factor > p->shape[axis])
-        return sch_fail(s, SCH_E_BAD_FACTOR, "pack: factor %lld does not fit axis %d of %s (extent %lld)",
-                        (long long)factor, axis, p->name, (long long)p->shape[axis]);
-    int64_t shape[IR_MAX_DIMS + 1];
+    if (n < 1 || p->ndim + n > IR_MAX_DIMS)
+        return sch_fail(s, SCH_E_BAD_FACTOR, "pack: %d blocked axes do not fit %s", n, p->name);
+    for (int j = 0; j < n; j++) {
+        if (axes[j] < 0 || axes[j] >= p->ndim)
+            return sch_fail(s, SCH_E_BAD_FACTOR, "pack: %s has no axis %d", p->name, axes[j]);
+        for (int k = 0; k < j; k++)
+            if (axes[k] == axes[j])
+                return sch_fail(s, SCH_E_BAD_FACTOR, "pack: axis %d of %s blocked twice", axes[j], p->name);
+        if (factors[j] < 1 || factors[j] > p->shape[axes[j]])
+            return sch_fail(s, SCH_E_BAD_FACTOR, "pack: factor %lld does not fit axis %d of %s (extent %lld)",
+                            (long long)factors[j], axes[j], p->name, (long long)p->shape[axes[j]]);
+    }
+    int nd = p->ndim + n;
+    int64_t shape[2 * IR_MAX_DIMS];
     for (int i = 0; i < p->ndim; i++)
-        shape[i] = i == axis ? (p->shape[i] + factor - 1) / factor : p->shape[i];
-    shape[p->ndim] = factor;
+        shape[i] = p->shape[i];
+    for (int j = 0; j < n; j++) {
+        shape[axes[j]] = (p->shape[axes[j]] + factors[j] - 1) / factors[j];
+        shape[p->ndim + j] = factors[j];
+    }
     char name[32];
     snprintf(name, sizeof name, "pack%d", s->next_stage++);
-    sch_tensor *pk = sch_tensor_add(s, SCH_TENSOR_COMPUTE, name, p->dtype, p->ndim + 1, shape);
+    sch_tensor *pk = sch_tensor_add(s, SCH_TENSOR_COMPUTE, name, p->dtype, nd, shape);
     pk->op = "pack";
     pk->pack_of = p;
     pk->injective = true;
     pk->attach = SCH_ATTACH_ROOT;
-    pk->axes = su_arena_alloc(a, (size_t)(p->ndim + 1) * sizeof *pk->axes);
-    for (int i = 0; i <= p->ndim; i++) {
+    pk->axes = su_arena_alloc(a, (size_t)nd * sizeof *pk->axes);
+    for (int i = 0; i < nd; i++) {
         char nm[16];
-        snprintf(nm, sizeof nm, i == p->ndim ? "b" : "ax%d", i);
+        if (i < p->ndim)
+            snprintf(nm, sizeof nm, "ax%d", i);
+        else
+            snprintf(nm, sizeof nm, n == 1 ? "b" : "b%d", i - p->ndim);
         pk->axes[i] = sch_var_new(a, &s->next_var, nm, IR_INT64);
         su_vec_push(&pk->leaves, sch_iter_new(s, pk, nm, pk->axes[i], shape[i], false, i));
     }
-    const sch_expr *ix[IR_MAX_DIMS];
-    const sch_expr *orig = sch_add(a, sch_mul(a, sch_varref(a, pk->axes[axis]), sch_int(a, factor)),
-                                   sch_varref(a, pk->axes[p->ndim]));
+    const sch_expr *ix[IR_MAX_DIMS], *ok = NULL;
     for (int i = 0; i < p->ndim; i++)
-        ix[i] = i == axis ? orig : sch_varref(a, pk->axes[i]);
+        ix[i] = sch_varref(a, pk->axes[i]);
+    for (int j = 0; j < n; j++) {
+        int ax = axes[j];
+        ix[ax] = sch_add(a, sch_mul(a, sch_varref(a, pk->axes[ax]), sch_int(a, factors[j])),
+                         sch_varref(a, pk->axes[p->ndim + j]));
+        if (p->shape[ax] % factors[j])
+            ok = sch_and(a, ok, sch_bin(a, SCH_LT, ix[ax], sch_int(a, p->shape[ax])));
+    }
     const sch_expr *v = sch_read(a, p, p->ndim, ix);
-    if (p->shape[axis] % factor)
-        v = sch_select(a, sch_bin(a, SCH_LT, orig, sch_int(a, p->shape[axis])), v, sch_const(a, p->dtype, 0));
-    pk->body = v;
-    repack c = {a, p, pk, axis, factor};
+    pk->body = ok ? sch_select(a, ok, v, sch_const(a, p->dtype, 0)) : v;
+    repack c = {a, p, pk, n, axes, factors};
     t->body = sch_map_reads(a, t->body, repack_read, &c);
-    sch_trace_add(s, SCH_P_PACK, t->name, 0, NULL, p->name, axis, factor);
+    sch_trace_pack(s, t->name, p->name, n, axes, factors);
     if (packed)
         *packed = pk;
     return SCH_E_OK;
+}
+
+sch_err sch_pack(sch_schedule *s, sch_tensor *t, sch_tensor *p, int axis, int64_t factor, sch_tensor **packed)
+{
+    return sch_pack_axes(s, t, p, 1, &axis, &factor, packed);
 }

@@ -313,6 +313,7 @@ struct sch_iter {
     int64_t extent;         /* over the full (root) domain */
     bool reduce;            /* a reduction iteration */
     sch_loop_kind kind;     /* annotation */
+    int thread_axis;        /* kind THREAD: the work-item axis (see sch_bind) */
     bool leaf;              /* still a loop (not split or fused away) */
     int root_dim;           /* root iters: axis index (reduction axes follow the spatial ones) */
 };
@@ -497,6 +498,10 @@ sch_err sch_reorder(sch_schedule *s, sch_tensor *t, int n, sch_iter *const *orde
 /* Sets a leaf's loop kind (checked: vectorize and unroll need a constant,
  * small extent; parallel and vectorize need a spatial loop). */
 sch_err sch_annotate(sch_schedule *s, sch_tensor *t, sch_iter *it, sch_loop_kind k);
+/* Binds a spatial leaf to work-item axis `axis` (0..2: work-group x, y, z;
+ * 3..5: local x, y, z), for targets with thread grids (OpenCL); the C
+ * target runs such loops serially. */
+sch_err sch_bind(sch_schedule *s, sch_tensor *t, sch_iter *it, int axis);
 
 /* ---- compute_at.c: compute locations ------------------------------------ */
 
@@ -525,6 +530,11 @@ sch_err sch_cache_write(sch_schedule *s, sch_tensor *t, sch_tensor **cache);
  * axis 1 of data); rows past the end are zero. The pack stage is computed
  * at the root, or once ahead of time when lowering hoists it. */
 sch_err sch_pack(sch_schedule *s, sch_tensor *t, sch_tensor *p, int axis, int64_t factor, sch_tensor **packed);
+/* The same for n axes at once: each axes[j] splits by factors[j], and the
+ * blocks are appended innermost in that order: axes {1, 0} with factors
+ * {x, y} turn an OIHW weight into OIHW[x]i[y]o. */
+sch_err sch_pack_axes(sch_schedule *s, sch_tensor *t, sch_tensor *p, int n, const int *axes, const int64_t *factors,
+                      sch_tensor **packed);
 
 /* ---- trace.c: the schedule as a replayable trace ------------------------ */
 
@@ -554,13 +564,18 @@ typedef struct sch_step {
     int n;                      /* iters named */
     const char **iters;         /* split/annotate: 1; fuse: 2; reorder: n; compute_at: the consumer's loop */
     const char *other;          /* compute_at: the consumer; pack: the parameter */
-    int64_t value;              /* split: factor; annotate: loop kind; pack: axis */
-    int64_t value2;             /* pack: factor */
+    int64_t value;              /* split: factor; annotate: loop kind; pack: first axis */
+    int64_t value2;             /* pack: first factor; annotate thread: work-item axis */
+    int npack;                  /* pack: blocked axes */
+    const int64_t *pack;        /* pack: axis, factor pairs */
 } sch_step;
 
 /* Records a step (strings copied into the arena). */
 void sch_trace_add(sch_schedule *s, sch_prim p, const char *stage, int n, const char *const *iters,
                    const char *other, int64_t value, int64_t value2);
+/* Records a pack of n axes (value/value2 hold the first axis and factor). */
+void sch_trace_pack(sch_schedule *s, const char *stage, const char *param, int n, const int *axes,
+                    const int64_t *factors);
 /* Appends the trace as text, one primitive a line ("split(conv2d0, k, 32)"). */
 void sch_trace_print(su_buf *b, const sch_schedule *s);
 /* The trace as a JSON array (malloc'd text). */

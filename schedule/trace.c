@@ -30,6 +30,20 @@ void sch_trace_add(sch_schedule *s, sch_prim p, const char *stage, int n, const 
     su_vec_push(&s->trace, st);
 }
 
+void sch_trace_pack(sch_schedule *s, const char *stage, const char *param, int n, const int *axes,
+                    const int64_t *factors)
+{
+    sch_trace_add(s, SCH_P_PACK, stage, 0, NULL, param, axes[0], factors[0]);
+    sch_step *st = &s->trace.data[s->trace.len - 1];
+    int64_t *v = su_arena_alloc(&s->arena, (size_t)(2 * n) * sizeof *v);
+    for (int j = 0; j < n; j++) {
+        v[2 * j] = axes[j];
+        v[2 * j + 1] = factors[j];
+    }
+    st->npack = n;
+    st->pack = v;
+}
+
 void sch_trace_print(su_buf *b, const sch_schedule *s)
 {
     for (size_t i = 0; i < s->trace.len; i++) {
@@ -41,9 +55,24 @@ void sch_trace_print(su_buf *b, const sch_schedule *s)
             su_buf_printf(b, ", %s", st->iters[j]);
         switch (st->prim) {
         case SCH_P_SPLIT: su_buf_printf(b, ", %lld", (long long)st->value); break;
-        case SCH_P_ANNOTATE: su_buf_printf(b, ", %s", sch_loop_kind_name((sch_loop_kind)st->value)); break;
+        case SCH_P_ANNOTATE:
+            su_buf_printf(b, ", %s", sch_loop_kind_name((sch_loop_kind)st->value));
+            if (st->value == SCH_LOOP_THREAD)
+                su_buf_printf(b, " %lld", (long long)st->value2);
+            break;
         case SCH_P_PACK:
-            su_buf_printf(b, ", %s, axis=%lld, factor=%lld", st->other, (long long)st->value, (long long)st->value2);
+            if (st->npack <= 1) {
+                su_buf_printf(b, ", %s, axis=%lld, factor=%lld", st->other, (long long)st->value,
+                              (long long)st->value2);
+                break;
+            }
+            su_buf_printf(b, ", %s, axes=[", st->other);
+            for (int j = 0; j < st->npack; j++)
+                su_buf_printf(b, "%s%lld", j ? ", " : "", (long long)st->pack[2 * j]);
+            su_buf_puts(b, "], factors=[");
+            for (int j = 0; j < st->npack; j++)
+                su_buf_printf(b, "%s%lld", j ? ", " : "", (long long)st->pack[2 * j + 1]);
+            su_buf_putc(b, ']');
             break;
         default: break;
         }
@@ -67,12 +96,21 @@ char *sch_trace_json(const sch_schedule *s)
         }
         if (st->other)
             json_object_set_new(o, "other", json_string(st->other));
-        if (st->prim == SCH_P_SPLIT || st->prim == SCH_P_PACK)
+        if (st->prim == SCH_P_SPLIT)
             json_object_set_new(o, "value", json_integer(st->value));
         if (st->prim == SCH_P_ANNOTATE)
             json_object_set_new(o, "kind", json_string(sch_loop_kind_name((sch_loop_kind)st->value)));
-        if (st->prim == SCH_P_PACK)
-            json_object_set_new(o, "factor", json_integer(st->value2));
+        if (st->prim == SCH_P_ANNOTATE && st->value == SCH_LOOP_THREAD)
+            json_object_set_new(o, "axis", json_integer(st->value2));
+        if (st->prim == SCH_P_PACK) {
+            json_t *ax = json_array(), *fs = json_array();
+            for (int j = 0; j < (st->npack ? st->npack : 1); j++) {
+                json_array_append_new(ax, json_integer(st->npack ? st->pack[2 * j] : st->value));
+                json_array_append_new(fs, json_integer(st->npack ? st->pack[2 * j + 1] : st->value2));
+            }
+            json_object_set_new(o, "axes", ax);
+            json_object_set_new(o, "factors", fs);
+        }
         json_array_append_new(arr, o);
     }
     char *text = json_dumps(arr, JSON_COMPACT | JSON_PRESERVE_ORDER);
@@ -119,6 +157,10 @@ static sch_err replay_step(sch_schedule *s, json_t *o)
     }
     if (!strcmp(p, "annotate")) {
         const char *kind = json_string_value(json_object_get(o, "kind"));
+        json_t *axis = json_object_get(o, "axis");
+        if (kind && !strcmp(kind, "thread"))
+            return sch_bind(s, t, iter_of(t, json_array_get(loops, 0)),
+                            json_is_integer(axis) ? (int)json_integer_value(axis) : 0);
         for (int k = 0; kind && k < SCH_LOOP_KIND_COUNT; k++)
             if (!strcmp(kind, sch_loop_kind_name((sch_loop_kind)k)))
                 return sch_annotate(s, t, iter_of(t, json_array_get(loops, 0)), (sch_loop_kind)k);
@@ -138,10 +180,19 @@ static sch_err replay_step(sch_schedule *s, json_t *o)
         return sch_cache_write(s, t, NULL);
     if (!strcmp(p, "pack")) {
         sch_tensor *prm = other ? sch_find_tensor(s, other) : NULL;
-        json_t *f = json_object_get(o, "factor");
-        if (!prm || !json_is_integer(value) || !json_is_integer(f))
-            return sch_fail(s, SCH_E_BAD_TRACE, "trace: pack needs a parameter, an axis and a factor");
-        return sch_pack(s, t, prm, (int)json_integer_value(value), json_integer_value(f), NULL);
+        json_t *ax = json_object_get(o, "axes"), *fs = json_object_get(o, "factors");
+        size_t n = json_is_array(ax) ? json_array_size(ax) : 0;
+        if (!prm || !n || n > IR_MAX_DIMS || !json_is_array(fs) || json_array_size(fs) != n)
+            return sch_fail(s, SCH_E_BAD_TRACE, "trace: pack needs a parameter, axes and as many factors");
+        int axes[IR_MAX_DIMS];
+        int64_t factors[IR_MAX_DIMS];
+        for (size_t j = 0; j < n; j++) {
+            if (!json_is_integer(json_array_get(ax, j)) || !json_is_integer(json_array_get(fs, j)))
+                return sch_fail(s, SCH_E_BAD_TRACE, "trace: pack axes and factors are integers");
+            axes[j] = (int)json_integer_value(json_array_get(ax, j));
+            factors[j] = json_integer_value(json_array_get(fs, j));
+        }
+        return sch_pack_axes(s, t, prm, (int)n, axes, factors, NULL);
     }
     return sch_fail(s, SCH_E_BAD_TRACE, "trace: unknown primitive %s", p);
 }
