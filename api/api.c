@@ -105,48 +105,16 @@ void rt_list_passes(FILE *out)
         fprintf(out, "  %-20s -O%d  %s\n", p[i].name, p[i].level, p[i].help);
 }
 
-/* Counts primitive functions called from e (each call node once). */
-static long count_primitive_calls(const ir_expr *e, su_map *seen)
-{
-    char key[24];
-    snprintf(key, sizeof key, "%u", e->id);
-    if (e->kind != IR_CALL && e->kind != IR_TUPLE && e->kind != IR_PROJ && e->kind != IR_LET && e->kind != IR_IF)
-        return 0;
-    if (su_map_get(seen, key))
-        return 0;
-    su_map_put(seen, su_strdup(key), (void *)1);
-    long n = 0;
-    switch (e->kind) {
-    case IR_CALL:
-        n = tr_is_primitive(e->u.call.fn);
-        for (int i = 0; i < e->u.call.nargs; i++)
-            n += count_primitive_calls(e->u.call.args[i], seen);
-        return n;
-    case IR_TUPLE:
-        for (int i = 0; i < e->u.tuple.n; i++)
-            n += count_primitive_calls(e->u.tuple.fields[i], seen);
-        return n;
-    case IR_PROJ: return count_primitive_calls(e->u.proj.tuple, seen);
-    case IR_LET: return count_primitive_calls(e->u.let.value, seen) + count_primitive_calls(e->u.let.body, seen);
-    case IR_IF:
-        return count_primitive_calls(e->u.if_.cond, seen) + count_primitive_calls(e->u.if_.then_branch, seen) +
-               count_primitive_calls(e->u.if_.else_branch, seen);
-    default: return 0;
-    }
-}
-
 void rt_module_counts(const rt_module *m, long *ops, long *primitives)
 {
     ir_global_def *g = ir_module_find(m->ir, "main");
     *ops = *primitives = -1;
     if (!g)
         return;
-    *ops = (long)tr_count_calls(g->func->u.func.body);
-    su_map seen = {0};
-    *primitives = count_primitive_calls(g->func->u.func.body, &seen);
-    for (size_t i = 0; i < seen.cap; i++)
-        free((void *)seen.slots[i].key);
-    su_map_free(&seen);
+    size_t o, p;
+    tr_count(g->func->u.func.body, &o, &p);
+    *ops = (long)o;
+    *primitives = (long)p;
 }
 
 void rt_module_tasks(rt_module *m, const rt_task **tasks, size_t *n)

@@ -21,6 +21,9 @@ int cli_cmd_opt(int argc, char **argv);
 int cli_cmd_tasks(int argc, char **argv);
 
 /* ---- main.c ---- */
+/* Writes text to the file out (standard output when NULL); returns the exit
+ * status, after reporting a failure as "CMD: cannot write ...". */
+int cli_write_output(const char *cmd, const char *out, const char *text);
 /* Prints "relay-tune: error: ..." to stderr. */
 void cli_error(const char *fmt, ...)
 #if defined(__GNUC__)

@@ -81,18 +81,7 @@ int cli_cmd_opt(int argc, char **argv)
         fprintf(stderr, "%s: %ld operator calls before, %ld after in %ld fused functions (-O%d)\n", file, ops0, ops1,
                 prim1, o.level);
     char *text = rt_module_to_text(m, flags);
-    FILE *f = out ? fopen(out, "w") : stdout;
-    int rc = 0;
-    if (!f) {
-        cli_error("opt: cannot write %s", out);
-        rc = 1;
-    } else {
-        fputs(text, f);
-        if (ferror(f) || (out && fclose(f) != 0)) {
-            cli_error("opt: error writing %s", out ? out : "standard output");
-            rc = 1;
-        }
-    }
+    int rc = cli_write_output("opt", out, text);
     free(text);
     rt_module_free(m);
     return rc;

@@ -28,6 +28,26 @@ void cli_error(const char *fmt, ...)
     fputc('\n', stderr);
 }
 
+int cli_write_output(const char *cmd, const char *out, const char *text)
+{
+    FILE *f = out ? fopen(out, "w") : stdout;
+    if (!f) {
+        cli_error("%s: cannot write %s", cmd, out);
+        return 1;
+    }
+    fputs(text, f);
+    int bad = ferror(f);
+    if (out)
+        bad |= fclose(f) != 0;
+    else
+        bad |= fflush(f) != 0;
+    if (bad) {
+        cli_error("%s: error writing %s", cmd, out ? out : "standard output");
+        return 1;
+    }
+    return 0;
+}
+
 static void usage(FILE *out)
 {
     fprintf(out, "usage: relay-tune COMMAND [ARGS]\n\ncommands:\n");

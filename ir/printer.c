@@ -49,14 +49,7 @@ static void print_body(printer *p, const ir_expr *e, int scope, su_buf *t);
 
 static node_info *info(printer *p, const ir_expr *e)
 {
-    if (e->id >= p->ninfo) {
-        size_t n = p->ninfo ? p->ninfo : 256;
-        while (n <= e->id)
-            n *= 2;
-        p->info = su_realloc(p->info, n * sizeof *p->info);
-        memset(p->info + p->ninfo, 0, (n - p->ninfo) * sizeof *p->info);
-        p->ninfo = n;
-    }
+    p->info = su_grow_zeroed(p->info, &p->ninfo, e->id, sizeof *p->info);
     return &p->info[e->id];
 }
 

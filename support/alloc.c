@@ -37,6 +37,19 @@ void *su_realloc(void *p, size_t n)
     return q;
 }
 
+void *su_grow_zeroed(void *p, size_t *cap, size_t need, size_t elem)
+{
+    if (need < *cap)
+        return p;
+    size_t n = *cap ? *cap : 256;
+    while (n <= need)
+        n *= 2;
+    p = su_realloc(p, n * elem);
+    memset((char *)p + *cap * elem, 0, (n - *cap) * elem);
+    *cap = n;
+    return p;
+}
+
 char *su_strdup(const char *s)
 {
     size_t n = strlen(s) + 1;

@@ -25,6 +25,9 @@
 void *su_malloc(size_t n);
 void *su_calloc(size_t count, size_t size);
 void *su_realloc(void *p, size_t n);
+/* Grows array p of *cap elements of elem bytes so that index `need` fits
+ * (doubling, at least 256), zero-filling the new part; returns the array. */
+void *su_grow_zeroed(void *p, size_t *cap, size_t need, size_t elem);
 /* Duplicates a NUL-terminated string (su_malloc'd). */
 char *su_strdup(const char *s);
 /* Prints "relay-tune: internal error: ..." with file:line and aborts. */

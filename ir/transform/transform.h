@@ -35,8 +35,12 @@ ir_expr *tr_rewrite(tr_rewriter *rw, ir_expr *e);
 void tr_rewrite_module(tr_rewriter *rw);
 /* Frees the rewriter's memo. */
 void tr_rewriter_free(tr_rewriter *rw);
-/* Counts the operator calls reachable from e (each shared node once). */
-size_t tr_count_calls(const ir_expr *e);
+/* Rewrites every def of m with rule (ctx for the rule); false when the
+ * graph was too deep or a rewritten node failed to type-check. */
+bool tr_apply(ir_module *m, tr_post_fn rule, void *ctx);
+/* Counts, over everything reachable from e (each shared node once, inside
+ * functions too), the operator calls and the calls of primitive functions. */
+void tr_count(const ir_expr *e, size_t *ops, size_t *primitive_calls);
 
 /* ---- pass_manager.c: named passes at optimization levels --------------- */
 
