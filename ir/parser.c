@@ -166,6 +166,15 @@ static const ir_type *parse_tensor_type(parser *p)
         }
         su_vec_push(&dims, t->i);
         next(p);
+        /* bound the element count so that no size computation can overflow */
+        int64_t numel = 1;
+        for (size_t k = 0; k < dims.len && numel; k++) {
+            if (dims.data[k] && numel > ((int64_t)1 << 48) / dims.data[k]) {
+                su_vec_free(&dims);
+                return fail_at(p, tok_span(p, t), "tensor type is too large (more than 2^48 elements)");
+            }
+            numel *= dims.data[k];
+        }
         if (is_punct(peek(p), ','))
             next(p);
         else if (!is_punct(peek(p), ')')) {
