@@ -358,6 +358,8 @@ struct ir_module {
     su_source source;       /* text the module was parsed from (empty if built) */
     SU_VEC(ir_global_def) defs;  /* in definition order */
     su_map by_name;         /* name → ir_global_def index + 1 (as pointer-sized int) */
+    ir_tensor **meta;       /* meta[relay.Constant][i] of the parsed text */
+    size_t nmeta;
     uint32_t next_id;       /* id for the next node */
 };
 
@@ -394,10 +396,20 @@ typedef struct ir_token {
     ir_dtype dtype;         /* number: dtype from suffix, else int32 / float32 */
 } ir_token;
 
-/* Splits src into tokens (comments dropped), ending with IR_TK_EOF. Returns
+/* Splits src's first `end` bytes into tokens (comments dropped), ending with IR_TK_EOF. Returns
  * false after recording an error (bad character, unterminated comment or
  * string, malformed number) in d. *toks is malloc'd. */
-bool ir_lex(su_arena *a, const su_source *src, ir_token **toks, size_t *ntoks, su_diags *d);
+bool ir_lex(su_arena *a, const su_source *src, size_t end, ir_token **toks, size_t *ntoks, su_diags *d);
+
+/* ---- metadata.c: the #[metadata] section (tensor constants) ------------ */
+
+/* Appends "#[metadata]" and the JSON that holds consts in TVM's layout
+ * (referred to as meta[relay.Constant][i] in the text). */
+void ir_metadata_print(su_buf *out, const ir_tensor *const *consts, size_t n);
+/* Reads the JSON of a metadata section: *consts gets the relay.Constant
+ * tensors (in a), *n their number. Returns NULL, or a message saying what is
+ * wrong (an arena string). */
+const char *ir_metadata_parse(su_arena *a, const char *json, size_t len, ir_tensor ***consts, size_t *n);
 
 /* ---- parser.c: Relay text (version 0.0.5) → module --------------------- */
 
