@@ -120,8 +120,10 @@ ir_expr *tr_rewrite(tr_rewriter *rw, ir_expr *e)
     }
     r = rebuild(rw, e);
     typed(rw, r);
-    if (rw->post)
+    if (rw->post) {
+        rw->orig = e;
         r = typed(rw, rw->post(rw, r));
+    }
     rw->depth--;
     memo_put(rw, e, r);
     return r;

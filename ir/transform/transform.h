@@ -20,6 +20,7 @@ typedef ir_expr *(*tr_post_fn)(tr_rewriter *rw, ir_expr *e);
 struct tr_rewriter {
     ir_module *m;
     tr_post_fn post;        /* the pass's rule */
+    const ir_expr *orig;    /* while post runs: the original node being replaced */
     void *ctx;              /* the pass's state */
     ir_expr **memo;         /* rewritten node by original node id */
     size_t nmemo;
@@ -89,6 +90,10 @@ bool tr_common_subexpr(ir_module *m, const tr_options *o, su_diags *d);
 bool tr_simplify_inference(ir_module *m, const tr_options *o, su_diags *d);
 /* canonicalize.c: bias_add into a broadcast add. */
 bool tr_canonicalize(ir_module *m, const tr_options *o, su_diags *d);
+/* fold_scale_axis.c: multiply(conv2d(x, W), s) with constant W and a
+ * per-output-channel constant s becomes conv2d(x, W * s) (also through a
+ * constant bias add, and for nn.dense). */
+bool tr_fold_scale_axis(ir_module *m, const tr_options *o, su_diags *d);
 /* fuse_ops.c: partitions each function into primitive functions (TVM's
  * post-dominator algorithm over op patterns). */
 bool tr_fuse_ops(ir_module *m, const tr_options *o, su_diags *d);

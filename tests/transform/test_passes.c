@@ -160,6 +160,79 @@ static void test_fuse_branches(void)
     ir_module_free(m);
 }
 
+/* conv2d(x, W) * s (+ b * s) with constants, built directly. */
+static ir_module *scaled_conv(bool with_bias, bool scale_per_channel, int uses_of_conv)
+{
+    ir_module *m = ir_module_new();
+    su_span sp = {0};
+    ir_tensor *w = ir_tensor_new(&m->arena, IR_FLOAT32, 4, (int64_t[]){2, 1, 1, 1});
+    ((float *)w->data)[0] = 2, ((float *)w->data)[1] = 3;
+    ir_tensor *s = scale_per_channel ? ir_tensor_new(&m->arena, IR_FLOAT32, 3, (int64_t[]){2, 1, 1})
+                                     : ir_tensor_new(&m->arena, IR_FLOAT32, 0, NULL);
+    ((float *)s->data)[0] = 10;
+    if (scale_per_channel)
+        ((float *)s->data)[1] = 100;
+    ir_tensor *b = ir_tensor_new(&m->arena, IR_FLOAT32, 3, (int64_t[]){2, 1, 1});
+    ((float *)b->data)[0] = 1, ((float *)b->data)[1] = -1;
+    ir_expr *x = ir_var(m, sp, "x", ir_tensor_type(&m->arena, IR_FLOAT32, 4, (int64_t[]){1, 1, 2, 2}));
+    ir_expr *a[2] = {x, ir_const(m, sp, w)};
+    ir_expr *conv = ir_op_call(m, sp, IR_OP_CONV2D, 2, a, NULL), *y = conv;
+    if (with_bias) {
+        ir_expr *ab[2] = {conv, ir_const(m, sp, b)};
+        y = ir_op_call(m, sp, IR_OP_ADD, 2, ab, NULL);
+    }
+    ir_expr *as[2] = {y, ir_const(m, sp, s)};
+    ir_expr *body = ir_op_call(m, sp, IR_OP_MULTIPLY, 2, as, NULL);
+    if (uses_of_conv > 1) {
+        ir_expr *t[2] = {body, conv};
+        body = ir_tuple(m, sp, 2, t);
+    }
+    ir_module_add(m, "main", ir_global(m, sp, "main"), ir_func(m, sp, 1, &x, NULL, body, 0, NULL));
+    su_diags d = {0};
+    ir_infer_types(m, &d);
+    su_diags_free(&d);
+    return m;
+}
+
+static const float *const_data(const ir_expr *e)
+{
+    return e->kind == IR_CONST ? e->u.constant.value->data : NULL;
+}
+
+static void test_fold_scale_axis(void)
+{
+    ir_module *m = scaled_conv(false, true, 1);
+    ok(run(m, tr_fold_scale_axis), "fold-scale-axis: runs");
+    const ir_expr *body = m->defs.data[0].func->u.func.body;
+    const float *w = ir_call_op(body) == ir_op_get(IR_OP_CONV2D) ? const_data(body->u.call.args[1]) : NULL;
+    ok(w && w[0] == 20 && w[1] == 300, "fold-scale-axis: conv2d(x, W) * s becomes conv2d(x, W*s)");
+    ir_module_free(m);
+
+    m = scaled_conv(true, true, 1);
+    ok(run(m, tr_fold_scale_axis), "fold-scale-axis: through a bias add");
+    body = m->defs.data[0].func->u.func.body;
+    const ir_expr *conv = ir_call_op(body) == ir_op_get(IR_OP_ADD) ? body->u.call.args[0] : NULL;
+    const float *b = ir_call_op(body) == ir_op_get(IR_OP_ADD) ? const_data(body->u.call.args[1]) : NULL;
+    w = conv && ir_call_op(conv) == ir_op_get(IR_OP_CONV2D) ? const_data(conv->u.call.args[1]) : NULL;
+    ok(w && b && w[0] == 20 && w[1] == 300 && b[0] == 10 && b[1] == -100,
+       "fold-scale-axis: (conv + b) * s becomes conv(W*s) + b*s");
+    ir_module_free(m);
+
+    m = scaled_conv(false, false, 1);
+    ok(run(m, tr_fold_scale_axis), "fold-scale-axis: scalar scale");
+    body = m->defs.data[0].func->u.func.body;
+    w = ir_call_op(body) == ir_op_get(IR_OP_CONV2D) ? const_data(body->u.call.args[1]) : NULL;
+    ok(w && w[0] == 20 && w[1] == 30, "fold-scale-axis: a scalar scale folds into every channel");
+    ir_module_free(m);
+
+    m = scaled_conv(false, true, 2);
+    ok(run(m, tr_fold_scale_axis), "fold-scale-axis: conv with two users");
+    body = m->defs.data[0].func->u.func.body;
+    ok(body->kind == IR_TUPLE && ir_call_op(body->u.tuple.fields[0]) == ir_op_get(IR_OP_MULTIPLY),
+       "fold-scale-axis: a conv used elsewhere is left alone");
+    ir_module_free(m);
+}
+
 int main(void)
 {
     test_dce();
@@ -168,5 +241,6 @@ int main(void)
     test_canonicalize();
     test_fuse();
     test_fuse_branches();
+    test_fold_scale_axis();
     return tap_done();
 }
