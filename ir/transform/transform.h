@@ -80,6 +80,13 @@ const tr_pass *tr_pass_find(const char *name);
  * false after recording errors (including a check-mode mismatch) in d. */
 bool tr_optimize(ir_module *m, const tr_options *o, su_diags *d);
 
+/* ---- bind_params.c ------------------------------------------------------ */
+
+/* Replaces the parameters of @main named names[i] (without %) by constants
+ * values[i] and drops them from its signature; a type mismatch is an error
+ * naming the parameter and both types. Parameters not named stay. */
+bool tr_bind_params(ir_module *m, const char *const *names, const ir_tensor *const *values, size_t n, su_diags *d);
+
 /* ---- one file per pass ------------------------------------------------- */
 
 /* dce.c: drops let bindings whose variable is never used (values are pure). */
