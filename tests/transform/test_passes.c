@@ -233,6 +233,30 @@ static void test_fold_scale_axis(void)
     ir_module_free(m);
 }
 
+static void test_bind_params(void)
+{
+    ir_module *m = load("def @main(%x: Tensor[(2), float32], %w: Tensor[(2), float32]) { multiply(%x, %w) }");
+    su_arena a;
+    su_arena_init(&a);
+    ir_tensor *w = ir_tensor_new(&a, IR_FLOAT32, 1, (int64_t[]){2});
+    const char *names[] = {"w"};
+    const ir_tensor *vals[] = {w};
+    su_diags d = {0};
+    ok(m && tr_bind_params(m, names, vals, 1, &d), "bind-params: binds %%w");
+    const char *t = text(m);
+    ok(strstr(t, "def @main(%x: Tensor[(2), float32]) -> Tensor[(2), float32]") &&
+           strstr(t, "multiply(%x, meta[relay.Constant][0])"),
+       "bind-params: %%w leaves the signature and becomes a constant (%s)", t);
+    ir_module_free(m);
+    m = load("def @main(%x: Tensor[(2), float32], %w: Tensor[(3), float32]) { %x }");
+    ok(m && !tr_bind_params(m, names, vals, 1, &d) && d.errors &&
+           strstr(d.items[d.len - 1].msg, "parameter %w is Tensor[(3), float32], but the value given for it is Tensor[(2), float32]"),
+       "bind-params: a shape mismatch names the parameter and both types");
+    ir_module_free(m);
+    su_diags_free(&d);
+    su_arena_free(&a);
+}
+
 int main(void)
 {
     test_dce();
@@ -242,5 +266,6 @@ int main(void)
     test_fuse();
     test_fuse_branches();
     test_fold_scale_axis();
+    test_bind_params();
     return tap_done();
 }
