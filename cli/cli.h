@@ -12,6 +12,10 @@ typedef int (*cli_cmd_fn)(int argc, char **argv);
 /* relay-tune parse FILE [--no-types] [-o OUT] */
 int cli_cmd_parse(int argc, char **argv);
 
+/* ---- cmd_db.c ---- */
+/* relay-tune db export|import|merge|stats|best|gc [--db PATH] ... */
+int cli_cmd_db(int argc, char **argv);
+
 /* ---- main.c ---- */
 /* Prints "relay-tune: error: ..." to stderr. */
 void cli_error(const char *fmt, ...)

@@ -14,6 +14,7 @@ static const struct {
     const char *help;
 } commands[] = {
     {"parse", cli_cmd_parse, "parse and type-check a Relay text file; print it with inferred types"},
+    {"db", cli_cmd_db, "the tuning database: export, import, merge, stats, best, gc"},
 };
 
 void cli_error(const char *fmt, ...)
