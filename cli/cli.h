@@ -20,6 +20,10 @@ int cli_cmd_opt(int argc, char **argv);
 /* relay-tune tasks MODEL [--json] ... */
 int cli_cmd_tasks(int argc, char **argv);
 
+/* ---- cmd_db.c ---- */
+/* relay-tune db export|import|merge|stats|best|gc [--db PATH] ... */
+int cli_cmd_db(int argc, char **argv);
+
 /* ---- main.c ---- */
 /* Writes text to the file out (standard output when NULL); returns the exit
  * status, after reporting a failure as "CMD: cannot write ...". */

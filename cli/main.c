@@ -16,6 +16,7 @@ static const struct {
     {"parse", cli_cmd_parse, "parse and type-check a Relay text file; print it with inferred types"},
     {"opt", cli_cmd_opt, "optimize a model (passes, operator fusion) and print it"},
     {"tasks", cli_cmd_tasks, "list the tuning tasks (fused kernels) of a model"},
+    {"db", cli_cmd_db, "the tuning database: export, import, merge, stats, best, gc"},
 };
 
 void cli_error(const char *fmt, ...)

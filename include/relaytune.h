@@ -70,6 +70,53 @@ typedef struct rt_task {
 void rt_module_tasks(rt_module *m, const rt_task **tasks, size_t *n);
 /* The tasks as a JSON document (malloc'd): {"tasks": [...], "total_gflop": x}. */
 char *rt_tasks_json(const rt_task *tasks, size_t n);
+/* ---- tuning database -------------------------------------------------------
+ * Every measurement is kept in one SQLite file (docs/database.md); logs of
+ * JSON lines (docs/log-format.md) carry records between machines. Functions
+ * that fail write "relay-tune-style" messages to errs (NULL discards them). */
+
+/* An open tuning database. */
+typedef struct rt_db rt_db;
+
+/* What import and merge did. */
+typedef struct rt_db_counts {
+    size_t imported;     /* new records stored */
+    size_t duplicates;   /* exact duplicates of stored records, skipped */
+    size_t rejected;     /* invalid lines or records, skipped and reported */
+} rt_db_counts;
+
+/* Flags for rt_db_open, rt_db_stats and rt_db_best. */
+enum {
+    RT_DB_CREATE = 1,    /* rt_db_open: create the file when missing */
+    RT_DB_JSON = 2,      /* rt_db_stats, rt_db_best: JSON instead of text */
+};
+
+/* The default database path: $RELAY_TUNE_DB when set and not empty, else
+ * "./relay-tune.db". */
+const char *rt_db_default_path(void);
+/* Opens (or with RT_DB_CREATE creates) a database; NULL after a message when
+ * the file is missing, is not a relay-tune database, is corrupt or is newer. */
+rt_db *rt_db_open(const char *path, int flags, FILE *errs);
+/* Closes a database (NULL is fine). */
+void rt_db_close(rt_db *db);
+/* Writes the records of a workload key and/or target name (NULL: all) as JSON
+ * lines; returns how many, or -1 after a message. */
+long long rt_db_export(rt_db *db, const char *workload, const char *target, FILE *out, FILE *errs);
+/* Imports a JSON-lines log (name is used in messages). Rejected lines are
+ * reported to errs as NAME:LINE: rejected: REASON (the first 20 of them).
+ * Adds to counts; returns 0, or -1 on a read or database error. */
+int rt_db_import(rt_db *db, FILE *in, const char *name, rt_db_counts *counts, FILE *errs);
+/* Merges the database at other_path in, like rt_db_import. */
+int rt_db_merge(rt_db *db, const char *other_path, rt_db_counts *counts, FILE *errs);
+/* Counts of workloads, records, targets, sessions and errors by kind, as text
+ * or (RT_DB_JSON) a JSON object; malloc'd, NULL after a message. */
+char *rt_db_stats(rt_db *db, int flags, FILE *errs);
+/* The best config of every workload (of one target, or all when NULL) with
+ * GFLOP/s and speedup over the default config; malloc'd, NULL after a message. */
+char *rt_db_best(rt_db *db, const char *target, int flags, FILE *errs);
+/* Deletes failed records older than days and compacts the file; returns how
+ * many were deleted, or -1 after a message. */
+long long rt_db_gc(rt_db *db, double days, FILE *errs);
 
 #ifdef __cplusplus
 }
