@@ -262,6 +262,45 @@ const char *ir_pattern_name(ir_op_pattern p);
 /* Normalized attrs holding only the op's defaults. */
 const ir_attrs *ir_op_default_attrs(su_arena *a, const ir_op_def *op);
 
+/* ---- attribute indices: positions in each op's schema ------------------ */
+
+/* Where each attribute sits in the normalized attrs of a call (schema order,
+ * defined by the IR_SCHEMA tables of ir/op_*.c). Type relations, reference
+ * kernels and passes read attributes through these, so the order is written
+ * once; tests/ir/test_ops.c checks every index against the schema's names. */
+enum {  /* nn.conv2d */
+    IR_CONV_STRIDES, IR_CONV_PADDING, IR_CONV_DILATION, IR_CONV_GROUPS, IR_CONV_CHANNELS,
+    IR_CONV_KERNEL_SIZE, IR_CONV_DATA_LAYOUT, IR_CONV_KERNEL_LAYOUT, IR_CONV_OUT_LAYOUT, IR_CONV_OUT_DTYPE
+};
+enum { IR_DENSE_UNITS, IR_DENSE_OUT_DTYPE };                            /* nn.dense */
+enum { IR_BMM_OUT_DTYPE, IR_BMM_TRANSPOSE_A, IR_BMM_TRANSPOSE_B };      /* nn.batch_matmul */
+enum {  /* nn.max_pool2d, nn.avg_pool2d (count_include_pad: avg only) */
+    IR_POOL_SIZE, IR_POOL_STRIDES, IR_POOL_DILATION, IR_POOL_PADDING, IR_POOL_LAYOUT, IR_POOL_OUT_LAYOUT,
+    IR_POOL_CEIL_MODE, IR_POOL_COUNT_INCLUDE_PAD
+};
+enum { IR_GPOOL_LAYOUT, IR_GPOOL_OUT_LAYOUT };                          /* nn.global_avg_pool2d */
+enum { IR_APOOL_OUTPUT_SIZE, IR_APOOL_LAYOUT, IR_APOOL_OUT_LAYOUT };    /* nn.adaptive_avg_pool2d */
+enum { IR_SOFTMAX_AXIS };                                               /* nn.softmax, nn.log_softmax */
+enum { IR_NORM_AXIS, IR_NORM_EPSILON, IR_NORM_CENTER, IR_NORM_SCALE };  /* nn.layer_norm, nn.batch_norm */
+enum { IR_DROPOUT_RATE };                                               /* nn.dropout */
+enum { IR_BIAS_ADD_AXIS };                                              /* nn.bias_add */
+enum { IR_LEAKY_RELU_ALPHA };                                           /* nn.leaky_relu */
+enum { IR_PAD_WIDTH, IR_PAD_MODE };                                     /* nn.pad */
+enum { IR_CLIP_A_MIN, IR_CLIP_A_MAX };                                  /* clip */
+enum { IR_CAST_DTYPE };                                                 /* cast */
+enum { IR_RESHAPE_NEWSHAPE, IR_RESHAPE_ALLOWZERO };                     /* reshape */
+enum { IR_TRANSPOSE_AXES };                                             /* transpose */
+enum { IR_SQUEEZE_AXIS };                                               /* squeeze */
+enum { IR_EXPAND_DIMS_AXIS, IR_EXPAND_DIMS_NUM_NEWAXIS };               /* expand_dims */
+enum { IR_CONCAT_AXIS };                                                /* concatenate */
+enum { IR_SPLIT_INDICES_OR_SECTIONS, IR_SPLIT_AXIS };                   /* split */
+enum { IR_SLICE_BEGIN, IR_SLICE_END, IR_SLICE_STRIDES, IR_SLICE_MODE, IR_SLICE_AXES }; /* strided_slice */
+enum { IR_TAKE_BATCH_DIMS, IR_TAKE_AXIS, IR_TAKE_MODE };                /* take */
+enum { IR_REDUCE_AXIS, IR_REDUCE_KEEPDIMS, IR_REDUCE_EXCLUDE };         /* sum, mean, max, min */
+enum {  /* argmax */
+    IR_ARGREDUCE_AXIS, IR_ARGREDUCE_KEEPDIMS, IR_ARGREDUCE_SELECT_LAST_INDEX, IR_ARGREDUCE_EXCLUDE
+};
+
 /* ---- op_util.c: helpers shared by type relations ------------------------ */
 
 /* Reports a type error at the call, prefixed with the op's name. Returns NULL
