@@ -84,9 +84,13 @@ const char *ir_type_str(su_arena *a, const ir_type *t);
 /* "(1, 3, 224, 224)" for a tensor type, its full spelling otherwise (for messages). */
 const char *ir_shape_str(su_arena *a, const ir_type *t);
 
-/* ---- tensor.c: constant tensors ---------------------------------------- */
+/* ---- tensor.c: dense tensors ------------------------------------------- */
 
-/* A dense, C-order tensor with 64-byte aligned data. */
+/* A dense, C-order tensor with 64-byte aligned data. It has one of two
+ * owners: an arena (ir_tensor_new; constants of a module live in its arena)
+ * or the heap (ir_tensor_alloc: struct, shape and data are one block that
+ * ir_tensor_free releases). Values of the interpreter and tensors read from
+ * files are heap tensors. */
 typedef struct ir_tensor {
     ir_dtype dtype;
     int ndim;
@@ -96,14 +100,83 @@ typedef struct ir_tensor {
 
 /* Allocates a zeroed tensor in the arena. */
 ir_tensor *ir_tensor_new(su_arena *a, ir_dtype dt, int ndim, const int64_t *shape);
+/* Allocates a zeroed heap tensor; NULL when an extent is negative, the size
+ * overflows or memory is short (callers report it). Free with ir_tensor_free. */
+ir_tensor *ir_tensor_alloc(ir_dtype dt, int ndim, const int64_t *shape);
+/* Frees a heap tensor (NULL is fine); never call it on an arena tensor. */
+void ir_tensor_free(ir_tensor *t);
+/* A heap copy of t (any owner); NULL when memory is short. */
+ir_tensor *ir_tensor_clone(const ir_tensor *t);
 /* A rank-0 tensor holding v converted to dt (saturating at the dtype's range). */
 ir_tensor *ir_tensor_scalar(su_arena *a, ir_dtype dt, double v);
 /* A rank-0 int64 tensor holding v exactly (doubles lose precision past 2^53). */
 ir_tensor *ir_tensor_scalar_i64(su_arena *a, int64_t v);
 /* Element i converted to double (any dtype). */
 double ir_tensor_get(const ir_tensor *t, int64_t i);
+/* Stores v into element i, converted as ir_tensor_scalar converts. */
+void ir_tensor_set(ir_tensor *t, int64_t i, double v);
+/* Element i as int64 (floats truncate toward zero and saturate; NaN is 0). */
+int64_t ir_tensor_get_i64(const ir_tensor *t, int64_t i);
+/* Stores v into element i: integers wrap to the dtype's width, bool is v != 0. */
+void ir_tensor_set_i64(ir_tensor *t, int64_t i, int64_t v);
 /* Number of elements. */
 int64_t ir_tensor_numel(const ir_tensor *t);
+/* Bytes of data (numel * dtype bytes). */
+size_t ir_tensor_nbytes(const ir_tensor *t);
+/* Elements of a shape; false when an extent is negative or the byte size of
+ * elem_bytes-sized elements would pass SIZE_MAX / 2. */
+bool ir_shape_numel(int ndim, const int64_t *shape, int elem_bytes, int64_t *numel);
+/* True when t has dtype dt and this shape. */
+bool ir_tensor_has_shape(const ir_tensor *t, ir_dtype dt, int ndim, const int64_t *shape);
+/* Appends t's type as Relay spells it ("Tensor[(1, 3), float32]", "int64"). */
+void ir_tensor_print_type(su_buf *b, const ir_tensor *t);
+
+/* ---- npy.c: numpy .npy files --------------------------------------------- */
+
+/* Reads a .npy image of len bytes (format 1.0, 2.0 or 3.0) into a heap tensor
+ * in C order and host byte order (Fortran-order and byte-swapped files are
+ * converted). name labels messages; on failure returns NULL and appends
+ * "NAME: what is wrong" to err. */
+ir_tensor *ir_npy_parse(const char *name, const void *data, size_t len, su_buf *err);
+/* Reads a .npy file (see ir_npy_parse). */
+ir_tensor *ir_npy_load(const char *path, su_buf *err);
+/* Appends t as a .npy image (format 1.0, or 2.0 when the header needs it). */
+void ir_npy_encode(su_buf *out, const ir_tensor *t);
+/* Writes t to a .npy file; false after appending "PATH: cannot write: ..." to err. */
+bool ir_npy_save(const char *path, const ir_tensor *t, su_buf *err);
+
+/* ---- npz.c: numpy .npz archives ------------------------------------------ */
+
+/* One array of an archive. */
+typedef struct ir_npz_entry {
+    char *name;             /* the key: member name without ".npy" (malloc'd) */
+    ir_tensor *tensor;      /* heap tensor owned by the archive (NULL once taken) */
+} ir_npz_entry;
+
+/* The arrays of an .npz, in archive order. */
+typedef struct ir_npz {
+    int n;
+    ir_npz_entry *entries;
+} ir_npz;
+
+/* Reads every array of an .npz image (numpy.savez or savez_compressed); NULL
+ * after appending "NAME: entry 'KEY.npy': what is wrong" to err. */
+ir_npz *ir_npz_parse(const char *name, const void *data, size_t len, su_buf *err);
+/* Reads an .npz file (see ir_npz_parse). */
+ir_npz *ir_npz_load(const char *path, su_buf *err);
+/* The array stored under key, or NULL. */
+const ir_tensor *ir_npz_find(const ir_npz *z, const char *key);
+/* Moves entry i's tensor out of the archive (the caller frees it). */
+ir_tensor *ir_npz_take(ir_npz *z, int i);
+/* Frees the archive and the tensors still in it (NULL is fine). */
+void ir_npz_free(ir_npz *z);
+/* Appends n named tensors as an .npz image (members KEY.npy, deflated when
+ * compress); false after appending a reason to err (zip64 sizes). */
+bool ir_npz_encode(su_buf *out, int n, const char *const *keys, const ir_tensor *const *ts, bool compress,
+                   su_buf *err);
+/* Writes n named tensors to an .npz file; false after appending a reason. */
+bool ir_npz_save(const char *path, int n, const char *const *keys, const ir_tensor *const *ts, bool compress,
+                 su_buf *err);
 
 /* ---- attrs.c: attribute values and schemas ----------------------------- */
 
@@ -261,6 +334,45 @@ int ir_op_attr_index(const ir_op_def *op, const char *name, size_t n);
 const char *ir_pattern_name(ir_op_pattern p);
 /* Normalized attrs holding only the op's defaults. */
 const ir_attrs *ir_op_default_attrs(su_arena *a, const ir_op_def *op);
+
+/* ---- attribute indices: positions in each op's schema ------------------ */
+
+/* Where each attribute sits in the normalized attrs of a call (schema order,
+ * defined by the IR_SCHEMA tables of ir/op_*.c). Type relations, reference
+ * kernels and passes read attributes through these, so the order is written
+ * once; tests/ir/test_ops.c checks every index against the schema's names. */
+enum {  /* nn.conv2d */
+    IR_CONV_STRIDES, IR_CONV_PADDING, IR_CONV_DILATION, IR_CONV_GROUPS, IR_CONV_CHANNELS,
+    IR_CONV_KERNEL_SIZE, IR_CONV_DATA_LAYOUT, IR_CONV_KERNEL_LAYOUT, IR_CONV_OUT_LAYOUT, IR_CONV_OUT_DTYPE
+};
+enum { IR_DENSE_UNITS, IR_DENSE_OUT_DTYPE };                            /* nn.dense */
+enum { IR_BMM_OUT_DTYPE, IR_BMM_TRANSPOSE_A, IR_BMM_TRANSPOSE_B };      /* nn.batch_matmul */
+enum {  /* nn.max_pool2d, nn.avg_pool2d (count_include_pad: avg only) */
+    IR_POOL_SIZE, IR_POOL_STRIDES, IR_POOL_DILATION, IR_POOL_PADDING, IR_POOL_LAYOUT, IR_POOL_OUT_LAYOUT,
+    IR_POOL_CEIL_MODE, IR_POOL_COUNT_INCLUDE_PAD
+};
+enum { IR_GPOOL_LAYOUT, IR_GPOOL_OUT_LAYOUT };                          /* nn.global_avg_pool2d */
+enum { IR_APOOL_OUTPUT_SIZE, IR_APOOL_LAYOUT, IR_APOOL_OUT_LAYOUT };    /* nn.adaptive_avg_pool2d */
+enum { IR_SOFTMAX_AXIS };                                               /* nn.softmax, nn.log_softmax */
+enum { IR_NORM_AXIS, IR_NORM_EPSILON, IR_NORM_CENTER, IR_NORM_SCALE };  /* nn.layer_norm, nn.batch_norm */
+enum { IR_DROPOUT_RATE };                                               /* nn.dropout */
+enum { IR_BIAS_ADD_AXIS };                                              /* nn.bias_add */
+enum { IR_LEAKY_RELU_ALPHA };                                           /* nn.leaky_relu */
+enum { IR_PAD_WIDTH, IR_PAD_MODE };                                     /* nn.pad */
+enum { IR_CLIP_A_MIN, IR_CLIP_A_MAX };                                  /* clip */
+enum { IR_CAST_DTYPE };                                                 /* cast */
+enum { IR_RESHAPE_NEWSHAPE, IR_RESHAPE_ALLOWZERO };                     /* reshape */
+enum { IR_TRANSPOSE_AXES };                                             /* transpose */
+enum { IR_SQUEEZE_AXIS };                                               /* squeeze */
+enum { IR_EXPAND_DIMS_AXIS, IR_EXPAND_DIMS_NUM_NEWAXIS };               /* expand_dims */
+enum { IR_CONCAT_AXIS };                                                /* concatenate */
+enum { IR_SPLIT_INDICES_OR_SECTIONS, IR_SPLIT_AXIS };                   /* split */
+enum { IR_SLICE_BEGIN, IR_SLICE_END, IR_SLICE_STRIDES, IR_SLICE_MODE, IR_SLICE_AXES }; /* strided_slice */
+enum { IR_TAKE_BATCH_DIMS, IR_TAKE_AXIS, IR_TAKE_MODE };                /* take */
+enum { IR_REDUCE_AXIS, IR_REDUCE_KEEPDIMS, IR_REDUCE_EXCLUDE };         /* sum, mean, max, min */
+enum {  /* argmax */
+    IR_ARGREDUCE_AXIS, IR_ARGREDUCE_KEEPDIMS, IR_ARGREDUCE_SELECT_LAST_INDEX, IR_ARGREDUCE_EXCLUDE
+};
 
 /* ---- op_util.c: helpers shared by type relations ------------------------ */
 

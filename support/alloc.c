@@ -90,3 +90,18 @@ char *su_read_file(const char *path, size_t *len)
         return su_strdup("");
     return b.data;
 }
+
+bool su_write_file(const char *path, const void *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return false;
+    bool ok = fwrite(data, 1, len, f) == len;
+    int saved = errno;
+    if (fclose(f) != 0 && ok) {
+        ok = false;
+        saved = errno;
+    }
+    errno = ok ? 0 : saved ? saved : EIO;
+    return ok;
+}

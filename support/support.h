@@ -35,6 +35,8 @@ SU_NORETURN void su_panic_at(const char *file, int line, const char *fmt, ...) S
 #define su_panic(...) su_panic_at(__FILE__, __LINE__, __VA_ARGS__)
 /* Reads a whole file into a NUL-terminated buffer; NULL (errno set) on failure. */
 char *su_read_file(const char *path, size_t *len);
+/* Writes len bytes to path (created or truncated); false (errno set) on failure. */
+bool su_write_file(const char *path, const void *data, size_t len);
 
 /* ---- arena.c: bump allocator freed in one call ------------------------ */
 
