@@ -264,7 +264,7 @@ typedef struct sqlite3_stmt sqlite3_stmt;
 typedef enum {
     DB_ST_TARGET_FIND, DB_ST_TARGET_ADD, DB_ST_WORKLOAD_FIND, DB_ST_WORKLOAD_ADD,
     DB_ST_SESSION_FIND, DB_ST_SESSION_ADD, DB_ST_DUP_FIND, DB_ST_RECORD_ADD,
-    DB_ST_BEST, DB_ST_COUNT
+    DB_ST_BEST, DB_ST_TARGET_IDS, DB_ST_COUNT
 } db_stmt_id;
 
 struct db {
@@ -277,6 +277,12 @@ struct db {
     su_map workloads;              /* workload key -> db_cached */
     su_map sessions;               /* session uuid -> db_cached */
     su_arena cache;                /* keys and values of the three maps */
+    su_buf args_raw, args_canon;   /* the last args text canonicalized, and the result */
+    su_buf last_target;            /* identity text of the target resolved last ... */
+    int64_t last_target_id;        /* ... and its row id (forgotten with the caches) */
+    su_buf last_wkey, last_wtmpl, last_wargs;  /* the workload resolved last (key, template, args) ... */
+    double last_wflops;            /* ... its flops ... */
+    int64_t last_wid;              /* ... and its row id; 0 when none */
     db_config_check_fn check;      /* template check, or NULL */
     void *check_ctx;               /* its context */
 };
@@ -321,6 +327,10 @@ void db_row_to_record(sqlite3_stmt *st, su_arena *a, db_record *r);
  * in the arena; NULL with the reason in why when it is not JSON of the kind
  * expected ('o' object, 'a' array). */
 const char *db_json_canon(const char *text, int kind, su_arena *a, su_buf *why);
+/* Appends s as a JSON string (s is valid UTF-8; quotes and controls escaped). */
+void db_json_put_str(su_buf *b, const char *s);
+/* Appends a finite number with the fewest of 15/16/17 digits that read back exactly. */
+void db_json_put_num(su_buf *b, double v);
 /* Formats costs as a JSON array of numbers that read back exactly. */
 void db_costs_format(const double *costs, size_t n, su_buf *out);
 /* Parses a costs array written by db_costs_format into the arena. */

@@ -19,7 +19,7 @@
 
 /* Appends s as a JSON string. Strings were checked to be UTF-8 when stored, so
  * only quotes, backslashes and control characters need escapes. */
-static void put_str(su_buf *b, const char *s)
+void db_json_put_str(su_buf *b, const char *s)
 {
     static const char hex[] = "0123456789abcdef";
     su_buf_putc(b, '"');
@@ -43,7 +43,7 @@ static void put_str(su_buf *b, const char *s)
 
 /* Appends a finite number with the fewest of 15, 16 or 17 significant digits
  * that reads back as the same double: readable, and exact. */
-static void put_num(su_buf *b, double v)
+void db_json_put_num(su_buf *b, double v)
 {
     char s[40];
     for (int prec = 15; prec <= 17; prec++) {
@@ -63,50 +63,50 @@ static void put_json(su_buf *b, const char *text)
 void db_log_format(const db_record *r, su_buf *b)
 {
     su_buf_printf(b, "{\"v\":%d,\"workload\":{\"key\":", DB_LOG_VERSION);
-    put_str(b, r->workload.key);
+    db_json_put_str(b, r->workload.key);
     su_buf_printf(b, ",\"hash\":\"%016llx\",\"template\":", (unsigned long long)su_hash_str(r->workload.key ? r->workload.key : ""));
-    put_str(b, r->workload.tmpl);
+    db_json_put_str(b, r->workload.tmpl);
     su_buf_puts(b, ",\"args\":");
     put_json(b, r->workload.args);
     su_buf_puts(b, ",\"flops\":");
-    put_num(b, r->workload.flops);
+    db_json_put_num(b, r->workload.flops);
     su_buf_puts(b, "},\"target\":{\"name\":");
-    put_str(b, r->target.name);
+    db_json_put_str(b, r->target.name);
     su_buf_puts(b, ",\"cpu\":");
-    put_str(b, r->target.cpu);
+    db_json_put_str(b, r->target.cpu);
     su_buf_puts(b, ",\"isa\":");
-    put_str(b, r->target.isa);
+    db_json_put_str(b, r->target.isa);
     su_buf_printf(b, ",\"cores\":%d,\"os\":", r->target.cores);
-    put_str(b, r->target.os);
+    db_json_put_str(b, r->target.os);
     su_buf_puts(b, "},\"config\":");
     put_json(b, r->config);
     su_buf_printf(b, ",\"default\":%s,\"result\":{\"costs\":[", r->is_default ? "true" : "false");
     for (size_t i = 0; i < r->ncosts; i++) {
         if (i)
             su_buf_putc(b, ',');
-        put_num(b, r->costs[i]);
+        db_json_put_num(b, r->costs[i]);
     }
     su_buf_printf(b, "],\"error\":\"%s\",\"error_msg\":", su_merr_name(r->error));
-    put_str(b, r->error_msg);
+    db_json_put_str(b, r->error_msg);
     su_buf_puts(b, ",\"counters\":");
     put_json(b, r->counters);
     su_buf_puts(b, ",\"build_time\":");
-    put_num(b, r->build_time);
+    db_json_put_num(b, r->build_time);
     su_buf_puts(b, ",\"run_time\":");
-    put_num(b, r->run_time);
+    db_json_put_num(b, r->run_time);
     su_buf_puts(b, "},\"provenance\":{\"tuner\":");
-    put_str(b, r->tuner);
+    db_json_put_str(b, r->tuner);
     su_buf_puts(b, ",\"session\":");
     if (r->session)
-        put_str(b, r->session);
+        db_json_put_str(b, r->session);
     else
         su_buf_puts(b, "null");
     su_buf_puts(b, ",\"model\":");
-    put_str(b, r->model);
+    db_json_put_str(b, r->model);
     su_buf_puts(b, ",\"timestamp\":");
-    put_num(b, r->timestamp);
+    db_json_put_num(b, r->timestamp);
     su_buf_puts(b, ",\"host\":");
-    put_str(b, r->host);
+    db_json_put_str(b, r->host);
     su_buf_puts(b, "}}\n");
 }
 

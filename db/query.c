@@ -62,13 +62,10 @@ static void put_json_str(su_buf *b, const char *s)
 
 static void put_num(su_buf *b, double v)
 {
-    char s[40];
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(s, sizeof s, "%.*g", prec, v);
-        if (strtod(s, NULL) == v)
-            break;
-    }
-    su_buf_puts(b, isfinite(v) ? s : "null");
+    if (isfinite(v))
+        db_json_put_num(b, v);
+    else
+        su_buf_puts(b, "null");
 }
 
 void db_stats_print(const db *d, const db_stats *s, bool json, su_buf *out)

@@ -6,9 +6,11 @@
  * template hook when the tuner installed one, and agreement with what the
  * database already knows about its workload. A batch is one transaction.
  *
- * Exact duplicates are recognized by a 64-bit digest of the record's content
- * (ids excluded, so the digest is the same in every database) and then
- * confirmed column by column, so a digest collision can never drop a record.
+ * Exact duplicates are found with one probe of the records_lookup index (a
+ * duplicate has the same workload, target, error, mean cost and timestamp),
+ * then confirmed by a 64-bit digest of the content (ids excluded, so it is the
+ * same in every database) and column by column, so a collision can never drop
+ * a record.
  * JSON fields are stored canonically (sorted keys, compact) so that equal
  * content is equal text.
  *
@@ -236,6 +238,53 @@ static bool check_entity(json_t *e, size_t i, su_map *names, su_buf *why)
     return true;
 }
 
+/* Appends one validated entity value (canonical: what jansson's parse of the
+ * text gives back, written with the log's number format). */
+static void write_value(su_buf *b, json_t *v)
+{
+    if (json_is_array(v)) {
+        su_buf_putc(b, '[');
+        for (size_t i = 0; i < json_array_size(v); i++) {
+            if (i)
+                su_buf_putc(b, ',');
+            write_value(b, json_array_get(v, i));
+        }
+        su_buf_putc(b, ']');
+    } else if (json_is_integer(v)) {
+        su_buf_printf(b, "%lld", (long long)json_integer_value(v));
+    } else if (json_is_real(v)) {
+        db_json_put_num(b, json_real_value(v));
+    } else if (json_is_string(v)) {
+        db_json_put_str(b, json_string_value(v));
+    } else {
+        su_buf_puts(b, json_is_true(v) ? "true" : "false");
+    }
+}
+
+/* The canonical text of a validated config: keys in order, compact. Written
+ * by hand because it is on the insert path of every record (jansson's
+ * sorted dump costs more than the rest of the record check). */
+static const char *write_config(json_t *j, su_arena *a)
+{
+    json_t *ents = json_object_get(j, "entities");
+    su_buf b = {0};
+    su_buf_puts(&b, "{\"entities\":[");
+    for (size_t i = 0; i < json_array_size(ents); i++) {
+        json_t *e = json_array_get(ents, i);
+        su_buf_puts(&b, i ? ",[" : "[");
+        db_json_put_str(&b, json_string_value(json_array_get(e, 0)));
+        su_buf_putc(&b, ',');
+        db_json_put_str(&b, json_string_value(json_array_get(e, 1)));
+        su_buf_putc(&b, ',');
+        write_value(&b, json_array_get(e, 2));
+        su_buf_putc(&b, ']');
+    }
+    su_buf_printf(&b, "],\"index\":%lld}", (long long)json_integer_value(json_object_get(j, "index")));
+    const char *r = su_arena_strndup(a, b.data, b.len);
+    su_buf_free(&b);
+    return r;
+}
+
 /* Parses and checks a config; writes its canonical text. */
 static const char *canon_config(const char *text, int64_t index, su_arena *a, su_buf *why)
 {
@@ -266,12 +315,7 @@ static const char *canon_config(const char *text, int64_t index, su_arena *a, su
     for (size_t i = 0; i < json_array_size(ents); i++)
         if (!check_entity(json_array_get(ents, i), i, &names, why))
             goto done;
-    char *s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
-    if (s)
-        r = su_arena_strdup(a, s);
-    else
-        su_buf_puts(why, "config: cannot be written back as JSON");
-    free(s);
+    r = write_config(j, a);
 done:
     su_map_free(&names);
     json_decref(j);
@@ -281,6 +325,8 @@ done:
 /* Parses and checks the counters object; writes its canonical text. */
 static const char *canon_counters(const char *text, su_arena *a, su_buf *why)
 {
+    if (!text || !strcmp(text, "{}"))
+        return "{}";
     json_error_t e;
     json_t *j = json_loads(text ? text : "{}", JSON_REJECT_DUPLICATES, &e);
     if (!j) {
@@ -316,7 +362,6 @@ typedef struct canon {
     const char *args, *config, *counters, *costs;  /* canonical JSON texts */
     double mean;                                    /* mean cost (0 when no costs) */
     double flops, build_time, run_time;             /* with -0 made +0 */
-    char hash[17];                                  /* workload key hash, hex */
     uint64_t digest;                                /* content digest */
 } canon;
 
@@ -336,8 +381,32 @@ static bool check_isa(const char *s, su_buf *why)
     return true;
 }
 
-/* Everything db_record_check promises, producing the canonical form. */
-static bool check_record(const db_record *r, su_arena *a, canon *c, su_buf *why)
+/* The canonical args text; d (when not NULL) remembers the last one, since
+ * consecutive records of a batch usually share their workload. */
+static const char *canon_args(db *d, const char *raw, su_arena *a, su_buf *why)
+{
+    raw = raw ? raw : "{}";
+    if (d && d->args_raw.data && !strcmp(d->args_raw.data, raw))
+        return su_arena_strndup(a, d->args_canon.data, d->args_canon.len);
+    su_buf sub = {0};
+    const char *c = db_json_canon(raw, 'o', a, &sub);
+    if (!c)
+        su_buf_printf(why, "workload.args: %s", su_buf_str(&sub));
+    else if (strlen(c) > 65536)
+        su_buf_puts(why, "workload.args: longer than 65536 bytes"), c = NULL;
+    su_buf_free(&sub);
+    if (c && d) {
+        su_buf_clear(&d->args_raw);
+        su_buf_puts(&d->args_raw, raw);
+        su_buf_clear(&d->args_canon);
+        su_buf_puts(&d->args_canon, c);
+    }
+    return c;
+}
+
+/* Everything db_record_check promises, producing the canonical form; d may be
+ * NULL (it only memoizes). */
+static bool check_record(db *d, const db_record *r, su_arena *a, canon *c, su_buf *why)
 {
     const db_workload *w = &r->workload;
     const db_target *t = &r->target;
@@ -389,19 +458,7 @@ static bool check_record(const db_record *r, su_arena *a, canon *c, su_buf *why)
         su_buf_puts(why, "provenance.session: must be a uuid (8-4-4-4-12 lowercase hex digits) or null");
         return false;
     }
-    su_buf sub = {0};
-    c->args = db_json_canon(w->args, 'o', a, &sub);
-    if (!c->args) {
-        su_buf_printf(why, "workload.args: %s", su_buf_str(&sub));
-        su_buf_free(&sub);
-        return false;
-    }
-    su_buf_free(&sub);
-    if (strlen(c->args) > 65536) {
-        su_buf_puts(why, "workload.args: longer than 65536 bytes");
-        return false;
-    }
-    if (!(c->config = canon_config(r->config, r->config_index, a, why)) ||
+    if (!(c->args = canon_args(d, w->args, a, why)) || !(c->config = canon_config(r->config, r->config_index, a, why)) ||
         !(c->counters = canon_counters(r->counters, a, why)))
         return false;
     su_buf cb = {0};
@@ -412,7 +469,6 @@ static bool check_record(const db_record *r, su_arena *a, canon *c, su_buf *why)
     c->flops = w->flops + 0.0;
     c->build_time = r->build_time + 0.0;
     c->run_time = r->run_time + 0.0;
-    snprintf(c->hash, sizeof c->hash, "%016llx", (unsigned long long)su_hash_str(w->key));
     return true;
 }
 
@@ -421,7 +477,7 @@ bool db_record_check(const db_record *r, su_buf *why)
     su_arena a;
     su_arena_init(&a);
     canon c;
-    bool good = check_record(r, &a, &c, why);
+    bool good = check_record(NULL, r, &a, &c, why);
     su_arena_free(&a);
     return good;
 }
@@ -484,15 +540,27 @@ static void cache_put(db *d, su_map *m, const char *key, int64_t id, uint64_t de
     su_map_put(m, su_arena_strdup(&d->cache, key), c);
 }
 
+/* The target resolved last: consecutive records usually share it. */
+static void remember_target(db *d, const char *ident, int64_t id)
+{
+    su_buf_clear(&d->last_target);
+    su_buf_puts(&d->last_target, ident);
+    d->last_target_id = id;
+}
+
 /* Row id of the target, created when new. -1 on a database error. */
 static int64_t target_id(db *d, const db_target *t)
 {
     char ident[1400];
     snprintf(ident, sizeof ident, "%s\x1f%s\x1f%s\x1f%d\x1f%s", nz(t->name), nz(t->cpu), nz(t->isa), t->cores,
              nz(t->os));
+    if (d->last_target.data && !strcmp(d->last_target.data, ident))
+        return d->last_target_id;
     db_cached *c = su_map_get(&d->targets, ident);
-    if (c)
+    if (c) {
+        remember_target(d, ident, c->id);
         return c->id;
+    }
     sqlite3_stmt *st = db_stmt(d, DB_ST_TARGET_FIND);
     if (!st)
         return -1;
@@ -521,6 +589,7 @@ static int64_t target_id(db *d, const db_target *t)
     }
     sqlite3_reset(st);
     cache_put(d, &d->targets, ident, id, 0);
+    remember_target(d, ident, id);
     return id;
 }
 
@@ -533,6 +602,9 @@ static uint64_t workload_desc(const char *tmpl, const char *args, double flops)
  * is known with another description; -1 on a database error. */
 static int64_t workload_id(db *d, const db_workload *w, const canon *c, su_buf *why)
 {
+    if (d->last_wid > 0 && !strcmp(su_buf_str(&d->last_wkey), w->key) && !strcmp(d->last_wtmpl.data, w->tmpl) &&
+        !strcmp(d->last_wargs.data, c->args) && d->last_wflops == c->flops)
+        return d->last_wid;
     uint64_t desc = workload_desc(w->tmpl, c->args, c->flops);
     db_cached *cached = su_map_get(&d->workloads, w->key);
     int64_t id;
@@ -554,7 +626,9 @@ static int64_t workload_id(db *d, const db_workload *w, const canon *c, su_buf *
             if (!(st = db_stmt(d, DB_ST_WORKLOAD_ADD)))
                 return -1;
             bind_text(st, 1, w->key);
-            bind_text(st, 2, c->hash);
+            char hash[17];
+            snprintf(hash, sizeof hash, "%016llx", (unsigned long long)su_hash_str(w->key));
+            bind_text(st, 2, hash);
             bind_text(st, 3, w->tmpl);
             bind_text(st, 4, c->args);
             sqlite3_bind_double(st, 5, c->flops);
@@ -572,6 +646,14 @@ static int64_t workload_id(db *d, const db_workload *w, const canon *c, su_buf *
         su_buf_puts(why, "workload: this key is already recorded with another template, args or flops");
         return -2;
     }
+    su_buf_clear(&d->last_wkey);
+    su_buf_puts(&d->last_wkey, w->key);
+    su_buf_clear(&d->last_wtmpl);
+    su_buf_puts(&d->last_wtmpl, w->tmpl);
+    su_buf_clear(&d->last_wargs);
+    su_buf_puts(&d->last_wargs, c->args);
+    d->last_wflops = c->flops;
+    d->last_wid = id;
     return id;
 }
 
@@ -636,6 +718,12 @@ static int find_duplicate(db *d, const db_record *r, const canon *c, int64_t wid
     if (!st)
         return -1;
     sqlite3_bind_int64(st, 1, (int64_t)c->digest);
+    sqlite3_bind_int64(st, 2, wid);
+    sqlite3_bind_int64(st, 3, tid);
+    sqlite3_bind_int(st, 4, (int)r->error);
+    if (r->ncosts)
+        sqlite3_bind_double(st, 5, c->mean);
+    sqlite3_bind_double(st, 6, r->timestamp);
     int rc, found = 0;
     while (!found && (rc = sqlite3_step(st)) == SQLITE_ROW)
         found = sqlite3_column_int64(st, 0) == wid && sqlite3_column_int64(st, 1) == tid &&
@@ -655,7 +743,7 @@ static int find_duplicate(db *d, const db_record *r, const canon *c, int64_t wid
 static int add_one(db *d, const db_record *r, su_arena *a, su_buf *why)
 {
     canon c;
-    if (!check_record(r, a, &c, why))
+    if (!check_record(d, r, a, &c, why))
         return -2;
     if (d->check && !d->check(d->check_ctx, r->workload.tmpl, r->workload.key, r->config_index, c.config, why)) {
         if (!why->len)
@@ -822,18 +910,101 @@ static sqlite3_stmt *prepare(db *d, const char *sql)
     return st;
 }
 
+/* A candidate of top-k with the digest its order needs. */
+typedef struct ranked {
+    db_record r;
+    int64_t digest;
+} ranked;
+
+/* db_best's order (DB_BEST_ORDER) in C, for merging several target rows. */
+static int rank_cmp(const void *pa, const void *pb)
+{
+    const ranked *a = pa, *b = pb;
+    if (a->r.mean_cost != b->r.mean_cost)
+        return a->r.mean_cost < b->r.mean_cost ? -1 : 1;
+    if (a->r.config_index != b->r.config_index)
+        return a->r.config_index < b->r.config_index ? -1 : 1;
+    if (a->r.timestamp != b->r.timestamp)
+        return a->r.timestamp < b->r.timestamp ? -1 : 1;
+    if (a->digest != b->digest)
+        return a->digest < b->digest ? -1 : 1;
+    return (a->r.id > b->r.id) - (a->r.id < b->r.id);
+}
+
+/* The workload's row id: 0 when unknown, -1 on error. */
+static int64_t find_workload(db *d, const char *key)
+{
+    db_cached *c = su_map_get(&d->workloads, key);
+    if (c)
+        return c->id;
+    sqlite3_stmt *st = db_stmt(d, DB_ST_WORKLOAD_FIND);
+    if (!st)
+        return -1;
+    bind_text(st, 1, key);
+    int rc = sqlite3_step(st);
+    int64_t id = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return db_fail_sql(d, rc, "looking up a workload"), -1;
+    return id;
+}
+
+/* The best records of one workload on one target row are the first rows of
+ * records_lookup index range (error = 0), in mean-cost order; a target name may have several
+ * rows (one per host description), whose first k are merged here. */
 bool db_top_k(db *d, const char *key, const char *target, size_t k, su_arena *a, db_record **out, size_t *n)
 {
     *out = NULL;
     *n = 0;
-    sqlite3_stmt *st = db_stmt(d, DB_ST_BEST);
-    if (!st)
+    int64_t wid = find_workload(d, key);
+    if (wid <= 0 || k == 0)
+        return wid == 0 || k == 0;
+    sqlite3_stmt *ts = db_stmt(d, DB_ST_TARGET_IDS);
+    if (!ts)
         return false;
-    bind_text(st, 1, key);
-    bind_text(st, 2, target);
-    sqlite3_bind_int64(st, 3, k > INT64_MAX ? INT64_MAX : (int64_t)k);
-    bool good = collect(d, st, a, out, n, "looking up the best records");
-    sqlite3_reset(st);
+    bind_text(ts, 1, target);
+    SU_VEC(int64_t) tids = {0};
+    int rc;
+    while ((rc = sqlite3_step(ts)) == SQLITE_ROW)
+        su_vec_push(&tids, sqlite3_column_int64(ts, 0));
+    sqlite3_reset(ts);
+    if (rc != SQLITE_DONE) {
+        su_vec_free(&tids);
+        return db_fail_sql(d, rc, "looking up a target");
+    }
+    SU_VEC(ranked) v = {0};
+    bool good = true;
+    for (size_t t = 0; good && t < tids.len; t++) {
+        sqlite3_stmt *st = db_stmt(d, DB_ST_BEST);
+        if (!st) {
+            good = false;
+            break;
+        }
+        sqlite3_bind_int64(st, 1, wid);
+        sqlite3_bind_int64(st, 2, tids.data[t]);
+        sqlite3_bind_int64(st, 3, k > INT64_MAX ? INT64_MAX : (int64_t)k);
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+            ranked r;
+            db_row_to_record(st, a, &r.r);
+            r.digest = sqlite3_column_int64(st, 25);
+            su_vec_push(&v, r);
+        }
+        sqlite3_reset(st);
+        if (rc != SQLITE_DONE)
+            good = db_fail_sql(d, rc, "looking up the best records");
+    }
+    bool several = tids.len > 1;
+    su_vec_free(&tids);
+    if (good && v.len) {
+        if (several)
+            qsort(v.data, v.len, sizeof *v.data, rank_cmp);
+        *n = v.len < k ? v.len : k;
+        db_record *o = su_arena_alloc(a, *n * sizeof *o);
+        for (size_t i = 0; i < *n; i++)
+            o[i] = v.data[i].r;
+        *out = o;
+    }
+    su_vec_free(&v);
     return good;
 }
 
