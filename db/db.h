@@ -114,11 +114,13 @@ bool db_quick_check(db *d);
 /* Installs the template check applied to every record brought in (NULL removes it). */
 void db_set_config_check(db *d, db_config_check_fn fn, void *ctx);
 
-/* ---- records.c: storing and looking up measurements ------------------------ */
+/* ---- check.c: what makes a record valid ------------------------------------- */
 
 /* Checks a record's fields: types, ranges, JSON structure of config, args and
  * counters (not the template hook). False with the reason in why. */
 bool db_record_check(const db_record *r, su_buf *why);
+
+/* ---- records.c: storing and looking up measurements ------------------------ */
 /* Adds n records in one transaction, skipping exact duplicates. With on_reject
  * NULL the batch is all or nothing: an invalid record fails it (false, message
  * names the record). With on_reject set, invalid records are reported, counted
@@ -323,6 +325,20 @@ void db_row_to_record(sqlite3_stmt *st, su_arena *a, db_record *r);
     "LEFT JOIN sessions s ON s.id = r.session_id"
 /* The best-first order of db_best: the tie-break that makes it stable. */
 #define DB_BEST_ORDER "r.mean_cost, r.config_index, r.timestamp, r.digest, r.id"
+/* A record's fields in canonical form, as stored (check.c). */
+typedef struct db_canon {
+    const char *args, *config, *counters, *costs;  /* canonical JSON texts */
+    double mean;                                    /* mean cost (0 when no costs) */
+    double flops, build_time, run_time;             /* with -0 made +0 */
+    uint64_t digest;                                /* content digest (db_digest) */
+} db_canon;
+/* db_record_check producing the canonical form; d (may be NULL) memoizes args. */
+bool db_check_record(db *d, const db_record *r, su_arena *a, db_canon *c, su_buf *why);
+/* The content digest: every stored field except ids and the session. */
+uint64_t db_digest(const db_record *r, const db_canon *c);
+/* FNV-1a of a string with its terminator, and of a double's bits, continuing h. */
+uint64_t db_hash_str(uint64_t h, const char *s);
+uint64_t db_hash_f64(uint64_t h, double v);
 /* Canonical JSON text of a JSON value given as text (sorted keys, compact),
  * in the arena; NULL with the reason in why when it is not JSON of the kind
  * expected ('o' object, 'a' array). */

@@ -696,7 +696,7 @@ static void test_round_trip(void)
     /* a mixed log: good lines, bad lines, blank lines, CRLF */
     su_buf mixed = {0};
     char *g = variant(NULL, NULL);
-    su_buf_printf(&mixed, "%s\r\n\n   \nnot json\n%s\n{\"v\":9}\n", g, g);
+    su_buf_printf(&mixed, "%s\r\n\n   \nnot json\n%s\n{\"v\":9}\n \r\t\n", g, g);
     free(g);
     db *m = open_db(":memory:");
     c = (db_counts){0};
@@ -706,6 +706,22 @@ static void test_round_trip(void)
        "rejected 2");
     ok(rj.n == 2 && rj.last_index == 6 && strstr(rj.last, "unknown log version 9"),
        "import: rejections are reported with their line numbers");
+    /* a line over the limit is rejected without holding it in memory */
+    su_buf_clear(&mixed);
+    for (int i = 0; i < DB_LOG_MAX_LINE + 100; i++)
+        su_buf_putc(&mixed, i % 50 ? 'x' : ' ');
+    su_buf_puts(&mixed, "\n");
+    g = variant(NULL, NULL);
+    su_buf_printf(&mixed, "%s\n", g);
+    free(g);
+    db *m2 = open_db(":memory:");
+    c = (db_counts){0};
+    rj = (rejects){0};
+    import_text(m2, su_buf_str(&mixed), &c, &rj);
+    ok(c.rejected == 1 && c.duplicates == 0 && rj.last_index == 1 && strstr(rj.last, "line longer than"),
+       "import: an overlong line is rejected (%s)", rj.last);
+    ok(c.added == 1, "import: the line after it is read and imported");
+    db_close(m2);
     su_buf_free(&mixed);
     db_close(m);
     free(first);
