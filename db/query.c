@@ -183,7 +183,11 @@ void db_best_print(const db_best_row *rows, size_t n, bool json, su_buf *out)
         su_buf_puts(out, "no successful measurements\n");
         return;
     }
-    su_buf_printf(out, "%-12s %10s %9s %8s %8s  %-24s %s\n", "config", "cost(ms)", "GFLOP/s", "speedup", "records",
+    int tw = 6;
+    for (size_t i = 0; i < n; i++)
+        if ((int)strlen(rows[i].best.target.name) > tw)
+            tw = (int)strlen(rows[i].best.target.name);
+    su_buf_printf(out, "%-12s %10s %9s %8s %8s  %-*s  %s\n", "config", "cost(ms)", "GFLOP/s", "speedup", "records", tw,
                   "target", "workload");
     for (size_t i = 0; i < n; i++) {
         const db_record *r = &rows[i].best;
@@ -192,8 +196,8 @@ void db_best_print(const db_best_row *rows, size_t n, bool json, su_buf *out)
             snprintf(gf, sizeof gf, "%.2f", rows[i].gflops);
         if (rows[i].speedup > 0)
             snprintf(sp, sizeof sp, "%.2fx", rows[i].speedup);
-        su_buf_printf(out, "%-12lld %10.4f %9s %8s %8lld  %-24s %s\n", (long long)r->config_index,
-                      r->mean_cost * 1e3, gf, sp, (long long)rows[i].records, r->target.name, r->workload.key);
+        su_buf_printf(out, "%-12lld %10.4f %9s %8s %8lld  %-*s  %s\n", (long long)r->config_index,
+                      r->mean_cost * 1e3, gf, sp, (long long)rows[i].records, tw, r->target.name, r->workload.key);
     }
 }
 
