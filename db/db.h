@@ -114,11 +114,13 @@ bool db_quick_check(db *d);
 /* Installs the template check applied to every record brought in (NULL removes it). */
 void db_set_config_check(db *d, db_config_check_fn fn, void *ctx);
 
-/* ---- records.c: storing and looking up measurements ------------------------ */
+/* ---- check.c: what makes a record valid ------------------------------------- */
 
 /* Checks a record's fields: types, ranges, JSON structure of config, args and
  * counters (not the template hook). False with the reason in why. */
 bool db_record_check(const db_record *r, su_buf *why);
+
+/* ---- records.c: storing and looking up measurements ------------------------ */
 /* Adds n records in one transaction, skipping exact duplicates. With on_reject
  * NULL the batch is all or nothing: an invalid record fails it (false, message
  * names the record). With on_reject set, invalid records are reported, counted
@@ -264,7 +266,7 @@ typedef struct sqlite3_stmt sqlite3_stmt;
 typedef enum {
     DB_ST_TARGET_FIND, DB_ST_TARGET_ADD, DB_ST_WORKLOAD_FIND, DB_ST_WORKLOAD_ADD,
     DB_ST_SESSION_FIND, DB_ST_SESSION_ADD, DB_ST_DUP_FIND, DB_ST_RECORD_ADD,
-    DB_ST_BEST, DB_ST_COUNT
+    DB_ST_BEST, DB_ST_TARGET_IDS, DB_ST_COUNT
 } db_stmt_id;
 
 struct db {
@@ -277,6 +279,12 @@ struct db {
     su_map workloads;              /* workload key -> db_cached */
     su_map sessions;               /* session uuid -> db_cached */
     su_arena cache;                /* keys and values of the three maps */
+    su_buf args_raw, args_canon;   /* the last args text canonicalized, and the result */
+    su_buf last_target;            /* identity text of the target resolved last ... */
+    int64_t last_target_id;        /* ... and its row id (forgotten with the caches) */
+    su_buf last_wkey, last_wtmpl, last_wargs;  /* the workload resolved last (key, template, args) ... */
+    double last_wflops;            /* ... its flops ... */
+    int64_t last_wid;              /* ... and its row id; 0 when none */
     db_config_check_fn check;      /* template check, or NULL */
     void *check_ctx;               /* its context */
 };
@@ -317,10 +325,28 @@ void db_row_to_record(sqlite3_stmt *st, su_arena *a, db_record *r);
     "LEFT JOIN sessions s ON s.id = r.session_id"
 /* The best-first order of db_best: the tie-break that makes it stable. */
 #define DB_BEST_ORDER "r.mean_cost, r.config_index, r.timestamp, r.digest, r.id"
+/* A record's fields in canonical form, as stored (check.c). */
+typedef struct db_canon {
+    const char *args, *config, *counters, *costs;  /* canonical JSON texts */
+    double mean;                                    /* mean cost (0 when no costs) */
+    double flops, build_time, run_time;             /* with -0 made +0 */
+    uint64_t digest;                                /* content digest (db_digest) */
+} db_canon;
+/* db_record_check producing the canonical form; d (may be NULL) memoizes args. */
+bool db_check_record(db *d, const db_record *r, su_arena *a, db_canon *c, su_buf *why);
+/* The content digest: every stored field except ids and the session. */
+uint64_t db_digest(const db_record *r, const db_canon *c);
+/* FNV-1a of a string with its terminator, and of a double's bits, continuing h. */
+uint64_t db_hash_str(uint64_t h, const char *s);
+uint64_t db_hash_f64(uint64_t h, double v);
 /* Canonical JSON text of a JSON value given as text (sorted keys, compact),
  * in the arena; NULL with the reason in why when it is not JSON of the kind
  * expected ('o' object, 'a' array). */
 const char *db_json_canon(const char *text, int kind, su_arena *a, su_buf *why);
+/* Appends s as a JSON string (s is valid UTF-8; quotes and controls escaped). */
+void db_json_put_str(su_buf *b, const char *s);
+/* Appends a finite number with the fewest of 15/16/17 digits that read back exactly. */
+void db_json_put_num(su_buf *b, double v);
 /* Formats costs as a JSON array of numbers that read back exactly. */
 void db_costs_format(const double *costs, size_t n, su_buf *out);
 /* Parses a costs array written by db_costs_format into the arena. */

@@ -9,6 +9,7 @@
  * record is added, so a line that passes here may still be rejected there;
  * both are counted as rejected. Exporting and importing round-trips every
  * record exactly: numbers are written with 17 significant digits. */
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <string.h>
@@ -19,7 +20,7 @@
 
 /* Appends s as a JSON string. Strings were checked to be UTF-8 when stored, so
  * only quotes, backslashes and control characters need escapes. */
-static void put_str(su_buf *b, const char *s)
+void db_json_put_str(su_buf *b, const char *s)
 {
     static const char hex[] = "0123456789abcdef";
     su_buf_putc(b, '"');
@@ -43,7 +44,7 @@ static void put_str(su_buf *b, const char *s)
 
 /* Appends a finite number with the fewest of 15, 16 or 17 significant digits
  * that reads back as the same double: readable, and exact. */
-static void put_num(su_buf *b, double v)
+void db_json_put_num(su_buf *b, double v)
 {
     char s[40];
     for (int prec = 15; prec <= 17; prec++) {
@@ -63,50 +64,50 @@ static void put_json(su_buf *b, const char *text)
 void db_log_format(const db_record *r, su_buf *b)
 {
     su_buf_printf(b, "{\"v\":%d,\"workload\":{\"key\":", DB_LOG_VERSION);
-    put_str(b, r->workload.key);
+    db_json_put_str(b, r->workload.key);
     su_buf_printf(b, ",\"hash\":\"%016llx\",\"template\":", (unsigned long long)su_hash_str(r->workload.key ? r->workload.key : ""));
-    put_str(b, r->workload.tmpl);
+    db_json_put_str(b, r->workload.tmpl);
     su_buf_puts(b, ",\"args\":");
     put_json(b, r->workload.args);
     su_buf_puts(b, ",\"flops\":");
-    put_num(b, r->workload.flops);
+    db_json_put_num(b, r->workload.flops);
     su_buf_puts(b, "},\"target\":{\"name\":");
-    put_str(b, r->target.name);
+    db_json_put_str(b, r->target.name);
     su_buf_puts(b, ",\"cpu\":");
-    put_str(b, r->target.cpu);
+    db_json_put_str(b, r->target.cpu);
     su_buf_puts(b, ",\"isa\":");
-    put_str(b, r->target.isa);
+    db_json_put_str(b, r->target.isa);
     su_buf_printf(b, ",\"cores\":%d,\"os\":", r->target.cores);
-    put_str(b, r->target.os);
+    db_json_put_str(b, r->target.os);
     su_buf_puts(b, "},\"config\":");
     put_json(b, r->config);
     su_buf_printf(b, ",\"default\":%s,\"result\":{\"costs\":[", r->is_default ? "true" : "false");
     for (size_t i = 0; i < r->ncosts; i++) {
         if (i)
             su_buf_putc(b, ',');
-        put_num(b, r->costs[i]);
+        db_json_put_num(b, r->costs[i]);
     }
     su_buf_printf(b, "],\"error\":\"%s\",\"error_msg\":", su_merr_name(r->error));
-    put_str(b, r->error_msg);
+    db_json_put_str(b, r->error_msg);
     su_buf_puts(b, ",\"counters\":");
     put_json(b, r->counters);
     su_buf_puts(b, ",\"build_time\":");
-    put_num(b, r->build_time);
+    db_json_put_num(b, r->build_time);
     su_buf_puts(b, ",\"run_time\":");
-    put_num(b, r->run_time);
+    db_json_put_num(b, r->run_time);
     su_buf_puts(b, "},\"provenance\":{\"tuner\":");
-    put_str(b, r->tuner);
+    db_json_put_str(b, r->tuner);
     su_buf_puts(b, ",\"session\":");
     if (r->session)
-        put_str(b, r->session);
+        db_json_put_str(b, r->session);
     else
         su_buf_puts(b, "null");
     su_buf_puts(b, ",\"model\":");
-    put_str(b, r->model);
+    db_json_put_str(b, r->model);
     su_buf_puts(b, ",\"timestamp\":");
-    put_num(b, r->timestamp);
+    db_json_put_num(b, r->timestamp);
     su_buf_puts(b, ",\"host\":");
-    put_str(b, r->host);
+    db_json_put_str(b, r->host);
     su_buf_puts(b, "}}\n");
 }
 
@@ -419,6 +420,37 @@ static void reject_in_batch(void *ctx, size_t index, const char *why)
         x->on_reject(x->ctx, x->lines[index], why);
 }
 
+/* Reads one line (without its newline) into *buf, keeping at most max bytes
+ * and skipping the rest of a longer line (*too_long). 1 read, 0 end of input,
+ * -1 read error. Unlike getline, a huge line cannot exhaust memory. */
+static int read_line(FILE *in, char **buf, size_t *cap, size_t *len, size_t max, bool *too_long)
+{
+    size_t n = 0;
+    int c;
+    bool any = false;
+    *too_long = false;
+    while ((c = getc_unlocked(in)) != EOF) {
+        any = true;
+        if (c == '\n')
+            break;
+        if (n == max) {
+            *too_long = true;
+            continue;
+        }
+        if (n + 1 >= *cap) {
+            *cap = *cap ? *cap * 2 : 4096;
+            *buf = su_realloc(*buf, *cap);
+        }
+        (*buf)[n++] = (char)c;
+    }
+    if (c == EOF && ferror(in))
+        return -1;
+    if (*buf)
+        (*buf)[n] = 0;
+    *len = n;
+    return any ? 1 : 0;
+}
+
 bool db_import(db *d, FILE *in, const char *name, db_counts *counts, db_reject_fn on_reject, void *ctx)
 {
     import_ctx *x = su_calloc(1, sizeof *x);
@@ -430,21 +462,25 @@ bool db_import(db *d, FILE *in, const char *name, db_counts *counts, db_reject_f
     su_arena_init(&a);
     su_buf why = {0};
     char *line = NULL;
-    ssize_t len;
+    size_t n;
+    bool too_long;
+    int rd = 0;
     db_counts c = {0};
     bool good = true;
-    while (good && (len = getline(&line, &cap, in)) >= 0) {
+    flockfile(in);
+    while (good && (rd = read_line(in, &line, &cap, &n, DB_LOG_MAX_LINE, &too_long)) > 0) {
         lineno++;
-        size_t n = (size_t)len;
-        while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+        while (n && line[n - 1] == '\r')
             n--;
         size_t blank = 0;
-        while (blank < n && (line[blank] == ' ' || line[blank] == '\t'))
+        while (blank < n && (line[blank] == ' ' || line[blank] == '\t' || line[blank] == '\r'))
             blank++;
-        if (blank == n)
+        if (blank == n && !too_long)
             continue;
         su_buf_clear(&why);
-        if (memchr(line, 0, n)) {
+        if (too_long) {
+            su_buf_printf(&why, "line longer than %d bytes", DB_LOG_MAX_LINE);
+        } else if (memchr(line, 0, n)) {
             su_buf_puts(&why, "contains a NUL byte");
         } else if (db_log_parse(line, n, &a, &batch[pending], &why)) {
             x->lines[pending++] = lineno;
@@ -460,8 +496,9 @@ bool db_import(db *d, FILE *in, const char *name, db_counts *counts, db_reject_f
             su_arena_free(&a);
         }
     }
-    if (good && ferror(in))
-        good = db_fail(d, "%s: read error", name);
+    funlockfile(in);
+    if (good && rd < 0)
+        good = db_fail(d, "%s: read error: %s", name, strerror(errno));
     if (good && pending)
         good = db_add_records(d, batch, pending, &c, reject_in_batch, x);
     free(line);

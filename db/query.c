@@ -62,13 +62,10 @@ static void put_json_str(su_buf *b, const char *s)
 
 static void put_num(su_buf *b, double v)
 {
-    char s[40];
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(s, sizeof s, "%.*g", prec, v);
-        if (strtod(s, NULL) == v)
-            break;
-    }
-    su_buf_puts(b, isfinite(v) ? s : "null");
+    if (isfinite(v))
+        db_json_put_num(b, v);
+    else
+        su_buf_puts(b, "null");
 }
 
 void db_stats_print(const db *d, const db_stats *s, bool json, su_buf *out)
@@ -186,7 +183,11 @@ void db_best_print(const db_best_row *rows, size_t n, bool json, su_buf *out)
         su_buf_puts(out, "no successful measurements\n");
         return;
     }
-    su_buf_printf(out, "%-12s %10s %9s %8s %8s  %-24s %s\n", "config", "cost(ms)", "GFLOP/s", "speedup", "records",
+    int tw = 6;
+    for (size_t i = 0; i < n; i++)
+        if ((int)strlen(rows[i].best.target.name) > tw)
+            tw = (int)strlen(rows[i].best.target.name);
+    su_buf_printf(out, "%-12s %10s %9s %8s %8s  %-*s  %s\n", "config", "cost(ms)", "GFLOP/s", "speedup", "records", tw,
                   "target", "workload");
     for (size_t i = 0; i < n; i++) {
         const db_record *r = &rows[i].best;
@@ -195,8 +196,8 @@ void db_best_print(const db_best_row *rows, size_t n, bool json, su_buf *out)
             snprintf(gf, sizeof gf, "%.2f", rows[i].gflops);
         if (rows[i].speedup > 0)
             snprintf(sp, sizeof sp, "%.2fx", rows[i].speedup);
-        su_buf_printf(out, "%-12lld %10.4f %9s %8s %8lld  %-24s %s\n", (long long)r->config_index,
-                      r->mean_cost * 1e3, gf, sp, (long long)rows[i].records, r->target.name, r->workload.key);
+        su_buf_printf(out, "%-12lld %10.4f %9s %8s %8lld  %-*s  %s\n", (long long)r->config_index,
+                      r->mean_cost * 1e3, gf, sp, (long long)rows[i].records, tw, r->target.name, r->workload.key);
     }
 }
 

@@ -68,10 +68,7 @@ static const char *const migrations[DB_SCHEMA_VERSION] = {
     "  timestamp REAL NOT NULL,"
     "  host TEXT NOT NULL,"
     "  digest INTEGER NOT NULL);"
-    "CREATE INDEX records_best ON records"
-    "  (workload_id, target_id, mean_cost, config_index, timestamp, digest) WHERE error = 0;"
-    "CREATE INDEX records_workload ON records (workload_id, target_id);"
-    "CREATE INDEX records_digest ON records (digest);",
+    "CREATE INDEX records_lookup ON records (workload_id, target_id, error, mean_cost, timestamp);",
     /* 2: end-to-end benchmark results */
     "CREATE TABLE benchmarks ("
     "  id INTEGER PRIMARY KEY,"
@@ -104,15 +101,16 @@ static const char *const stmt_sql[DB_ST_COUNT] = {
                           "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     [DB_ST_DUP_FIND] = "SELECT workload_id, target_id, config_index, config, is_default, costs, error, "
                        "error_msg, counters, build_time, run_time, tuner, timestamp, host "
-                       "FROM records WHERE digest = ?1",
+                       "FROM records WHERE workload_id = ?2 AND target_id = ?3 AND error = ?4 AND mean_cost IS ?5 "
+                       "AND timestamp = ?6 AND digest = ?1",
     [DB_ST_RECORD_ADD] = "INSERT INTO records (workload_id, target_id, config_index, config, is_default, "
                          "costs, mean_cost, error, error_msg, counters, build_time, run_time, tuner, "
                          "session_id, timestamp, host, digest) "
                          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
-    [DB_ST_BEST] = "SELECT " DB_RECORD_COLUMNS " FROM " DB_RECORD_FROM
-                   " WHERE r.workload_id = (SELECT id FROM workloads WHERE key = ?1)"
-                   " AND r.target_id IN (SELECT id FROM targets WHERE target = ?2)"
-                   " AND r.error = 0 ORDER BY " DB_BEST_ORDER " LIMIT ?3",
+    [DB_ST_BEST] = "SELECT " DB_RECORD_COLUMNS ", r.digest FROM " DB_RECORD_FROM
+                   " WHERE r.workload_id = ?1 AND r.target_id = ?2 AND r.error = 0"
+                   " ORDER BY " DB_BEST_ORDER " LIMIT ?3",
+    [DB_ST_TARGET_IDS] = "SELECT id FROM targets WHERE target = ?1 ORDER BY id",
 };
 
 bool db_fail(db *d, const char *fmt, ...)
@@ -207,6 +205,11 @@ void db_cache_clear(db *d)
     su_map_free(&d->workloads);
     su_map_free(&d->sessions);
     su_arena_free(&d->cache);
+    su_buf_free(&d->last_target);
+    su_buf_free(&d->last_wkey);
+    su_buf_free(&d->last_wtmpl);
+    su_buf_free(&d->last_wargs);
+    d->last_wid = 0;
 }
 
 bool db_begin(db *d)
@@ -359,7 +362,7 @@ static bool migrate(db *d, int upto)
  * meet another process doing the same on a new file, so it is retried. */
 static bool configure(db *d, bool memory, bool readonly)
 {
-    if (!db_exec(d, "PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL; PRAGMA cache_size = -32768"))
+    if (!db_exec(d, "PRAGMA foreign_keys = ON; PRAGMA page_size = 16384; PRAGMA synchronous = FULL; PRAGMA cache_size = -131072; PRAGMA mmap_size = 1073741824; PRAGMA wal_autocheckpoint = 8192; PRAGMA journal_size_limit = 134217728"))
         return false;
     if (memory || readonly)
         return true;
@@ -436,6 +439,8 @@ void db_close(db *d)
         sqlite3_close_v2(d->sql);
     db_cache_clear(d);
     su_buf_free(&d->err);
+    su_buf_free(&d->args_raw);
+    su_buf_free(&d->args_canon);
     free(d->path);
     free(d);
 }

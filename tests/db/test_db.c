@@ -117,7 +117,7 @@ static void test_schema(void)
     is_str((const char *)sqlite3_column_text(st, 0), "wal", "schema: WAL mode");
     sqlite3_finalize(st);
     is_int(count_rows(d, "PRAGMA foreign_keys"), 1, "schema: foreign keys on");
-    is_int(count_rows(d, "SELECT count(*) FROM sqlite_master WHERE name = 'records_best'"), 1,
+    is_int(count_rows(d, "SELECT count(*) FROM sqlite_master WHERE name = 'records_lookup'"), 1,
            "schema: best-lookup index exists");
     db_close(d);
     d = open_db(p);
@@ -356,6 +356,18 @@ static void test_stable_best(void)
     ok(b1.config_index == 10 && b2.config_index == 10, "stable best: equal costs break to the lower config index");
     ok(!strcmp(b1.host, "node2") && !strcmp(b2.host, "node2"),
        "stable best: then to the earlier timestamp, whatever the insertion order");
+    /* one target name measured on two hosts: two target rows, merged */
+    static double c1[] = {0.004}, c2[] = {0.002}, c3[] = {0.003};
+    db_record h[3] = {rec(k, "matmul.x86", 1, c1, 1, &a), rec(k, "matmul.x86", 2, c2, 1, &a),
+                      rec(k, "matmul.x86", 3, c3, 1, &a)};
+    h[1].target.cpu = "AMD EPYC";
+    h[2].target.cpu = "Intel Core";
+    db_add_records(d1, h, 3, NULL, NULL, NULL);
+    db_record *top;
+    size_t n;
+    ok(db_top_k(d1, k, h[0].target.name, 3, &a, &top, &n) && n == 3 && top[0].config_index == 2 &&
+           top[1].config_index == 3 && top[2].config_index == 10,
+       "top-k: records of one target name on several hosts are merged in order");
     db_close(d1);
     db_close(d2);
     su_arena_free(&a);
@@ -684,7 +696,7 @@ static void test_round_trip(void)
     /* a mixed log: good lines, bad lines, blank lines, CRLF */
     su_buf mixed = {0};
     char *g = variant(NULL, NULL);
-    su_buf_printf(&mixed, "%s\r\n\n   \nnot json\n%s\n{\"v\":9}\n", g, g);
+    su_buf_printf(&mixed, "%s\r\n\n   \nnot json\n%s\n{\"v\":9}\n \r\t\n", g, g);
     free(g);
     db *m = open_db(":memory:");
     c = (db_counts){0};
@@ -694,6 +706,22 @@ static void test_round_trip(void)
        "rejected 2");
     ok(rj.n == 2 && rj.last_index == 6 && strstr(rj.last, "unknown log version 9"),
        "import: rejections are reported with their line numbers");
+    /* a line over the limit is rejected without holding it in memory */
+    su_buf_clear(&mixed);
+    for (int i = 0; i < DB_LOG_MAX_LINE + 100; i++)
+        su_buf_putc(&mixed, i % 50 ? 'x' : ' ');
+    su_buf_puts(&mixed, "\n");
+    g = variant(NULL, NULL);
+    su_buf_printf(&mixed, "%s\n", g);
+    free(g);
+    db *m2 = open_db(":memory:");
+    c = (db_counts){0};
+    rj = (rejects){0};
+    import_text(m2, su_buf_str(&mixed), &c, &rj);
+    ok(c.rejected == 1 && c.duplicates == 0 && rj.last_index == 1 && strstr(rj.last, "line longer than"),
+       "import: an overlong line is rejected (%s)", rj.last);
+    ok(c.added == 1, "import: the line after it is read and imported");
+    db_close(m2);
     su_buf_free(&mixed);
     db_close(m);
     free(first);
