@@ -148,3 +148,43 @@ char *rt_tasks_json(const rt_task *tasks, size_t n)
     json_decref(doc);
     return s;
 }
+
+int rt_module_bind_params(rt_module *m, const char *npz_path, FILE *errs)
+{
+    su_buf err = {0};
+    ir_npz *z = ir_npz_load(npz_path, &err);
+    if (!z) {
+        if (errs)
+            fprintf(errs, "error: %s\n", su_buf_str(&err));
+        su_buf_free(&err);
+        return -1;
+    }
+    ir_global_def *g = ir_module_find(m->ir, "main");
+    const char **names = su_calloc((size_t)z->n + 1, sizeof *names);
+    const ir_tensor **vals = su_calloc((size_t)z->n + 1, sizeof *vals);
+    size_t n = 0;
+    for (int i = 0; i < z->n; i++) {
+        const ir_tensor *t = z->entries[i].tensor;
+        bool is_param = false;
+        for (int k = 0; g && k < g->func->u.func.nparams; k++)
+            is_param |= strcmp(g->func->u.func.params[k]->u.var.name, z->entries[i].name) == 0;
+        if (!is_param) {
+            if (errs)
+                fprintf(errs, "%s: note: '%s' names no parameter of @main; ignored\n", npz_path, z->entries[i].name);
+            continue;
+        }
+        /* constants live in the module's arena, like every other node */
+        ir_tensor *c = ir_tensor_new(&m->ir->arena, t->dtype, t->ndim, t->shape);
+        memcpy(c->data, t->data, (size_t)(ir_tensor_numel(t) * ir_dtype_bytes(t->dtype)));
+        names[n] = z->entries[i].name;
+        vals[n++] = c;
+    }
+    su_diags d = {0};
+    bool okk = tr_bind_params(m->ir, names, vals, n, &d);
+    report(&d, errs);
+    free(names);
+    free(vals);
+    ir_npz_free(z);
+    su_buf_free(&err);
+    return okk ? (int)n : -1;
+}

@@ -10,10 +10,12 @@
 static void help(FILE *out)
 {
     fprintf(out,
-            "usage: relay-tune opt MODEL.relay [-O0|-O1|-O2|-O3] [--print-after PASS] [--print-after-all]\n"
+            "usage: relay-tune opt MODEL.relay [-O0|-O1|-O2|-O3] [--params W.npz] [--print-after PASS] [--print-after-all]\n"
             "                      [--max-fuse-depth N] [--stats] [--no-types] [-o OUT] [--list-passes]\n"
             "  Optimizes the model and prints it as Relay text (default -O3). Fused\n"
             "  subgraphs appear as functions marked Primitive=1.\n"
+            "  --params W.npz       bind @main's parameters to these arrays (key = name without %%),\n"
+            "                       so that they fold into constants (weights, batch-norm statistics)\n"
             "  --print-after PASS   print the module after PASS (to stderr)\n"
             "  --print-after-all    print the module after every pass (to stderr)\n"
             "  --max-fuse-depth N   at most N operators in one fused function (default 256)\n"
@@ -23,7 +25,7 @@ static void help(FILE *out)
 
 int cli_cmd_opt(int argc, char **argv)
 {
-    const char *file = NULL, *out = NULL;
+    const char *file = NULL, *params = NULL, *out = NULL;
     rt_opt_options o = {.level = 3};
     int flags = RT_PRINT_TYPES, stats = 0;
     for (int i = 1; i < argc; i++) {
@@ -46,6 +48,8 @@ int cli_cmd_opt(int argc, char **argv)
                 cli_error("opt: --max-fuse-depth must be at least 1");
                 return 2;
             }
+        } else if (!strcmp(a, "--params") && i + 1 < argc) {
+            params = argv[++i];
         } else if (!strcmp(a, "--stats")) {
             stats = 1;
         } else if (!strcmp(a, "--no-types")) {
@@ -70,6 +74,10 @@ int cli_cmd_opt(int argc, char **argv)
     rt_module *m = rt_module_load(file, stderr);
     if (!m)
         return 1;
+    if (params && rt_module_bind_params(m, params, stderr) < 0) {
+        rt_module_free(m);
+        return 1;
+    }
     long ops0, prim0, ops1, prim1;
     rt_module_counts(m, &ops0, &prim0);
     if (rt_module_optimize(m, &o, stderr) != 0) {

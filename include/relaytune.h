@@ -36,6 +36,13 @@ size_t rt_module_num_functions(const rt_module *m);
 /* Frees a module (NULL is fine). */
 void rt_module_free(rt_module *m);
 
+/* Binds parameters of @main to the arrays of an .npz file (key = parameter
+ * name without %), which become constants that optimization can fold; keys
+ * that name no parameter are reported as a note. Returns the number bound,
+ * or -1 after writing errors (unreadable file, a shape or dtype mismatch
+ * naming the parameter and both types) to errs. */
+int rt_module_bind_params(rt_module *m, const char *npz_path, FILE *errs);
+
 /* Options of rt_module_optimize. Zero-initialized means -O0 with no printing. */
 typedef struct rt_opt_options {
     int level;                  /* optimization level 0..3 */
