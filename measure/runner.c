@@ -232,6 +232,11 @@ static void flush_caches(void)
 
 static void child_run(const request *rq, ms_result *res)
 {
+    /* a fault in the candidate must end this child by its signal, even when
+     * the host process installed handlers (a sanitizer, an application) */
+    static const int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+    for (size_t i = 0; i < sizeof faults / sizeof *faults; i++)
+        signal(faults[i], SIG_DFL);
     int fd = open(rq->data_path, O_RDONLY);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) {
@@ -365,6 +370,11 @@ static void runner_handle(const request *rq, ms_result *shared, ms_result *out)
         out->error = SU_MERR_RUN_TIMEOUT;
         out->ncosts = 0;
         snprintf(out->msg, sizeof out->msg, "no result within %.3g s; the candidate was killed", rq->timeout_s);
+    } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0 && out->error == SU_MERR_UNKNOWN) {
+        out->error = SU_MERR_RUNTIME_ERROR;
+        out->ncosts = 0;
+        snprintf(out->msg, sizeof out->msg, "the candidate's process exited with status %d before a result",
+                 WEXITSTATUS(status));
     } else if (WIFSIGNALED(status)) {
         out->error = SU_MERR_RUNTIME_ERROR;
         out->ncosts = 0;
