@@ -4,13 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "config.h"
-#include "include/relaytune.h"
-#include "ir/ir.h"
-
-struct rt_module {
-    ir_module *ir;
-};
+#include "api/api.h"
 
 const char *rt_version(void)
 {

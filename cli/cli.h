@@ -12,6 +12,11 @@ typedef int (*cli_cmd_fn)(int argc, char **argv);
 /* relay-tune parse FILE [--no-types] [-o OUT] */
 int cli_cmd_parse(int argc, char **argv);
 
+/* ---- cmd_run.c ---- */
+/* relay-tune run MODEL.relay [--params W.npz] [--input NAME=FILE.npy ...] [--output OUT.npy | --output-dir DIR]
+ *                [--target interp] [--random-params SEED] */
+int cli_cmd_run(int argc, char **argv);
+
 /* ---- main.c ---- */
 /* Prints "relay-tune: error: ..." to stderr. */
 void cli_error(const char *fmt, ...)

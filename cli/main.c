@@ -14,6 +14,7 @@ static const struct {
     const char *help;
 } commands[] = {
     {"parse", cli_cmd_parse, "parse and type-check a Relay text file; print it with inferred types"},
+    {"run", cli_cmd_run, "run a model's @main on .npz/.npy inputs (or seeded random ones) with the interpreter"},
 };
 
 void cli_error(const char *fmt, ...)
