@@ -70,34 +70,43 @@ static void f32_out_done(ir_tensor *t, float *tmp)
 /* ---- the matrix product ------------------------------------------------- */
 
 enum {
-    MR = 4,     /* rows of C per micro tile */
-    NR = 16,    /* columns of C per micro tile: the vectorized loop */
-    MC = 64,    /* rows of C per parallel task */
+    MR = 6,     /* rows of C per micro tile */
+    NR = 8,     /* columns of C per micro tile: two 4-float vectors */
+    MC = 48,    /* rows of C per parallel task */
     NC = 256,   /* columns of C per parallel task */
     KC = 256,   /* depth of one pass over a B panel (KC x NC stays in cache) */
 };
 
-/* C[MR x NR] += A[MR x kc] . B[kc x NR]: the accumulators stay in registers
- * for the whole depth. */
+/* Four floats in one SSE register (GCC/Clang vector extension); the
+ * aligned(4) variant reads and writes unaligned memory. */
+typedef float v4f __attribute__((vector_size(16)));
+typedef float v4f_u __attribute__((vector_size(16), aligned(4)));
+
+/* C[MR x NR] += A[MR x kc] . B[kc x NR]. The MR x NR accumulators are named
+ * vectors so that they stay in registers for the whole depth: per step of
+ * the depth it loads one row of B (two vectors) and MR values of A, and does
+ * 2 MR vector multiply-adds. */
 static void micro_full(int64_t kc, const float *A, int64_t lda, const float *B, int64_t ldb, float *C, int64_t ldc)
 {
-    float acc[MR][NR];
-    for (int r = 0; r < MR; r++)
-        for (int c = 0; c < NR; c++)
-            acc[r][c] = 0;
+    v4f c00 = {0}, c01 = {0}, c10 = {0}, c11 = {0}, c20 = {0}, c21 = {0};
+    v4f c30 = {0}, c31 = {0}, c40 = {0}, c41 = {0}, c50 = {0}, c51 = {0};
+    const float *a0 = A, *a1 = A + lda, *a2 = A + 2 * lda, *a3 = A + 3 * lda, *a4 = A + 4 * lda, *a5 = A + 5 * lda;
     for (int64_t p = 0; p < kc; p++) {
-        const float *b = B + p * ldb;
-        for (int r = 0; r < MR; r++) {
-            const float a = A[r * lda + p];
-#pragma omp simd
-            for (int c = 0; c < NR; c++)
-                acc[r][c] += a * b[c];
-        }
+        const v4f b0 = *(const v4f_u *)(B + p * ldb), b1 = *(const v4f_u *)(B + p * ldb + 4);
+        v4f a;
+        a = (v4f){0} + a0[p], c00 += a * b0, c01 += a * b1;
+        a = (v4f){0} + a1[p], c10 += a * b0, c11 += a * b1;
+        a = (v4f){0} + a2[p], c20 += a * b0, c21 += a * b1;
+        a = (v4f){0} + a3[p], c30 += a * b0, c31 += a * b1;
+        a = (v4f){0} + a4[p], c40 += a * b0, c41 += a * b1;
+        a = (v4f){0} + a5[p], c50 += a * b0, c51 += a * b1;
     }
-    for (int r = 0; r < MR; r++)
-#pragma omp simd
-        for (int c = 0; c < NR; c++)
-            C[r * ldc + c] += acc[r][c];
+    const v4f acc[MR][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}, {c40, c41}, {c50, c51}};
+    for (int r = 0; r < MR; r++) {
+        v4f_u *c = (v4f_u *)(C + r * ldc);
+        c[0] += acc[r][0];
+        c[1] += acc[r][1];
+    }
 }
 
 /* The same for a partial tile at the edges (mr <= MR rows, nr <= NR columns). */
