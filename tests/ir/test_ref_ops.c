@@ -1,5 +1,6 @@
 /* test_ref_ops.c — every reference kernel against the vectors PyTorch and
- * numpy computed (tests/ref/ops/*.npz, made by tests/gen/make_op_vectors.py).
+ * numpy computed (the .npz files of tests/ref/ops, made by
+ * tests/gen/make_op_vectors.py).
  * Each case is a small Relay program with its inputs and expected result: it
  * is parsed, type-checked and run by the interpreter, and the result must
  * have the expected dtype and shape and agree within the case's tolerance
@@ -41,7 +42,9 @@ static void mark_ops(const ir_expr *e, int depth)
     }
 }
 
-static void flatten(const ir_value *v, SU_VEC(const ir_tensor *) *out)
+typedef SU_VEC(const ir_tensor *) tensor_list;
+
+static void flatten(const ir_value *v, tensor_list *out)
 {
     if (v->kind == IR_VAL_TENSOR)
         su_vec_push(out, v->tensor);
@@ -97,16 +100,18 @@ static const char *compare(const ir_tensor *got, const ir_tensor *want, double t
     return why;
 }
 
+/* file and name are at most 255 and 511 bytes (see main), so every key and
+ * label below fits its buffer. */
 static void run_case(const char *file, const ir_npz *z, const char *name)
 {
-    char key[512];
+    char key[1024];
     snprintf(key, sizeof key, "%s.model", name);
     const ir_tensor *text = ir_npz_find(z, key);
     snprintf(key, sizeof key, "%s.tol", name);
     const ir_tensor *tolt = ir_npz_find(z, key);
     double tol = tolt ? ir_tensor_get(tolt, 0) : 0;
     su_diags d = {0};
-    char label[600];
+    char label[1024];
     snprintf(label, sizeof label, "%s/%s", file, name);
     ir_module *m = ir_parse(label, text->data, (size_t)ir_tensor_numel(text), &d);
     if (!m || !ir_infer_types(m, &d)) {
@@ -134,7 +139,7 @@ static void run_case(const char *file, const ir_npz *z, const char *name)
     ir_interp *ip = ir_interp_new(m, NULL);
     ir_value *out = NULL;
     if (have_all && ir_interp_call(ip, "main", n, args, &out, &d)) {
-        SU_VEC(const ir_tensor *) got = {0};
+        tensor_list got = {0};
         flatten(out, &got);
         const char *why = "";
         double err = 0, worst = 0;
@@ -193,7 +198,7 @@ int main(void)
         for (int k = 0; k < z->n; k++) {
             const char *key = z->entries[k].name;
             size_t len = strlen(key);
-            if (len > 6 && !strcmp(key + len - 6, ".model")) {
+            if (len > 6 && len - 6 < 512 && !strcmp(key + len - 6, ".model")) {
                 char name[512];
                 snprintf(name, sizeof name, "%.*s", (int)(len - 6), key);
                 run_case(files.data[i], z, name);
