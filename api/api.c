@@ -4,19 +4,11 @@
 #include <errno.h>
 #include <string.h>
 
-#include "config.h"
-#include "include/relaytune.h"
-#include "ir/ir.h"
+#include "api/api.h"
 #include "ir/transform/transform.h"
 #include "tuner/tuner.h"
 
 #include <jansson.h>
-
-struct rt_module {
-    ir_module *ir;
-    tun_tasks tasks;        /* filled by rt_module_tasks */
-    rt_task *pub;           /* the same, as the public struct */
-};
 
 const char *rt_version(void)
 {

@@ -23,6 +23,10 @@ int cli_cmd_tasks(int argc, char **argv);
 /* ---- cmd_db.c ---- */
 /* relay-tune db export|import|merge|stats|best|gc [--db PATH] ... */
 int cli_cmd_db(int argc, char **argv);
+/* ---- cmd_run.c ---- */
+/* relay-tune run MODEL.relay [--params W.npz] [--input NAME=FILE.npy ...] [--output OUT.npy | --output-dir DIR]
+ *                [--target interp] [--random-params SEED] */
+int cli_cmd_run(int argc, char **argv);
 
 /* ---- main.c ---- */
 /* Writes text to the file out (standard output when NULL); returns the exit

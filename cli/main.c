@@ -17,6 +17,7 @@ static const struct {
     {"opt", cli_cmd_opt, "optimize a model (passes, operator fusion) and print it"},
     {"tasks", cli_cmd_tasks, "list the tuning tasks (fused kernels) of a model"},
     {"db", cli_cmd_db, "the tuning database: export, import, merge, stats, best, gc"},
+    {"run", cli_cmd_run, "run a model's @main on .npz/.npy inputs (or seeded random ones) with the interpreter"},
 };
 
 void cli_error(const char *fmt, ...)

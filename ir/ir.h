@@ -270,7 +270,7 @@ int ir_attr_ints(const ir_attrs *at, int idx, int64_t *out, int max);
 /* ---- op_registry.c: the operator table (rows in ops.def) --------------- */
 
 typedef enum {
-#define OP(id, name, lo, hi, pat, schema, rel, flops) IR_OP_##id,
+#define OP(id, name, lo, hi, pat, schema, rel, flops, ref) IR_OP_##id,
 #include "ir/ops.def"
 #undef OP
     IR_OP_COUNT
@@ -303,6 +303,24 @@ typedef const ir_type *(*ir_rel_fn)(ir_rel_ctx *cx, const ir_type *const *args, 
 typedef int64_t (*ir_flops_fn)(const ir_type *const *args, int nargs, const ir_attrs *attrs,
                                const ir_type *out);
 
+/* One call of a reference kernel. Arguments and results are tensors: a tuple
+ * argument (concatenate's) or result (split's, batch_norm's) is flattened
+ * into its fields, in order. The results are already allocated, zeroed, with
+ * the shapes and dtypes of the call's inferred type; the arguments have the
+ * types the op's relation accepted, so a kernel checks only what depends on
+ * values (an index out of range, an integer division by zero). */
+typedef struct ir_ref_call {
+    const ir_op_def *op;            /* the op called (shared kernels dispatch on op->id) */
+    const ir_attrs *attrs;          /* normalized attributes */
+    int nin;
+    const ir_tensor *const *in;     /* arguments */
+    int nout;
+    ir_tensor *const *out;          /* results to fill */
+    su_buf *err;                    /* on failure: why, without the op's name */
+} ir_ref_call;
+/* A reference kernel: computes c->out from c->in; false after writing c->err. */
+typedef bool (*ir_ref_fn)(const ir_ref_call *c);
+
 struct ir_op_def {
     ir_op_id id;
     const char *name;               /* "nn.conv2d" */
@@ -311,16 +329,18 @@ struct ir_op_def {
     const ir_attr_schema *schema;   /* attribute names, types and defaults */
     ir_rel_fn rel;                  /* type relation */
     ir_flops_fn flops;              /* FLOP count */
+    ir_ref_fn ref;                  /* reference kernel (the interpreter's, and every generated kernel's oracle) */
     const ir_attr_val *defaults;    /* schema defaults, parsed once at start-up */
 };
 
-/* Declarations generated from ops.def for the op_*.c files to define. */
-#define OP(id, name, lo, hi, pat, schema, rel, flops)                                     \
+/* Declarations generated from ops.def for the op_*.c and ref_*.c files to define. */
+#define OP(id, name, lo, hi, pat, schema, rel, flops, ref)                                \
     extern const ir_attr_schema ir_schema_##schema;                                        \
     const ir_type *ir_rel_##rel(ir_rel_ctx *cx, const ir_type *const *args, int nargs,     \
                                 const ir_attrs *attrs);                                    \
     int64_t ir_flops_##flops(const ir_type *const *args, int nargs, const ir_attrs *attrs, \
-                             const ir_type *out);
+                             const ir_type *out);                                          \
+    bool ir_ref_##ref(const ir_ref_call *c);
 #include "ir/ops.def"
 #undef OP
 
@@ -537,6 +557,66 @@ bool ir_infer_types(ir_module *m, su_diags *d);
 /* Infers the types of e and of its untyped sub-expressions (for nodes a pass
  * builds); variables must be typed or annotated. False after recording errors. */
 bool ir_infer_expr(ir_module *m, ir_expr *e, su_diags *d);
+
+/* ---- interp.c: the reference interpreter ---------------------------------- */
+
+typedef enum {
+    IR_VAL_TENSOR,      /* a tensor */
+    IR_VAL_TUPLE,       /* a tuple of values */
+    IR_VAL_CLOSURE,     /* a function with the values of its free variables */
+} ir_value_kind;
+
+/* A run-time value, reference-counted (ir_value_retain / ir_value_release). */
+typedef struct ir_value ir_value;
+struct ir_value {
+    ir_value_kind kind;
+    int refs;                   /* references held; freed when the last is released */
+    ir_tensor *tensor;          /* tensor: its data */
+    bool owned;                 /* tensor: a heap tensor freed with the value (else borrowed) */
+    int n;                      /* tuple: fields; closure: captured values */
+    ir_value **items;           /* tuple: fields; closure: values of its function's free variables */
+    const ir_expr *func;        /* closure: the IR_FUNC it runs (a def's function for @f) */
+};
+
+/* A tensor value; owned: ir_tensor_free the tensor with the value (it must be a
+ * heap tensor), else the caller keeps the tensor alive longer than the value. */
+ir_value *ir_value_tensor(ir_tensor *t, bool owned);
+/* A tuple value that takes over one reference to each field. */
+ir_value *ir_value_tuple(int n, ir_value *const *fields);
+/* Adds a reference; returns v. */
+ir_value *ir_value_retain(ir_value *v);
+/* Drops a reference (NULL is fine); the last one frees the value. */
+void ir_value_release(ir_value *v);
+/* True when v is a value of type t (tensors: dtype and shape). */
+bool ir_value_has_type(const ir_value *v, const ir_type *t);
+
+typedef struct ir_interp_opts {
+    int max_depth;              /* nesting of evaluation before it is an error (0: 100000) */
+} ir_interp_opts;
+
+/* An interpreter for a type-checked module (which must outlive it). */
+typedef struct ir_interp ir_interp;
+ir_interp *ir_interp_new(const ir_module *m, const ir_interp_opts *opts);
+/* Frees the interpreter (NULL is fine). */
+void ir_interp_free(ir_interp *ip);
+/* Calls global function @name with args (borrowed; their types are checked);
+ * on success *out is a new reference to the result. Errors (a bad argument,
+ * a kernel's failure such as an index out of range, memory, runaway
+ * recursion) are recorded in d at the expression that failed. */
+bool ir_interp_call(ir_interp *ip, const char *name, int nargs, ir_value *const *args, ir_value **out,
+                    su_diags *d);
+
+/* ---- random.c: seeded parameter values ---------------------------------- */
+
+/* Advances a splitmix64 state and returns its next 64-bit output. */
+uint64_t ir_splitmix64(uint64_t *state);
+/* Fills t with the seeded stream of parameter `name` (see random.c): floats
+ * uniform in [lo, hi), integers lo + x mod (hi - lo), bools with p = 1/2. */
+void ir_random_fill(ir_tensor *t, const char *name, uint64_t seed, double lo, double hi);
+/* Fills t, the value of parameter `index` of func, with seeded values whose
+ * range suits the parameter's first use (He-uniform conv2d/dense weights,
+ * positive batch-norm variances, ...; the table is in random.c). */
+void ir_random_param(const ir_expr *func, int index, uint64_t seed, ir_tensor *t);
 
 /* ---- printer.c: module → Relay text ------------------------------------- */
 
