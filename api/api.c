@@ -83,8 +83,14 @@ int rt_module_optimize(rt_module *m, const rt_opt_options *o, FILE *errs)
         o = &none;
     tr_options to = {.level = o->level, .print_after = o->print_after, .print_after_all = o->print_after_all != 0,
                      .print_to = errs ? errs : stderr, .max_fuse_depth = o->max_fuse_depth};
+    tr_checker *checker = o->check ? tr_checker_new(o->check_seed, 0) : NULL;
+    if (checker) {
+        to.check = tr_check_interp;
+        to.check_ctx = checker;
+    }
     su_diags d = {0};
     bool okk = tr_optimize(m->ir, &to, &d);
+    tr_checker_free(checker);
     report(&d, errs);
     return okk ? 0 : -1;
 }
@@ -179,4 +185,35 @@ int rt_module_bind_params(rt_module *m, const char *npz_path, FILE *errs)
     ir_npz_free(z);
     su_buf_free(&err);
     return okk ? (int)n : -1;
+}
+
+int rt_module_bind_random_params(rt_module *m, unsigned long long seed, int keep, FILE *errs)
+{
+    ir_global_def *g = ir_module_find(m->ir, "main");
+    if (!g) {
+        if (errs)
+            fprintf(errs, "error: the module has no @main\n");
+        return -1;
+    }
+    const ir_expr *f = g->func;
+    int n = f->u.func.nparams;
+    const char **names = su_calloc((size_t)n + 1, sizeof *names);
+    const ir_tensor **vals = su_calloc((size_t)n + 1, sizeof *vals);
+    size_t nb = 0;
+    for (int i = keep < 0 ? 0 : keep; i < n; i++) {
+        const ir_expr *v = f->u.func.params[i];
+        const ir_type *t = v->u.var.annot;
+        if (!t || t->kind != IR_TY_TENSOR)
+            continue;
+        ir_tensor *c = ir_tensor_new(&m->ir->arena, t->dtype, t->ndim, t->shape);
+        ir_random_param(f, i, seed, c);
+        names[nb] = v->u.var.name;
+        vals[nb++] = c;
+    }
+    su_diags d = {0};
+    bool okk = tr_bind_params(m->ir, names, vals, nb, &d);
+    report(&d, errs);
+    free(names);
+    free(vals);
+    return okk ? (int)nb : -1;
 }

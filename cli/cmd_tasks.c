@@ -11,7 +11,7 @@
 static void help(FILE *out)
 {
     fprintf(out,
-            "usage: relay-tune tasks MODEL.relay [--target cpu] [-O0..3] [--params W.npz] [--json] [--keys]\n"
+            "usage: relay-tune tasks MODEL.relay [--target cpu] [-O0..3] [--params W.npz | --random-params S] [--json] [--keys]\n"
             "  Lists the tuning tasks of the model after optimization (default -O3).\n"
             "  --json   machine-readable output (keys, hashes, shapes, GFLOP, counts)\n"
             "  --keys   also print each task's full workload key\n");
@@ -19,6 +19,8 @@ static void help(FILE *out)
 
 int cli_cmd_tasks(int argc, char **argv)
 {
+    int random_params = 0;
+    unsigned long long random_seed = 0;
     const char *file = NULL, *params = NULL, *target = "cpu";
     rt_opt_options o = {.level = 3};
     int json = 0, keys = 0;
@@ -31,6 +33,9 @@ int cli_cmd_tasks(int argc, char **argv)
             o.level = a[2] - '0';
         } else if (!strcmp(a, "--params") && i + 1 < argc) {
             params = argv[++i];
+        } else if (!strcmp(a, "--random-params") && i + 1 < argc) {
+            random_params = 1;
+            random_seed = strtoull(argv[++i], NULL, 10);
         } else if (!strcmp(a, "--json")) {
             json = 1;
         } else if (!strcmp(a, "--keys")) {
@@ -59,7 +64,8 @@ int cli_cmd_tasks(int argc, char **argv)
     rt_module *m = rt_module_load(file, stderr);
     if (!m)
         return 1;
-    if (params && rt_module_bind_params(m, params, stderr) < 0) {
+    if ((params && rt_module_bind_params(m, params, stderr) < 0) ||
+        (random_params && rt_module_bind_random_params(m, random_seed, 1, stderr) < 0)) {
         rt_module_free(m);
         return 1;
     }

@@ -44,12 +44,21 @@ void rt_module_free(rt_module *m);
  * naming the parameter and both types) to errs. */
 int rt_module_bind_params(rt_module *m, const char *npz_path, FILE *errs);
 
+/* Binds every parameter of @main but the first `keep` (the model's inputs)
+ * to seeded random constants, drawn as `relay-tune run --random-params`
+ * draws them. Returns the number bound, or -1 after writing errors. */
+int rt_module_bind_random_params(rt_module *m, unsigned long long seed, int keep, FILE *errs);
+
 /* Options of rt_module_optimize. Zero-initialized means -O0 with no printing. */
 typedef struct rt_opt_options {
     int level;                  /* optimization level 0..3 */
     const char *print_after;    /* print the module to errs after this pass */
     int print_after_all;        /* nonzero: print after every pass */
     int max_fuse_depth;         /* most operators in one fused function (0: 256) */
+    int check;                  /* nonzero: run @main in the interpreter before and after
+                                   each pass on seeded random inputs; fail at the first
+                                   pass that changes the result */
+    unsigned long long check_seed; /* seed of those inputs */
 } rt_opt_options;
 
 /* Runs the optimization pipeline (passes, fusion) on m in place. Returns 0,

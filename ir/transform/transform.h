@@ -80,6 +80,18 @@ const tr_pass *tr_pass_find(const char *name);
  * false after recording errors (including a check-mode mismatch) in d. */
 bool tr_optimize(ir_module *m, const tr_options *o, su_diags *d);
 
+/* ---- check.c: check mode (the interpreter before and after each pass) ---- */
+
+typedef struct tr_checker tr_checker;
+/* A checker running @main on inputs seeded with seed; a pass fails the
+ * check when max |after - before| exceeds tol (0: 1e-4) times the largest
+ * magnitude of the result before it (or 1, when that is smaller). */
+tr_checker *tr_checker_new(uint64_t seed, double tol);
+/* Frees the checker (NULL is fine). */
+void tr_checker_free(tr_checker *c);
+/* The tr_check_fn of a checker (ctx = the tr_checker). */
+bool tr_check_interp(void *ctx, ir_module *m, const ir_global_def *before, size_t nbefore, su_buf *why);
+
 /* ---- bind_params.c ------------------------------------------------------ */
 
 /* Replaces the parameters of @main named names[i] (without %) by constants
@@ -97,6 +109,9 @@ bool tr_common_subexpr(ir_module *m, const tr_options *o, su_diags *d);
 bool tr_simplify_inference(ir_module *m, const tr_options *o, su_diags *d);
 /* canonicalize.c: bias_add into a broadcast add. */
 bool tr_canonicalize(ir_module *m, const tr_options *o, su_diags *d);
+/* fold_constant.c: evaluates operator calls whose arguments are constants
+ * with the reference kernels. */
+bool tr_fold_constant(ir_module *m, const tr_options *o, su_diags *d);
 /* fold_scale_axis.c: multiply(conv2d(x, W), s) with constant W and a
  * per-output-channel constant s becomes conv2d(x, W * s) (also through a
  * constant bias add, and for nn.dense). */

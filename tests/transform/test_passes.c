@@ -257,6 +257,27 @@ static void test_bind_params(void)
     su_arena_free(&a);
 }
 
+static void test_check_mode(void)
+{
+    /* "before": relu(x); "now": negative(x) — on random inputs they differ */
+    ir_module *m = load("def @main(%x: Tensor[(16), float32]) { nn.relu(%x) }");
+    ir_module *m2 = load("def @main(%x: Tensor[(16), float32]) { negative(%x) }");
+    ir_global_def before = m->defs.data[0];
+    m->defs.data[0].func = m2->defs.data[0].func; /* m2 outlives the check below */
+    tr_checker *c = tr_checker_new(1, 0);
+    su_buf why = {0};
+    ok(!tr_check_interp(c, m, &before, 1, &why) && strstr(su_buf_str(&why), "relative"),
+       "check mode: a changed result is caught (%s)", su_buf_str(&why));
+    su_buf_clear(&why);
+    ok(tr_check_interp(c, m, &m->defs.data[0], 1, &why), "check mode: an unchanged result passes (%s)",
+       su_buf_str(&why));
+    tr_checker_free(c);
+    su_buf_free(&why);
+    m->defs.data[0] = before;
+    ir_module_free(m);
+    ir_module_free(m2);
+}
+
 int main(void)
 {
     test_dce();
@@ -267,5 +288,6 @@ int main(void)
     test_fuse_branches();
     test_fold_scale_axis();
     test_bind_params();
+    test_check_mode();
     return tap_done();
 }
