@@ -1,6 +1,7 @@
 /* test_passes.c — each pass on small modules: what it must remove, merge or
  * rewrite, that the result type-checks, and that fuse-ops forms the groups
  * TVM's algorithm forms. */
+#include <math.h>
 #include <string.h>
 
 #include "ir/transform/transform.h"
@@ -257,6 +258,42 @@ static void test_bind_params(void)
     su_arena_free(&a);
 }
 
+static void test_fold_constant(void)
+{
+    ir_module *m = ir_module_new();
+    su_span sp = {0};
+    ir_tensor *c = ir_tensor_new(&m->arena, IR_FLOAT32, 1, (int64_t[]){4});
+    for (int i = 0; i < 4; i++)
+        ((float *)c->data)[i] = (float)(i + 1);
+    ir_expr *x = ir_var(m, sp, "x", ir_tensor_type(&m->arena, IR_FLOAT32, 1, (int64_t[]){2}));
+    /* split(exp(c) * 2, 2).1 + x: everything but the last add is constant */
+    ir_expr *k = ir_const(m, sp, c);
+    ir_expr *e = ir_op_call(m, sp, IR_OP_EXP, 1, &k, NULL);
+    ir_expr *mul[2] = {e, ir_const(m, sp, ir_tensor_scalar(&m->arena, IR_FLOAT32, 2))};
+    ir_expr *p = ir_op_call(m, sp, IR_OP_MULTIPLY, 2, mul, NULL);
+    const ir_op_def *split = ir_op_get(IR_OP_SPLIT);
+    ir_attr_val *vals = su_arena_alloc(&m->arena, sizeof *vals * (size_t)split->schema->n);
+    for (int i = 0; i < split->schema->n; i++)
+        vals[i] = split->defaults[i];
+    vals[ir_op_attr_index(split, "indices_or_sections", 19)] = (ir_attr_val){.kind = IR_AV_INT, .i = 2};
+    ir_attrs at = {split->schema->n, vals};
+    ir_expr *sp2 = ir_op_call(m, sp, IR_OP_SPLIT, 1, &p, &at);
+    ir_expr *add[2] = {ir_proj(m, sp, sp2, 1), x};
+    ir_expr *body = ir_op_call(m, sp, IR_OP_ADD, 2, add, NULL);
+    ir_module_add(m, "main", ir_global(m, sp, "main"), ir_func(m, sp, 1, &x, NULL, body, 0, NULL));
+    su_diags d = {0};
+    ok(ir_infer_types(m, &d), "fold-constant: module type-checks");
+    ok(run(m, tr_fold_constant), "fold-constant: runs");
+    body = m->defs.data[0].func->u.func.body;
+    const ir_expr *k2 = body->u.call.args[0];
+    const float *v = k2->kind == IR_CONST ? k2->u.constant.value->data : NULL;
+    ok(ir_call_op(body) == ir_op_get(IR_OP_ADD) && body->u.call.args[1] == x && v &&
+           fabsf(v[0] - 2 * expf(3)) < 1e-4f && fabsf(v[1] - 2 * expf(4)) < 1e-4f,
+       "fold-constant: exp, multiply, split and the projection fold into one constant; the add on %%x stays");
+    ir_module_free(m);
+    su_diags_free(&d);
+}
+
 static void test_check_mode(void)
 {
     /* "before": relu(x); "now": negative(x) — on random inputs they differ */
@@ -288,6 +325,7 @@ int main(void)
     test_fuse_branches();
     test_fold_scale_axis();
     test_bind_params();
+    test_fold_constant();
     test_check_mode();
     return tap_done();
 }
