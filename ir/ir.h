@@ -1,10 +1,15 @@
-/* ir.h — the map of ir/: Relay types and expressions, modules, the operator
- * registry, the text parser and printer, and type inference. Prefix: ir_.
- * Depends on support/ only. One block per source file.
+/* ir.h — the map of ir/: Relay types and expressions, tensors and their
+ * .npy/.npz files, modules, the operator registry (attributes, relations,
+ * reference kernels), the text parser and printer, type inference, the
+ * reference interpreter and seeded parameters. Prefix: ir_. Depends on
+ * support/ only. One block per source file (the ref_*.c kernels are declared
+ * by the OP table).
  *
  * Ownership: every node, type and string of a module lives in the module's
  * arena and is freed with it. Nodes are immutable once built, except the
- * `type` field of an expression, which type inference fills in once. */
+ * `type` field of an expression, which type inference fills in once. Heap
+ * tensors (ir_tensor_alloc) and interpreter values (reference-counted) have
+ * the owners their blocks below name. */
 #ifndef RT_IR_H
 #define RT_IR_H
 

@@ -153,10 +153,11 @@ void ir_random_fill(ir_tensor *t, const char *name, uint64_t seed, double lo, do
         double u = (double)(x >> 40) * (1.0 / 16777216.0);
         if (t->dtype == IR_BOOL)
             ir_tensor_set_i64(t, i, u < 0.5);
-        else if (is_float) {
-            double scaled = (hi - lo) * u;
-            ir_tensor_set(t, i, lo + scaled);
-        } else
+        else if (t->dtype == IR_FLOAT32)
+            ((float *)t->data)[i] = (float)(lo + (hi - lo) * u);
+        else if (is_float)
+            ir_tensor_set(t, i, lo + (hi - lo) * u);
+        else
             ir_tensor_set_i64(t, i, (int64_t)lo + (int64_t)(x % span));
     }
 }

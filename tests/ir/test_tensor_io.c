@@ -311,6 +311,32 @@ static void test_specific_corruptions(void)
     free(data);
 }
 
+/* Inputs the fuzzer found (fuzz/fuzz_npy.c), kept as regressions. */
+static void test_fuzz_findings(void)
+{
+    su_buf err = {0};
+    /* a 3.0 header of length 0: the message once read past the buffer */
+    static const char empty_header[] = "\x93NUMPY\x03\x00\x00\x00\x00\x00";
+    ir_tensor *t = ir_npy_parse("f.npy", empty_header, sizeof empty_header - 1, &err);
+    ok(!t && strstr(su_buf_str(&err), "f.npy: malformed header: it does not start with a dict"),
+       "fuzz finding: an empty header is refused (no over-read)");
+    su_buf_clear(&err);
+    /* an empty Fortran-order array whose other extents overflow int64 when
+     * multiplied: numel and the transposition once overflowed */
+    su_buf b = {0};
+    const char *dict = "{'descr': '>f2', 'fortran_order': True, 'shape': (4222222222222222223, 3, 0), }";
+    su_buf_putn(&b, "\x93NUMPY\x01\x00", 8);
+    su_buf_putc(&b, (char)strlen(dict));
+    su_buf_putc(&b, 0);
+    su_buf_puts(&b, dict);
+    t = ir_npy_parse("g.npy", b.data, b.len, &err);
+    ok(t && ir_tensor_numel(t) == 0 && t->ndim == 3 && t->dtype == IR_FLOAT16,
+       "fuzz finding: an empty array with huge extents reads as empty (no overflow)");
+    ir_tensor_free(t);
+    su_buf_free(&b);
+    su_buf_free(&err);
+}
+
 int main(void)
 {
     srcdir = getenv("top_srcdir");
@@ -322,6 +348,7 @@ int main(void)
     test_npz_files();
     test_round_trip();
     test_specific_corruptions();
+    test_fuzz_findings();
     test_corruption("float32.npy", false);
     test_corruption("fortran_bigendian.npy", false);
     test_corruption("savez.npz", true);
