@@ -4,21 +4,11 @@
 #include <errno.h>
 #include <string.h>
 
-#include "config.h"
-#include "include/relaytune.h"
-#include "ir/ir.h"
+#include "api/api.h"
 #include "ir/transform/transform.h"
-#include "schedule/schedule.h"
-#include "targets/targets.h"
 #include "tuner/tuner.h"
 
 #include <jansson.h>
-
-struct rt_module {
-    ir_module *ir;
-    tun_tasks tasks;        /* filled by rt_module_tasks */
-    rt_task *pub;           /* the same, as the public struct */
-};
 
 const char *rt_version(void)
 {
@@ -93,8 +83,14 @@ int rt_module_optimize(rt_module *m, const rt_opt_options *o, FILE *errs)
         o = &none;
     tr_options to = {.level = o->level, .print_after = o->print_after, .print_after_all = o->print_after_all != 0,
                      .print_to = errs ? errs : stderr, .max_fuse_depth = o->max_fuse_depth};
+    tr_checker *checker = o->check ? tr_checker_new(o->check_seed, 0) : NULL;
+    if (checker) {
+        to.check = tr_check_interp;
+        to.check_ctx = checker;
+    }
     su_diags d = {0};
     bool okk = tr_optimize(m->ir, &to, &d);
+    tr_checker_free(checker);
     report(&d, errs);
     return okk ? 0 : -1;
 }
@@ -107,48 +103,16 @@ void rt_list_passes(FILE *out)
         fprintf(out, "  %-20s -O%d  %s\n", p[i].name, p[i].level, p[i].help);
 }
 
-/* Counts primitive functions called from e (each call node once). */
-static long count_primitive_calls(const ir_expr *e, su_map *seen)
-{
-    char key[24];
-    snprintf(key, sizeof key, "%u", e->id);
-    if (e->kind != IR_CALL && e->kind != IR_TUPLE && e->kind != IR_PROJ && e->kind != IR_LET && e->kind != IR_IF)
-        return 0;
-    if (su_map_get(seen, key))
-        return 0;
-    su_map_put(seen, su_strdup(key), (void *)1);
-    long n = 0;
-    switch (e->kind) {
-    case IR_CALL:
-        n = tr_is_primitive(e->u.call.fn);
-        for (int i = 0; i < e->u.call.nargs; i++)
-            n += count_primitive_calls(e->u.call.args[i], seen);
-        return n;
-    case IR_TUPLE:
-        for (int i = 0; i < e->u.tuple.n; i++)
-            n += count_primitive_calls(e->u.tuple.fields[i], seen);
-        return n;
-    case IR_PROJ: return count_primitive_calls(e->u.proj.tuple, seen);
-    case IR_LET: return count_primitive_calls(e->u.let.value, seen) + count_primitive_calls(e->u.let.body, seen);
-    case IR_IF:
-        return count_primitive_calls(e->u.if_.cond, seen) + count_primitive_calls(e->u.if_.then_branch, seen) +
-               count_primitive_calls(e->u.if_.else_branch, seen);
-    default: return 0;
-    }
-}
-
 void rt_module_counts(const rt_module *m, long *ops, long *primitives)
 {
     ir_global_def *g = ir_module_find(m->ir, "main");
     *ops = *primitives = -1;
     if (!g)
         return;
-    *ops = (long)tr_count_calls(g->func->u.func.body);
-    su_map seen = {0};
-    *primitives = count_primitive_calls(g->func->u.func.body, &seen);
-    for (size_t i = 0; i < seen.cap; i++)
-        free((void *)seen.slots[i].key);
-    su_map_free(&seen);
+    size_t o, p;
+    tr_count(g->func->u.func.body, &o, &p);
+    *ops = (long)o;
+    *primitives = (long)p;
 }
 
 void rt_module_tasks(rt_module *m, const rt_task **tasks, size_t *n)
@@ -183,98 +147,73 @@ char *rt_tasks_json(const rt_task *tasks, size_t n)
     return s;
 }
 
-char *rt_task_lower(rt_module *m, size_t index, const char *config_json, const char *target, int what, FILE *errs)
+int rt_module_bind_params(rt_module *m, const char *npz_path, FILE *errs)
 {
-    if (!m->pub) {
-        const rt_task *t;
-        size_t n;
-        rt_module_tasks(m, &t, &n);
-    }
-    if (index >= m->tasks.len) {
+    su_buf err = {0};
+    ir_npz *z = ir_npz_load(npz_path, &err);
+    if (!z) {
         if (errs)
-            fprintf(errs, "relay-tune: error: no task %zu (the model has %zu)\n", index, m->tasks.len);
-        return NULL;
+            fprintf(errs, "error: %s\n", su_buf_str(&err));
+        su_buf_free(&err);
+        return -1;
     }
-    tg_target tg;
-    const char *why;
-    if (!tg_target_parse(target ? target : "cpu", &tg, &why)) {
-        if (errs)
-            fprintf(errs, "relay-tune: error: target '%s': %s\n", target, why);
-        return NULL;
-    }
-    const tun_task *task = &m->tasks.items[index];
-    su_diags d = {0};
-    sch_schedule *s = sch_create(task->func, &d);
-    report(&d, errs);
-    if (!s)
-        return NULL;
-    sch_space sp = {0};
-    sch_config cfg = {0};
-    char *out = NULL, *bad = NULL;
-    sch_err e = sch_apply_template(s, task->template_name, &tg.hw, NULL, &sp);
-    if (!e && config_json) {
-        /* the space is known now: check the config against it, then apply it
-         * to a fresh schedule */
-        if (!sch_config_parse(&sp, config_json, &cfg, &bad)) {
+    ir_global_def *g = ir_module_find(m->ir, "main");
+    const char **names = su_calloc((size_t)z->n + 1, sizeof *names);
+    const ir_tensor **vals = su_calloc((size_t)z->n + 1, sizeof *vals);
+    size_t n = 0;
+    for (int i = 0; i < z->n; i++) {
+        const ir_tensor *t = z->entries[i].tensor;
+        bool is_param = false;
+        for (int k = 0; g && k < g->func->u.func.nparams; k++)
+            is_param |= strcmp(g->func->u.func.params[k]->u.var.name, z->entries[i].name) == 0;
+        if (!is_param) {
             if (errs)
-                fprintf(errs, "relay-tune: error: config: %s\n", bad);
-            free(bad);
-            goto done;
+                fprintf(errs, "%s: note: '%s' names no parameter of @main; ignored\n", npz_path, z->entries[i].name);
+            continue;
         }
-        sch_free(s);
-        s = sch_create(task->func, &d);
-        e = sch_apply_template(s, task->template_name, &tg.hw, &cfg, NULL);
-    } else if (!e) {
-        sch_config_default(&sp, &cfg);
+        /* constants live in the module's arena, like every other node */
+        ir_tensor *c = ir_tensor_new(&m->ir->arena, t->dtype, t->ndim, t->shape);
+        memcpy(c->data, t->data, (size_t)(ir_tensor_numel(t) * ir_dtype_bytes(t->dtype)));
+        names[n] = z->entries[i].name;
+        vals[n++] = c;
     }
-    if (e) {
+    su_diags d = {0};
+    bool okk = tr_bind_params(m->ir, names, vals, n, &d);
+    report(&d, errs);
+    free(names);
+    free(vals);
+    ir_npz_free(z);
+    su_buf_free(&err);
+    return okk ? (int)n : -1;
+}
+
+int rt_module_bind_random_params(rt_module *m, unsigned long long seed, int keep, FILE *errs)
+{
+    ir_global_def *g = ir_module_find(m->ir, "main");
+    if (!g) {
         if (errs)
-            fprintf(errs, "relay-tune: error: schedule: %s: %s\n", sch_err_name(e), s->err_msg ? s->err_msg : "");
-        goto done;
+            fprintf(errs, "error: the module has no @main\n");
+        return -1;
     }
-    bool *consts = su_calloc((size_t)s->nparams + 1, sizeof *consts);
-    bool weights = !strcmp(task->template_name, "dense") || !strncmp(task->template_name, "conv2d", 6) ||
-                   strstr(task->template_name, "conv2d") != NULL;
-    for (int i = 0; i < s->nparams; i++)
-        consts[i] = weights;
-    sch_lower_opts lo = {consts, true, false};
-    sch_lowered *l = sch_lower(s, &lo);
-    free(consts);
-    if (!l) {
-        if (errs)
-            fprintf(errs, "relay-tune: error: lower: %s\n", s->err_msg ? s->err_msg : "");
-        goto done;
+    const ir_expr *f = g->func;
+    int n = f->u.func.nparams;
+    const char **names = su_calloc((size_t)n + 1, sizeof *names);
+    const ir_tensor **vals = su_calloc((size_t)n + 1, sizeof *vals);
+    size_t nb = 0;
+    for (int i = keep < 0 ? 0 : keep; i < n; i++) {
+        const ir_expr *v = f->u.func.params[i];
+        const ir_type *t = v->u.var.annot;
+        if (!t || t->kind != IR_TY_TENSOR)
+            continue;
+        ir_tensor *c = ir_tensor_new(&m->ir->arena, t->dtype, t->ndim, t->shape);
+        ir_random_param(f, i, seed, c);
+        names[nb] = v->u.var.name;
+        vals[nb++] = c;
     }
-    su_buf b = {0};
-    switch (what) {
-    case RT_LOWER_C: {
-        tg_c_prelude(&b);
-        char name[40];
-        for (int i = 0; i < l->nprologues; i++) {
-            snprintf(name, sizeof name, "pack_%s_%d", task->hash, l->prologues[i].param);
-            tg_c_func(&b, l->prologues[i].fn, name);
-        }
-        snprintf(name, sizeof name, "kernel_%s", task->hash);
-        tg_c_func(&b, l->kernel, name);
-        break;
-    }
-    case RT_LOWER_TRACE: sch_trace_print(&b, s); break;
-    case RT_LOWER_SPACE: sch_space_print(&b, &sp); break;
-    case RT_LOWER_CONFIG: {
-        char *j = sch_config_json(&sp, &cfg);
-        su_buf_printf(&b, "%s\n", j);
-        free(j);
-        break;
-    }
-    default:
-        for (int i = 0; i < l->nprologues; i++)
-            sch_print_func(&b, l->prologues[i].fn);
-        sch_print_func(&b, l->kernel);
-    }
-    out = su_buf_take(&b);
-done:
-    sch_config_free(&cfg);
-    sch_space_free(&sp);
-    sch_free(s);
-    return out;
+    su_diags d = {0};
+    bool okk = tr_bind_params(m->ir, names, vals, nb, &d);
+    report(&d, errs);
+    free(names);
+    free(vals);
+    return okk ? (int)nb : -1;
 }

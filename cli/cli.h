@@ -24,7 +24,18 @@ int cli_cmd_tasks(int argc, char **argv);
 /* relay-tune lower MODEL --task N [--config JSON] [--emit WHAT] */
 int cli_cmd_lower(int argc, char **argv);
 
+/* ---- cmd_db.c ---- */
+/* relay-tune db export|import|merge|stats|best|gc [--db PATH] ... */
+int cli_cmd_db(int argc, char **argv);
+/* ---- cmd_run.c ---- */
+/* relay-tune run MODEL.relay [--params W.npz] [--input NAME=FILE.npy ...] [--output OUT.npy | --output-dir DIR]
+ *                [--target interp] [--random-params SEED] */
+int cli_cmd_run(int argc, char **argv);
+
 /* ---- main.c ---- */
+/* Writes text to the file out (standard output when NULL); returns the exit
+ * status, after reporting a failure as "CMD: cannot write ...". */
+int cli_write_output(const char *cmd, const char *out, const char *text);
 /* Prints "relay-tune: error: ..." to stderr. */
 void cli_error(const char *fmt, ...)
 #if defined(__GNUC__)

@@ -10,20 +10,28 @@
 static void help(FILE *out)
 {
     fprintf(out,
-            "usage: relay-tune opt MODEL.relay [-O0|-O1|-O2|-O3] [--print-after PASS] [--print-after-all]\n"
-            "                      [--max-fuse-depth N] [--stats] [--no-types] [-o OUT] [--list-passes]\n"
+            "usage: relay-tune opt MODEL.relay [-O0|-O1|-O2|-O3] [--params W.npz | --random-params S] [--print-after PASS] [--print-after-all]\n"
+            "                      [--max-fuse-depth N] [--check [SEED]] [--stats] [--no-types] [-o OUT] [--list-passes]\n"
             "  Optimizes the model and prints it as Relay text (default -O3). Fused\n"
             "  subgraphs appear as functions marked Primitive=1.\n"
+            "  --params W.npz       bind @main's parameters to these arrays (key = name without %%),\n"
+            "                       so that they fold into constants (weights, batch-norm statistics)\n"
+            "  --random-params S    bind every parameter but the first (the input) to seeded random\n"
+            "                       constants, drawn as `relay-tune run --random-params S` draws them\n"
             "  --print-after PASS   print the module after PASS (to stderr)\n"
             "  --print-after-all    print the module after every pass (to stderr)\n"
             "  --max-fuse-depth N   at most N operators in one fused function (default 256)\n"
+            "  --check [SEED]       run @main in the interpreter before and after every pass on\n"
+            "                       seeded random inputs; stop at the first pass that changes the result\n"
             "  --stats              print operator and fused-function counts to stderr\n"
             "  --list-passes        list the passes and the level each runs at\n");
 }
 
 int cli_cmd_opt(int argc, char **argv)
 {
-    const char *file = NULL, *out = NULL;
+    int random_params = 0;
+    unsigned long long random_seed = 0;
+    const char *file = NULL, *params = NULL, *out = NULL;
     rt_opt_options o = {.level = 3};
     int flags = RT_PRINT_TYPES, stats = 0;
     for (int i = 1; i < argc; i++) {
@@ -46,6 +54,15 @@ int cli_cmd_opt(int argc, char **argv)
                 cli_error("opt: --max-fuse-depth must be at least 1");
                 return 2;
             }
+        } else if (!strcmp(a, "--params") && i + 1 < argc) {
+            params = argv[++i];
+        } else if (!strcmp(a, "--random-params") && i + 1 < argc) {
+            random_params = 1;
+            random_seed = strtoull(argv[++i], NULL, 10);
+        } else if (!strcmp(a, "--check")) {
+            o.check = 1;
+            if (i + 1 < argc && argv[i + 1][0] >= '0' && argv[i + 1][0] <= '9')
+                o.check_seed = strtoull(argv[++i], NULL, 10);
         } else if (!strcmp(a, "--stats")) {
             stats = 1;
         } else if (!strcmp(a, "--no-types")) {
@@ -70,6 +87,11 @@ int cli_cmd_opt(int argc, char **argv)
     rt_module *m = rt_module_load(file, stderr);
     if (!m)
         return 1;
+    if ((params && rt_module_bind_params(m, params, stderr) < 0) ||
+        (random_params && rt_module_bind_random_params(m, random_seed, 1, stderr) < 0)) {
+        rt_module_free(m);
+        return 1;
+    }
     long ops0, prim0, ops1, prim1;
     rt_module_counts(m, &ops0, &prim0);
     if (rt_module_optimize(m, &o, stderr) != 0) {
@@ -81,18 +103,7 @@ int cli_cmd_opt(int argc, char **argv)
         fprintf(stderr, "%s: %ld operator calls before, %ld after in %ld fused functions (-O%d)\n", file, ops0, ops1,
                 prim1, o.level);
     char *text = rt_module_to_text(m, flags);
-    FILE *f = out ? fopen(out, "w") : stdout;
-    int rc = 0;
-    if (!f) {
-        cli_error("opt: cannot write %s", out);
-        rc = 1;
-    } else {
-        fputs(text, f);
-        if (ferror(f) || (out && fclose(f) != 0)) {
-            cli_error("opt: error writing %s", out ? out : "standard output");
-            rc = 1;
-        }
-    }
+    int rc = cli_write_output("opt", out, text);
     free(text);
     rt_module_free(m);
     return rc;

@@ -82,18 +82,7 @@ int cli_cmd_parse(int argc, char **argv)
     if (!m)
         return 1;
     char *text = rt_module_to_text(m, flags);
-    FILE *f = out ? fopen(out, "w") : stdout;
-    int rc = 0;
-    if (!f) {
-        cli_error("parse: cannot write %s", out);
-        rc = 1;
-    } else {
-        fputs(text, f);
-        if (ferror(f) || (out && fclose(f) != 0)) {
-            cli_error("parse: error writing %s", out ? out : "standard output");
-            rc = 1;
-        }
-    }
+    int rc = cli_write_output("parse", out, text);
     free(text);
     rt_module_free(m);
     return rc;

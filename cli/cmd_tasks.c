@@ -11,7 +11,7 @@
 static void help(FILE *out)
 {
     fprintf(out,
-            "usage: relay-tune tasks MODEL.relay [--target cpu] [-O0..3] [--json] [--keys]\n"
+            "usage: relay-tune tasks MODEL.relay [--target cpu] [-O0..3] [--params W.npz | --random-params S] [--json] [--keys]\n"
             "  Lists the tuning tasks of the model after optimization (default -O3).\n"
             "  --json   machine-readable output (keys, hashes, shapes, GFLOP, counts)\n"
             "  --keys   also print each task's full workload key\n");
@@ -19,7 +19,9 @@ static void help(FILE *out)
 
 int cli_cmd_tasks(int argc, char **argv)
 {
-    const char *file = NULL, *target = "cpu";
+    int random_params = 0;
+    unsigned long long random_seed = 0;
+    const char *file = NULL, *params = NULL, *target = "cpu";
     rt_opt_options o = {.level = 3};
     int json = 0, keys = 0;
     for (int i = 1; i < argc; i++) {
@@ -29,6 +31,11 @@ int cli_cmd_tasks(int argc, char **argv)
             return 0;
         } else if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) {
             o.level = a[2] - '0';
+        } else if (!strcmp(a, "--params") && i + 1 < argc) {
+            params = argv[++i];
+        } else if (!strcmp(a, "--random-params") && i + 1 < argc) {
+            random_params = 1;
+            random_seed = strtoull(argv[++i], NULL, 10);
         } else if (!strcmp(a, "--json")) {
             json = 1;
         } else if (!strcmp(a, "--keys")) {
@@ -57,6 +64,11 @@ int cli_cmd_tasks(int argc, char **argv)
     rt_module *m = rt_module_load(file, stderr);
     if (!m)
         return 1;
+    if ((params && rt_module_bind_params(m, params, stderr) < 0) ||
+        (random_params && rt_module_bind_random_params(m, random_seed, 1, stderr) < 0)) {
+        rt_module_free(m);
+        return 1;
+    }
     if (rt_module_optimize(m, &o, stderr) != 0) {
         rt_module_free(m);
         return 1;

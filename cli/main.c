@@ -17,6 +17,8 @@ static const struct {
     {"opt", cli_cmd_opt, "optimize a model (passes, operator fusion) and print it"},
     {"tasks", cli_cmd_tasks, "list the tuning tasks (fused kernels) of a model"},
     {"lower", cli_cmd_lower, "print the loop nest (or C) of a task under a schedule"},
+    {"db", cli_cmd_db, "the tuning database: export, import, merge, stats, best, gc"},
+    {"run", cli_cmd_run, "run a model's @main on .npz/.npy inputs (or seeded random ones) with the interpreter"},
 };
 
 void cli_error(const char *fmt, ...)
@@ -27,6 +29,26 @@ void cli_error(const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
+}
+
+int cli_write_output(const char *cmd, const char *out, const char *text)
+{
+    FILE *f = out ? fopen(out, "w") : stdout;
+    if (!f) {
+        cli_error("%s: cannot write %s", cmd, out);
+        return 1;
+    }
+    fputs(text, f);
+    int bad = ferror(f);
+    if (out)
+        bad |= fclose(f) != 0;
+    else
+        bad |= fflush(f) != 0;
+    if (bad) {
+        cli_error("%s: error writing %s", cmd, out ? out : "standard output");
+        return 1;
+    }
+    return 0;
 }
 
 static void usage(FILE *out)

@@ -8,6 +8,7 @@
 #define RELAYTUNE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #ifdef __cplusplus
@@ -36,12 +37,28 @@ size_t rt_module_num_functions(const rt_module *m);
 /* Frees a module (NULL is fine). */
 void rt_module_free(rt_module *m);
 
+/* Binds parameters of @main to the arrays of an .npz file (key = parameter
+ * name without %), which become constants that optimization can fold; keys
+ * that name no parameter are reported as a note. Returns the number bound,
+ * or -1 after writing errors (unreadable file, a shape or dtype mismatch
+ * naming the parameter and both types) to errs. */
+int rt_module_bind_params(rt_module *m, const char *npz_path, FILE *errs);
+
+/* Binds every parameter of @main but the first `keep` (the model's inputs)
+ * to seeded random constants, drawn as `relay-tune run --random-params`
+ * draws them. Returns the number bound, or -1 after writing errors. */
+int rt_module_bind_random_params(rt_module *m, unsigned long long seed, int keep, FILE *errs);
+
 /* Options of rt_module_optimize. Zero-initialized means -O0 with no printing. */
 typedef struct rt_opt_options {
     int level;                  /* optimization level 0..3 */
     const char *print_after;    /* print the module to errs after this pass */
     int print_after_all;        /* nonzero: print after every pass */
     int max_fuse_depth;         /* most operators in one fused function (0: 256) */
+    int check;                  /* nonzero: run @main in the interpreter before and after
+                                   each pass on seeded random inputs; fail at the first
+                                   pass that changes the result */
+    unsigned long long check_seed; /* seed of those inputs */
 } rt_opt_options;
 
 /* Runs the optimization pipeline (passes, fusion) on m in place. Returns 0,
@@ -70,6 +87,132 @@ typedef struct rt_task {
 void rt_module_tasks(rt_module *m, const rt_task **tasks, size_t *n);
 /* The tasks as a JSON document (malloc'd): {"tasks": [...], "total_gflop": x}. */
 char *rt_tasks_json(const rt_task *tasks, size_t n);
+/* ---- tuning database -------------------------------------------------------
+ * Every measurement is kept in one SQLite file (docs/database.md); logs of
+ * JSON lines (docs/log-format.md) carry records between machines. Functions
+ * that fail write "relay-tune-style" messages to errs (NULL discards them). */
+
+/* An open tuning database. */
+typedef struct rt_db rt_db;
+
+/* What import and merge did. */
+typedef struct rt_db_counts {
+    size_t imported;     /* new records stored */
+    size_t duplicates;   /* exact duplicates of stored records, skipped */
+    size_t rejected;     /* invalid lines or records, skipped and reported */
+} rt_db_counts;
+
+/* Flags for rt_db_open, rt_db_stats and rt_db_best. */
+enum {
+    RT_DB_CREATE = 1,    /* rt_db_open: create the file when missing */
+    RT_DB_JSON = 2,      /* rt_db_stats, rt_db_best: JSON instead of text */
+};
+
+/* The default database path: $RELAY_TUNE_DB when set and not empty, else
+ * "./relay-tune.db". */
+const char *rt_db_default_path(void);
+/* Opens (or with RT_DB_CREATE creates) a database; NULL after a message when
+ * the file is missing, is not a relay-tune database, is corrupt or is newer. */
+rt_db *rt_db_open(const char *path, int flags, FILE *errs);
+/* Closes a database (NULL is fine). */
+void rt_db_close(rt_db *db);
+/* Writes the records of a workload key and/or target name (NULL: all) as JSON
+ * lines; returns how many, or -1 after a message. */
+long long rt_db_export(rt_db *db, const char *workload, const char *target, FILE *out, FILE *errs);
+/* Imports a JSON-lines log (name is used in messages). Rejected lines are
+ * reported to errs as NAME:LINE: rejected: REASON (the first 20 of them).
+ * Adds to counts; returns 0, or -1 on a read or database error. */
+int rt_db_import(rt_db *db, FILE *in, const char *name, rt_db_counts *counts, FILE *errs);
+/* Merges the database at other_path in, like rt_db_import. */
+int rt_db_merge(rt_db *db, const char *other_path, rt_db_counts *counts, FILE *errs);
+/* Counts of workloads, records, targets, sessions and errors by kind, as text
+ * or (RT_DB_JSON) a JSON object; malloc'd, NULL after a message. */
+char *rt_db_stats(rt_db *db, int flags, FILE *errs);
+/* The best config of every workload (of one target, or all when NULL) with
+ * GFLOP/s and speedup over the default config; malloc'd, NULL after a message. */
+char *rt_db_best(rt_db *db, const char *target, int flags, FILE *errs);
+/* Deletes failed records older than days and compacts the file; returns how
+ * many were deleted, or -1 after a message. */
+long long rt_db_gc(rt_db *db, double days, FILE *errs);
+/* ---- tensors ---------------------------------------------------------------
+ * Dense C-order tensors with 64-byte aligned data, in the dtypes of Relay
+ * ("float32", "float16", "float64", "int8", "int16", "int32", "int64",
+ * "uint8", "bool"). Files are numpy's .npy; see docs/tensor-files.md. */
+
+typedef struct rt_tensor rt_tensor;
+
+/* A zeroed tensor; NULL for an unknown dtype, a negative extent, a rank above
+ * 16 or too little memory. */
+rt_tensor *rt_tensor_new(const char *dtype, int ndim, const int64_t *shape);
+/* Reads a .npy file (format 1.0 to 3.0; Fortran order and big-endian data
+ * are converted); NULL after printing "error: FILE: why" to errs. */
+rt_tensor *rt_tensor_load(const char *path, FILE *errs);
+/* Writes t as a .npy file; 0 on success, -1 after printing the reason. */
+int rt_tensor_save(const rt_tensor *t, const char *path, FILE *errs);
+/* The dtype's name ("float32"). */
+const char *rt_tensor_dtype(const rt_tensor *t);
+/* The rank and the extents. */
+int rt_tensor_ndim(const rt_tensor *t);
+const int64_t *rt_tensor_shape(const rt_tensor *t);
+/* The elements, and their size in bytes. */
+void *rt_tensor_data(rt_tensor *t);
+const void *rt_tensor_cdata(const rt_tensor *t);
+size_t rt_tensor_nbytes(const rt_tensor *t);
+/* The type as Relay writes it ("Tensor[(1, 1000), float32]"; malloc'd). */
+char *rt_tensor_type(const rt_tensor *t);
+/* Frees a tensor (NULL is fine). */
+void rt_tensor_free(rt_tensor *t);
+
+/* ---- running a model -------------------------------------------------------
+ * The values of a function's parameters come from named inputs (the name is
+ * the parameter's without its %, as in numpy.savez(**params)); the result is
+ * a tensor or a tuple of them. */
+
+/* Named tensors handed to rt_run. */
+typedef struct rt_inputs rt_inputs;
+
+rt_inputs *rt_inputs_new(void);
+/* Adds t under name, taking it over (an earlier tensor of that name is
+ * replaced). origin names where it came from in messages ("x.npy"); strict
+ * makes a name that matches no parameter an error (else a warning). */
+void rt_inputs_set(rt_inputs *in, const char *name, rt_tensor *t, const char *origin, int strict);
+/* Adds every array of an .npz file (numpy.savez or savez_compressed), not
+ * strict; 0 on success, -1 after printing "error: FILE: entry 'K.npy': why". */
+int rt_inputs_load_npz(rt_inputs *in, const char *path, FILE *errs);
+/* Number of inputs. */
+size_t rt_inputs_count(const rt_inputs *in);
+/* Frees the inputs and their tensors (NULL is fine). */
+void rt_inputs_free(rt_inputs *in);
+
+typedef struct rt_run_options {
+    const char *target;         /* where to run: "interp" (NULL: interp, the reference interpreter) */
+    const char *function;       /* the function to call (NULL: main) */
+    int random_params;          /* fill parameters that no input gives with seeded values */
+    uint64_t seed;              /* their seed (docs/interpreter.md gives the distributions) */
+    const char *missing_hint;   /* appended to the message about parameters without a value */
+} rt_run_options;
+
+/* The outcome of a run. */
+typedef struct rt_result rt_result;
+
+/* Runs a function of m on the inputs (opts may be NULL). Every parameter must
+ * be given (or filled) with exactly its dtype and shape. NULL after printing
+ * why to errs: a missing or mistyped parameter (naming it and both types),
+ * an unknown target, or a run-time error at the expression that failed. */
+rt_result *rt_run(const rt_module *m, const rt_inputs *in, const rt_run_options *opts, FILE *errs);
+/* The tensors of the result: one for a tensor, the fields of a tuple
+ * (nested tuples flattened depth first). */
+size_t rt_result_count(const rt_result *r);
+const rt_tensor *rt_result_tensor(const rt_result *r, size_t i);
+/* Where tensor i sits: "" for a tensor result, "0", "1", "2.0", ... for
+ * fields of a tuple. */
+const char *rt_result_name(const rt_result *r, size_t i);
+/* True when the result is a tuple. */
+int rt_result_is_tuple(const rt_result *r);
+/* Wall-clock seconds the function took (inputs prepared, results not yet copied). */
+double rt_result_seconds(const rt_result *r);
+/* Frees the result (NULL is fine). */
+void rt_result_free(rt_result *r);
 
 /* What rt_task_lower returns. */
 enum {

@@ -1,10 +1,15 @@
-/* ir.h — the map of ir/: Relay types and expressions, modules, the operator
- * registry, the text parser and printer, and type inference. Prefix: ir_.
- * Depends on support/ only. One block per source file.
+/* ir.h — the map of ir/: Relay types and expressions, tensors and their
+ * .npy/.npz files, modules, the operator registry (attributes, relations,
+ * reference kernels), the text parser and printer, type inference, the
+ * reference interpreter and seeded parameters. Prefix: ir_. Depends on
+ * support/ only. One block per source file (the ref_*.c kernels are declared
+ * by the OP table).
  *
  * Ownership: every node, type and string of a module lives in the module's
  * arena and is freed with it. Nodes are immutable once built, except the
- * `type` field of an expression, which type inference fills in once. */
+ * `type` field of an expression, which type inference fills in once. Heap
+ * tensors (ir_tensor_alloc) and interpreter values (reference-counted) have
+ * the owners their blocks below name. */
 #ifndef RT_IR_H
 #define RT_IR_H
 
@@ -84,9 +89,13 @@ const char *ir_type_str(su_arena *a, const ir_type *t);
 /* "(1, 3, 224, 224)" for a tensor type, its full spelling otherwise (for messages). */
 const char *ir_shape_str(su_arena *a, const ir_type *t);
 
-/* ---- tensor.c: constant tensors ---------------------------------------- */
+/* ---- tensor.c: dense tensors ------------------------------------------- */
 
-/* A dense, C-order tensor with 64-byte aligned data. */
+/* A dense, C-order tensor with 64-byte aligned data. It has one of two
+ * owners: an arena (ir_tensor_new; constants of a module live in its arena)
+ * or the heap (ir_tensor_alloc: struct, shape and data are one block that
+ * ir_tensor_free releases). Values of the interpreter and tensors read from
+ * files are heap tensors. */
 typedef struct ir_tensor {
     ir_dtype dtype;
     int ndim;
@@ -96,14 +105,83 @@ typedef struct ir_tensor {
 
 /* Allocates a zeroed tensor in the arena. */
 ir_tensor *ir_tensor_new(su_arena *a, ir_dtype dt, int ndim, const int64_t *shape);
+/* Allocates a zeroed heap tensor; NULL when an extent is negative, the size
+ * overflows or memory is short (callers report it). Free with ir_tensor_free. */
+ir_tensor *ir_tensor_alloc(ir_dtype dt, int ndim, const int64_t *shape);
+/* Frees a heap tensor (NULL is fine); never call it on an arena tensor. */
+void ir_tensor_free(ir_tensor *t);
+/* A heap copy of t (any owner); NULL when memory is short. */
+ir_tensor *ir_tensor_clone(const ir_tensor *t);
 /* A rank-0 tensor holding v converted to dt (saturating at the dtype's range). */
 ir_tensor *ir_tensor_scalar(su_arena *a, ir_dtype dt, double v);
 /* A rank-0 int64 tensor holding v exactly (doubles lose precision past 2^53). */
 ir_tensor *ir_tensor_scalar_i64(su_arena *a, int64_t v);
 /* Element i converted to double (any dtype). */
 double ir_tensor_get(const ir_tensor *t, int64_t i);
+/* Stores v into element i, converted as ir_tensor_scalar converts. */
+void ir_tensor_set(ir_tensor *t, int64_t i, double v);
+/* Element i as int64 (floats truncate toward zero and saturate; NaN is 0). */
+int64_t ir_tensor_get_i64(const ir_tensor *t, int64_t i);
+/* Stores v into element i: integers wrap to the dtype's width, bool is v != 0. */
+void ir_tensor_set_i64(ir_tensor *t, int64_t i, int64_t v);
 /* Number of elements. */
 int64_t ir_tensor_numel(const ir_tensor *t);
+/* Bytes of data (numel * dtype bytes). */
+size_t ir_tensor_nbytes(const ir_tensor *t);
+/* Elements of a shape; false when an extent is negative or the byte size of
+ * elem_bytes-sized elements would pass SIZE_MAX / 2. */
+bool ir_shape_numel(int ndim, const int64_t *shape, int elem_bytes, int64_t *numel);
+/* True when t has dtype dt and this shape. */
+bool ir_tensor_has_shape(const ir_tensor *t, ir_dtype dt, int ndim, const int64_t *shape);
+/* Appends t's type as Relay spells it ("Tensor[(1, 3), float32]", "int64"). */
+void ir_tensor_print_type(su_buf *b, const ir_tensor *t);
+
+/* ---- npy.c: numpy .npy files --------------------------------------------- */
+
+/* Reads a .npy image of len bytes (format 1.0, 2.0 or 3.0) into a heap tensor
+ * in C order and host byte order (Fortran-order and byte-swapped files are
+ * converted). name labels messages; on failure returns NULL and appends
+ * "NAME: what is wrong" to err. */
+ir_tensor *ir_npy_parse(const char *name, const void *data, size_t len, su_buf *err);
+/* Reads a .npy file (see ir_npy_parse). */
+ir_tensor *ir_npy_load(const char *path, su_buf *err);
+/* Appends t as a .npy image (format 1.0, or 2.0 when the header needs it). */
+void ir_npy_encode(su_buf *out, const ir_tensor *t);
+/* Writes t to a .npy file; false after appending "PATH: cannot write: ..." to err. */
+bool ir_npy_save(const char *path, const ir_tensor *t, su_buf *err);
+
+/* ---- npz.c: numpy .npz archives ------------------------------------------ */
+
+/* One array of an archive. */
+typedef struct ir_npz_entry {
+    char *name;             /* the key: member name without ".npy" (malloc'd) */
+    ir_tensor *tensor;      /* heap tensor owned by the archive (NULL once taken) */
+} ir_npz_entry;
+
+/* The arrays of an .npz, in archive order. */
+typedef struct ir_npz {
+    int n;
+    ir_npz_entry *entries;
+} ir_npz;
+
+/* Reads every array of an .npz image (numpy.savez or savez_compressed); NULL
+ * after appending "NAME: entry 'KEY.npy': what is wrong" to err. */
+ir_npz *ir_npz_parse(const char *name, const void *data, size_t len, su_buf *err);
+/* Reads an .npz file (see ir_npz_parse). */
+ir_npz *ir_npz_load(const char *path, su_buf *err);
+/* The array stored under key, or NULL. */
+const ir_tensor *ir_npz_find(const ir_npz *z, const char *key);
+/* Moves entry i's tensor out of the archive (the caller frees it). */
+ir_tensor *ir_npz_take(ir_npz *z, int i);
+/* Frees the archive and the tensors still in it (NULL is fine). */
+void ir_npz_free(ir_npz *z);
+/* Appends n named tensors as an .npz image (members KEY.npy, deflated when
+ * compress); false after appending a reason to err (zip64 sizes). */
+bool ir_npz_encode(su_buf *out, int n, const char *const *keys, const ir_tensor *const *ts, bool compress,
+                   su_buf *err);
+/* Writes n named tensors to an .npz file; false after appending a reason. */
+bool ir_npz_save(const char *path, int n, const char *const *keys, const ir_tensor *const *ts, bool compress,
+                 su_buf *err);
 
 /* ---- attrs.c: attribute values and schemas ----------------------------- */
 
@@ -197,7 +275,7 @@ int ir_attr_ints(const ir_attrs *at, int idx, int64_t *out, int max);
 /* ---- op_registry.c: the operator table (rows in ops.def) --------------- */
 
 typedef enum {
-#define OP(id, name, lo, hi, pat, schema, rel, flops) IR_OP_##id,
+#define OP(id, name, lo, hi, pat, schema, rel, flops, ref) IR_OP_##id,
 #include "ir/ops.def"
 #undef OP
     IR_OP_COUNT
@@ -230,6 +308,24 @@ typedef const ir_type *(*ir_rel_fn)(ir_rel_ctx *cx, const ir_type *const *args, 
 typedef int64_t (*ir_flops_fn)(const ir_type *const *args, int nargs, const ir_attrs *attrs,
                                const ir_type *out);
 
+/* One call of a reference kernel. Arguments and results are tensors: a tuple
+ * argument (concatenate's) or result (split's, batch_norm's) is flattened
+ * into its fields, in order. The results are already allocated, zeroed, with
+ * the shapes and dtypes of the call's inferred type; the arguments have the
+ * types the op's relation accepted, so a kernel checks only what depends on
+ * values (an index out of range, an integer division by zero). */
+typedef struct ir_ref_call {
+    const ir_op_def *op;            /* the op called (shared kernels dispatch on op->id) */
+    const ir_attrs *attrs;          /* normalized attributes */
+    int nin;
+    const ir_tensor *const *in;     /* arguments */
+    int nout;
+    ir_tensor *const *out;          /* results to fill */
+    su_buf *err;                    /* on failure: why, without the op's name */
+} ir_ref_call;
+/* A reference kernel: computes c->out from c->in; false after writing c->err. */
+typedef bool (*ir_ref_fn)(const ir_ref_call *c);
+
 struct ir_op_def {
     ir_op_id id;
     const char *name;               /* "nn.conv2d" */
@@ -238,16 +334,18 @@ struct ir_op_def {
     const ir_attr_schema *schema;   /* attribute names, types and defaults */
     ir_rel_fn rel;                  /* type relation */
     ir_flops_fn flops;              /* FLOP count */
+    ir_ref_fn ref;                  /* reference kernel (the interpreter's, and every generated kernel's oracle) */
     const ir_attr_val *defaults;    /* schema defaults, parsed once at start-up */
 };
 
-/* Declarations generated from ops.def for the op_*.c files to define. */
-#define OP(id, name, lo, hi, pat, schema, rel, flops)                                     \
+/* Declarations generated from ops.def for the op_*.c and ref_*.c files to define. */
+#define OP(id, name, lo, hi, pat, schema, rel, flops, ref)                                \
     extern const ir_attr_schema ir_schema_##schema;                                        \
     const ir_type *ir_rel_##rel(ir_rel_ctx *cx, const ir_type *const *args, int nargs,     \
                                 const ir_attrs *attrs);                                    \
     int64_t ir_flops_##flops(const ir_type *const *args, int nargs, const ir_attrs *attrs, \
-                             const ir_type *out);
+                             const ir_type *out);                                          \
+    bool ir_ref_##ref(const ir_ref_call *c);
 #include "ir/ops.def"
 #undef OP
 
@@ -261,6 +359,45 @@ int ir_op_attr_index(const ir_op_def *op, const char *name, size_t n);
 const char *ir_pattern_name(ir_op_pattern p);
 /* Normalized attrs holding only the op's defaults. */
 const ir_attrs *ir_op_default_attrs(su_arena *a, const ir_op_def *op);
+
+/* ---- attribute indices: positions in each op's schema ------------------ */
+
+/* Where each attribute sits in the normalized attrs of a call (schema order,
+ * defined by the IR_SCHEMA tables of ir/op_*.c). Type relations, reference
+ * kernels and passes read attributes through these, so the order is written
+ * once; tests/ir/test_ops.c checks every index against the schema's names. */
+enum {  /* nn.conv2d */
+    IR_CONV_STRIDES, IR_CONV_PADDING, IR_CONV_DILATION, IR_CONV_GROUPS, IR_CONV_CHANNELS,
+    IR_CONV_KERNEL_SIZE, IR_CONV_DATA_LAYOUT, IR_CONV_KERNEL_LAYOUT, IR_CONV_OUT_LAYOUT, IR_CONV_OUT_DTYPE
+};
+enum { IR_DENSE_UNITS, IR_DENSE_OUT_DTYPE };                            /* nn.dense */
+enum { IR_BMM_OUT_DTYPE, IR_BMM_TRANSPOSE_A, IR_BMM_TRANSPOSE_B };      /* nn.batch_matmul */
+enum {  /* nn.max_pool2d, nn.avg_pool2d (count_include_pad: avg only) */
+    IR_POOL_SIZE, IR_POOL_STRIDES, IR_POOL_DILATION, IR_POOL_PADDING, IR_POOL_LAYOUT, IR_POOL_OUT_LAYOUT,
+    IR_POOL_CEIL_MODE, IR_POOL_COUNT_INCLUDE_PAD
+};
+enum { IR_GPOOL_LAYOUT, IR_GPOOL_OUT_LAYOUT };                          /* nn.global_avg_pool2d */
+enum { IR_APOOL_OUTPUT_SIZE, IR_APOOL_LAYOUT, IR_APOOL_OUT_LAYOUT };    /* nn.adaptive_avg_pool2d */
+enum { IR_SOFTMAX_AXIS };                                               /* nn.softmax, nn.log_softmax */
+enum { IR_NORM_AXIS, IR_NORM_EPSILON, IR_NORM_CENTER, IR_NORM_SCALE };  /* nn.layer_norm, nn.batch_norm */
+enum { IR_DROPOUT_RATE };                                               /* nn.dropout */
+enum { IR_BIAS_ADD_AXIS };                                              /* nn.bias_add */
+enum { IR_LEAKY_RELU_ALPHA };                                           /* nn.leaky_relu */
+enum { IR_PAD_WIDTH, IR_PAD_MODE };                                     /* nn.pad */
+enum { IR_CLIP_A_MIN, IR_CLIP_A_MAX };                                  /* clip */
+enum { IR_CAST_DTYPE };                                                 /* cast */
+enum { IR_RESHAPE_NEWSHAPE, IR_RESHAPE_ALLOWZERO };                     /* reshape */
+enum { IR_TRANSPOSE_AXES };                                             /* transpose */
+enum { IR_SQUEEZE_AXIS };                                               /* squeeze */
+enum { IR_EXPAND_DIMS_AXIS, IR_EXPAND_DIMS_NUM_NEWAXIS };               /* expand_dims */
+enum { IR_CONCAT_AXIS };                                                /* concatenate */
+enum { IR_SPLIT_INDICES_OR_SECTIONS, IR_SPLIT_AXIS };                   /* split */
+enum { IR_SLICE_BEGIN, IR_SLICE_END, IR_SLICE_STRIDES, IR_SLICE_MODE, IR_SLICE_AXES }; /* strided_slice */
+enum { IR_TAKE_BATCH_DIMS, IR_TAKE_AXIS, IR_TAKE_MODE };                /* take */
+enum { IR_REDUCE_AXIS, IR_REDUCE_KEEPDIMS, IR_REDUCE_EXCLUDE };         /* sum, mean, max, min */
+enum {  /* argmax */
+    IR_ARGREDUCE_AXIS, IR_ARGREDUCE_KEEPDIMS, IR_ARGREDUCE_SELECT_LAST_INDEX, IR_ARGREDUCE_EXCLUDE
+};
 
 /* ---- op_util.c: helpers shared by type relations ------------------------ */
 
@@ -358,6 +495,8 @@ struct ir_module {
     su_source source;       /* text the module was parsed from (empty if built) */
     SU_VEC(ir_global_def) defs;  /* in definition order */
     su_map by_name;         /* name → ir_global_def index + 1 (as pointer-sized int) */
+    ir_tensor **meta;       /* meta[relay.Constant][i] of the parsed text */
+    size_t nmeta;
     uint32_t next_id;       /* id for the next node */
 };
 
@@ -394,10 +533,20 @@ typedef struct ir_token {
     ir_dtype dtype;         /* number: dtype from suffix, else int32 / float32 */
 } ir_token;
 
-/* Splits src into tokens (comments dropped), ending with IR_TK_EOF. Returns
+/* Splits src's first `end` bytes into tokens (comments dropped), ending with IR_TK_EOF. Returns
  * false after recording an error (bad character, unterminated comment or
  * string, malformed number) in d. *toks is malloc'd. */
-bool ir_lex(su_arena *a, const su_source *src, ir_token **toks, size_t *ntoks, su_diags *d);
+bool ir_lex(su_arena *a, const su_source *src, size_t end, ir_token **toks, size_t *ntoks, su_diags *d);
+
+/* ---- metadata.c: the #[metadata] section (tensor constants) ------------ */
+
+/* Appends "#[metadata]" and the JSON that holds consts in TVM's layout
+ * (referred to as meta[relay.Constant][i] in the text). */
+void ir_metadata_print(su_buf *out, const ir_tensor *const *consts, size_t n);
+/* Reads the JSON of a metadata section: *consts gets the relay.Constant
+ * tensors (in a), *n their number. Returns NULL, or a message saying what is
+ * wrong (an arena string). */
+const char *ir_metadata_parse(su_arena *a, const char *json, size_t len, ir_tensor ***consts, size_t *n);
 
 /* ---- parser.c: Relay text (version 0.0.5) → module --------------------- */
 
@@ -413,6 +562,66 @@ bool ir_infer_types(ir_module *m, su_diags *d);
 /* Infers the types of e and of its untyped sub-expressions (for nodes a pass
  * builds); variables must be typed or annotated. False after recording errors. */
 bool ir_infer_expr(ir_module *m, ir_expr *e, su_diags *d);
+
+/* ---- interp.c: the reference interpreter ---------------------------------- */
+
+typedef enum {
+    IR_VAL_TENSOR,      /* a tensor */
+    IR_VAL_TUPLE,       /* a tuple of values */
+    IR_VAL_CLOSURE,     /* a function with the values of its free variables */
+} ir_value_kind;
+
+/* A run-time value, reference-counted (ir_value_retain / ir_value_release). */
+typedef struct ir_value ir_value;
+struct ir_value {
+    ir_value_kind kind;
+    int refs;                   /* references held; freed when the last is released */
+    ir_tensor *tensor;          /* tensor: its data */
+    bool owned;                 /* tensor: a heap tensor freed with the value (else borrowed) */
+    int n;                      /* tuple: fields; closure: captured values */
+    ir_value **items;           /* tuple: fields; closure: values of its function's free variables */
+    const ir_expr *func;        /* closure: the IR_FUNC it runs (a def's function for @f) */
+};
+
+/* A tensor value; owned: ir_tensor_free the tensor with the value (it must be a
+ * heap tensor), else the caller keeps the tensor alive longer than the value. */
+ir_value *ir_value_tensor(ir_tensor *t, bool owned);
+/* A tuple value that takes over one reference to each field. */
+ir_value *ir_value_tuple(int n, ir_value *const *fields);
+/* Adds a reference; returns v. */
+ir_value *ir_value_retain(ir_value *v);
+/* Drops a reference (NULL is fine); the last one frees the value. */
+void ir_value_release(ir_value *v);
+/* True when v is a value of type t (tensors: dtype and shape). */
+bool ir_value_has_type(const ir_value *v, const ir_type *t);
+
+typedef struct ir_interp_opts {
+    int max_depth;              /* nesting of evaluation before it is an error (0: 100000) */
+} ir_interp_opts;
+
+/* An interpreter for a type-checked module (which must outlive it). */
+typedef struct ir_interp ir_interp;
+ir_interp *ir_interp_new(const ir_module *m, const ir_interp_opts *opts);
+/* Frees the interpreter (NULL is fine). */
+void ir_interp_free(ir_interp *ip);
+/* Calls global function @name with args (borrowed; their types are checked);
+ * on success *out is a new reference to the result. Errors (a bad argument,
+ * a kernel's failure such as an index out of range, memory, runaway
+ * recursion) are recorded in d at the expression that failed. */
+bool ir_interp_call(ir_interp *ip, const char *name, int nargs, ir_value *const *args, ir_value **out,
+                    su_diags *d);
+
+/* ---- random.c: seeded parameter values ---------------------------------- */
+
+/* Advances a splitmix64 state and returns its next 64-bit output. */
+uint64_t ir_splitmix64(uint64_t *state);
+/* Fills t with the seeded stream of parameter `name` (see random.c): floats
+ * uniform in [lo, hi), integers lo + x mod (hi - lo), bools with p = 1/2. */
+void ir_random_fill(ir_tensor *t, const char *name, uint64_t seed, double lo, double hi);
+/* Fills t, the value of parameter `index` of func, with seeded values whose
+ * range suits the parameter's first use (He-uniform conv2d/dense weights,
+ * positive batch-norm variances, ...; the table is in random.c). */
+void ir_random_param(const ir_expr *func, int index, uint64_t seed, ir_tensor *t);
 
 /* ---- printer.c: module → Relay text ------------------------------------- */
 

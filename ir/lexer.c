@@ -250,9 +250,9 @@ static bool lex_one(lexer *l, ir_token *t, bool after_dot)
     return false;
 }
 
-bool ir_lex(su_arena *a, const su_source *src, ir_token **toks, size_t *ntoks, su_diags *d)
+bool ir_lex(su_arena *a, const su_source *src, size_t end, ir_token **toks, size_t *ntoks, su_diags *d)
 {
-    lexer l = {a, src, src->text, 0, (uint32_t)src->len, d, {0}};
+    lexer l = {a, src, src->text, 0, (uint32_t)(end < src->len ? end : src->len), d, {0}};
     bool okk = true;
     for (;;) {
         if (!skip_space(&l)) {

@@ -11,10 +11,6 @@
 
 /* ---- schemas ------------------------------------------------------------ */
 
-enum {
-    CONV_STRIDES, CONV_PADDING, CONV_DILATION, CONV_GROUPS, CONV_CHANNELS, CONV_KERNEL_SIZE,
-    CONV_DATA_LAYOUT, CONV_KERNEL_LAYOUT, CONV_OUT_LAYOUT, CONV_OUT_DTYPE
-};
 const ir_attr_schema ir_schema_conv2d = IR_SCHEMA(
     {"strides", IR_AT_INTS, "[1, 1]"},
     {"padding", IR_AT_INTS, "[0, 0]"},
@@ -27,12 +23,10 @@ const ir_attr_schema ir_schema_conv2d = IR_SCHEMA(
     {"out_layout", IR_AT_STR, "\"\""},
     {"out_dtype", IR_AT_STR, "\"\""});
 
-enum { DENSE_UNITS, DENSE_OUT_DTYPE };
 const ir_attr_schema ir_schema_dense = IR_SCHEMA(
     {"units", IR_AT_INT_OPT, "None"},
     {"out_dtype", IR_AT_STR, "\"\""});
 
-enum { BMM_OUT_DTYPE, BMM_TRANSPOSE_A, BMM_TRANSPOSE_B };
 const ir_attr_schema ir_schema_batch_matmul = IR_SCHEMA(
     {"out_dtype", IR_AT_STR, "\"\""},
     {"transpose_a", IR_AT_BOOL, "False"},
@@ -40,10 +34,6 @@ const ir_attr_schema ir_schema_batch_matmul = IR_SCHEMA(
 
 /* max_pool2d and avg_pool2d share the first seven entries and one relation;
  * TVM requires pool_size, [1, 1] stands in as its default. */
-enum {
-    POOL_SIZE, POOL_STRIDES, POOL_DILATION, POOL_PADDING, POOL_LAYOUT, POOL_OUT_LAYOUT,
-    POOL_CEIL_MODE, POOL_COUNT_INCLUDE_PAD
-};
 #define POOL2D_ATTRS                                  \
     {"pool_size", IR_AT_INTS, "[1, 1]", true},    \
     {"strides", IR_AT_INTS, "[1, 1]"},            \
@@ -57,22 +47,18 @@ const ir_attr_schema ir_schema_avg_pool2d = IR_SCHEMA(
     POOL2D_ATTRS,
     {"count_include_pad", IR_AT_BOOL, "False"});
 
-enum { GPOOL_LAYOUT, GPOOL_OUT_LAYOUT };
 const ir_attr_schema ir_schema_global_pool2d = IR_SCHEMA(
     {"layout", IR_AT_STR, "\"NCHW\""},
     {"out_layout", IR_AT_STR, "\"\""});
 
-enum { APOOL_OUTPUT_SIZE, APOOL_LAYOUT, APOOL_OUT_LAYOUT };
 const ir_attr_schema ir_schema_adaptive_pool2d = IR_SCHEMA(
     {"output_size", IR_AT_INTS_OPT, "None"},
     {"layout", IR_AT_STR, "\"NCHW\""},
     {"out_layout", IR_AT_STR, "\"\""});
 
-enum { SOFTMAX_AXIS };
 const ir_attr_schema ir_schema_softmax = IR_SCHEMA({"axis", IR_AT_INT, "-1"});
 
 /* layer_norm and batch_norm: the same fields, different default axis. */
-enum { NORM_AXIS, NORM_EPSILON, NORM_CENTER, NORM_SCALE };
 const ir_attr_schema ir_schema_layer_norm = IR_SCHEMA(
     {"axis", IR_AT_INT, "-1"},
     {"epsilon", IR_AT_FLOAT, "1e-05f"},
@@ -84,19 +70,15 @@ const ir_attr_schema ir_schema_batch_norm = IR_SCHEMA(
     {"center", IR_AT_BOOL, "True"},
     {"scale", IR_AT_BOOL, "True"});
 
-enum { DROPOUT_RATE };
 const ir_attr_schema ir_schema_dropout = IR_SCHEMA({"rate", IR_AT_FLOAT, "0.5f"});
 
-enum { BIAS_ADD_AXIS };
 const ir_attr_schema ir_schema_bias_add = IR_SCHEMA({"axis", IR_AT_INT, "1"});
 
 /* 0.25 is TVM's C++ default (LeakyReluAttrs); the Python wrapper's 0.01 is
  * always printed explicitly, so text from TVM reads right either way. */
-enum { LEAKY_RELU_ALPHA };
 const ir_attr_schema ir_schema_leaky_relu = IR_SCHEMA({"alpha", IR_AT_FLOAT, "0.25f"});
 
 /* The pad value is the optional second argument (TVM's newer signature). */
-enum { PAD_WIDTH, PAD_MODE };
 const ir_attr_schema ir_schema_pad = IR_SCHEMA(
     {"pad_width", IR_AT_INTS2, "[]", true},
     {"pad_mode", IR_AT_STR, "\"constant\""});
@@ -223,7 +205,7 @@ static const ir_type *channel_vec(ir_rel_ctx *cx, const ir_type *const *args, in
 static const ir_type *conv2d_weight(ir_rel_ctx *cx, const ir_attrs *at, const ir_type *d,
                                     const ir_type *w)
 {
-    int64_t g = ir_attr_int(at, CONV_GROUPS), c = d->shape[1], k = w->shape[0];
+    int64_t g = ir_attr_int(at, IR_CONV_GROUPS), c = d->shape[1], k = w->shape[0];
     const char *ds = ir_shape_str(cx->arena, d), *ws = ir_shape_str(cx->arena, w);
     if (g <= 0)
         return ir_rel_error(cx, "groups must be positive, got %lld", (long long)g);
@@ -237,13 +219,13 @@ static const ir_type *conv2d_weight(ir_rel_ctx *cx, const ir_attrs *at, const ir
         return ir_rel_error(cx, "channel mismatch: data %s has %lld channels, so weight %s should have "
                             "%lld input channels (groups=%lld), not %lld", ds, (long long)c, ws,
                             (long long)(c / g), (long long)g, (long long)w->shape[1]);
-    if (!ir_attr_is_none(at, CONV_CHANNELS) && ir_attr_int(at, CONV_CHANNELS) != k)
+    if (!ir_attr_is_none(at, IR_CONV_CHANNELS) && ir_attr_int(at, IR_CONV_CHANNELS) != k)
         return ir_rel_error(cx, "channels=%lld but weight %s has %lld output channels",
-                            (long long)ir_attr_int(at, CONV_CHANNELS), ws, (long long)k);
+                            (long long)ir_attr_int(at, IR_CONV_CHANNELS), ws, (long long)k);
     int64_t ks[2];
-    if (ir_attr_is_none(at, CONV_KERNEL_SIZE))
+    if (ir_attr_is_none(at, IR_CONV_KERNEL_SIZE))
         return w;
-    if (!hw_pair(cx, at, CONV_KERNEL_SIZE, "kernel_size", ks))
+    if (!hw_pair(cx, at, IR_CONV_KERNEL_SIZE, "kernel_size", ks))
         return NULL;
     if (ks[0] != w->shape[2] || ks[1] != w->shape[3])
         return ir_rel_error(cx, "kernel_size=[%lld, %lld] but weight %s has a %lldx%lld kernel",
@@ -259,16 +241,16 @@ const ir_type *ir_rel_conv2d(ir_rel_ctx *cx, const ir_type *const *args, int nar
     const ir_type *w = d ? tensor4(cx, args, 1, "weight") : NULL;
     if (!w)
         return NULL;
-    if (!layout_ok(cx, attrs, CONV_DATA_LAYOUT, "data_layout", "NCHW", false) ||
-        !layout_ok(cx, attrs, CONV_KERNEL_LAYOUT, "kernel_layout", "OIHW", false) ||
-        !layout_ok(cx, attrs, CONV_OUT_LAYOUT, "out_layout", "NCHW", true))
+    if (!layout_ok(cx, attrs, IR_CONV_DATA_LAYOUT, "data_layout", "NCHW", false) ||
+        !layout_ok(cx, attrs, IR_CONV_KERNEL_LAYOUT, "kernel_layout", "OIHW", false) ||
+        !layout_ok(cx, attrs, IR_CONV_OUT_LAYOUT, "out_layout", "NCHW", true))
         return NULL;
     int64_t st[2], dil[2], pad[4];
     ir_dtype dt;
-    if (!hw_pair(cx, attrs, CONV_STRIDES, "strides", st) ||
-        !hw_pair(cx, attrs, CONV_DILATION, "dilation", dil) ||
-        !hw_padding(cx, attrs, CONV_PADDING, pad) || !conv2d_weight(cx, attrs, d, w) ||
-        !out_dtype(cx, attrs, CONV_OUT_DTYPE, d->dtype, &dt))
+    if (!hw_pair(cx, attrs, IR_CONV_STRIDES, "strides", st) ||
+        !hw_pair(cx, attrs, IR_CONV_DILATION, "dilation", dil) ||
+        !hw_padding(cx, attrs, IR_CONV_PADDING, pad) || !conv2d_weight(cx, attrs, d, w) ||
+        !out_dtype(cx, attrs, IR_CONV_OUT_DTYPE, d->dtype, &dt))
         return NULL;
     int64_t oh = window_out(d->shape[2], pad[0], pad[2], w->shape[2], dil[0], st[0], false);
     int64_t ow = window_out(d->shape[3], pad[1], pad[3], w->shape[3], dil[1], st[1], false);
@@ -299,7 +281,7 @@ const ir_type *ir_rel_dense(ir_rel_ctx *cx, const ir_type *const *args, int narg
     const ir_type *d = ir_rel_tensor(cx, args, 0);
     const ir_type *w = d ? ir_rel_tensor(cx, args, 1) : NULL;
     ir_dtype dt;
-    if (!w || !out_dtype(cx, attrs, DENSE_OUT_DTYPE, d->dtype, &dt))
+    if (!w || !out_dtype(cx, attrs, IR_DENSE_OUT_DTYPE, d->dtype, &dt))
         return NULL;
     if (d->ndim < 1 || w->ndim != 2)
         return ir_rel_error(cx, "expected data (..., K) and weight (N, K), got %s and %s",
@@ -309,9 +291,9 @@ const ir_type *ir_rel_dense(ir_rel_ctx *cx, const ir_type *const *args, int narg
         return ir_rel_error(cx, "reduction dims differ: data %s has K=%lld but weight %s has K=%lld",
                             ir_shape_str(cx->arena, d), (long long)k, ir_shape_str(cx->arena, w),
                             (long long)w->shape[1]);
-    if (!ir_attr_is_none(attrs, DENSE_UNITS) && ir_attr_int(attrs, DENSE_UNITS) != w->shape[0])
+    if (!ir_attr_is_none(attrs, IR_DENSE_UNITS) && ir_attr_int(attrs, IR_DENSE_UNITS) != w->shape[0])
         return ir_rel_error(cx, "units=%lld but weight %s has %lld rows",
-                            (long long)ir_attr_int(attrs, DENSE_UNITS), ir_shape_str(cx->arena, w),
+                            (long long)ir_attr_int(attrs, IR_DENSE_UNITS), ir_shape_str(cx->arena, w),
                             (long long)w->shape[0]);
     int64_t shape[IR_MAX_DIMS];
     memcpy(shape, d->shape, (size_t)d->ndim * sizeof *shape);
@@ -335,12 +317,12 @@ const ir_type *ir_rel_batch_matmul(ir_rel_ctx *cx, const ir_type *const *args, i
     const ir_type *a = ir_rel_tensor(cx, args, 0);
     const ir_type *b = a ? ir_rel_tensor(cx, args, 1) : NULL;
     ir_dtype dt;
-    if (!b || !out_dtype(cx, attrs, BMM_OUT_DTYPE, a->dtype, &dt))
+    if (!b || !out_dtype(cx, attrs, IR_BMM_OUT_DTYPE, a->dtype, &dt))
         return NULL;
     const char *as = ir_shape_str(cx->arena, a), *bs = ir_shape_str(cx->arena, b);
     if (a->ndim != 3 || b->ndim != 3)
         return ir_rel_error(cx, "operands must have rank 3, got %s and %s", as, bs);
-    bool ta = ir_attr_bool(attrs, BMM_TRANSPOSE_A), tb = ir_attr_bool(attrs, BMM_TRANSPOSE_B);
+    bool ta = ir_attr_bool(attrs, IR_BMM_TRANSPOSE_A), tb = ir_attr_bool(attrs, IR_BMM_TRANSPOSE_B);
     int64_t m = a->shape[ta ? 2 : 1], ka = a->shape[ta ? 1 : 2];
     int64_t n = b->shape[tb ? 1 : 2], kb = b->shape[tb ? 2 : 1];
     int64_t ba = a->shape[0], bb = b->shape[0];
@@ -359,7 +341,7 @@ int64_t ir_flops_batch_matmul(const ir_type *const *args, int nargs, const ir_at
                               const ir_type *out)
 {
     const ir_type *a = args[0];
-    int64_t k = a->shape[ir_attr_bool(attrs, BMM_TRANSPOSE_A) ? 1 : 2];
+    int64_t k = a->shape[ir_attr_bool(attrs, IR_BMM_TRANSPOSE_A) ? 1 : 2];
     return 2 * ir_type_numel(out) * k;
 }
 
@@ -371,12 +353,12 @@ const ir_type *ir_rel_pool2d(ir_rel_ctx *cx, const ir_type *const *args, int nar
 {
     const ir_type *d = tensor4(cx, args, 0, "data");
     int64_t k[2], st[2], dil[2], pad[4];
-    if (!d || !layout_ok(cx, attrs, POOL_LAYOUT, "layout", "NCHW", false) ||
-        !layout_ok(cx, attrs, POOL_OUT_LAYOUT, "out_layout", "NCHW", true) ||
-        !hw_pair(cx, attrs, POOL_SIZE, "pool_size", k) || !hw_pair(cx, attrs, POOL_STRIDES, "strides", st) ||
-        !hw_pair(cx, attrs, POOL_DILATION, "dilation", dil) || !hw_padding(cx, attrs, POOL_PADDING, pad))
+    if (!d || !layout_ok(cx, attrs, IR_POOL_LAYOUT, "layout", "NCHW", false) ||
+        !layout_ok(cx, attrs, IR_POOL_OUT_LAYOUT, "out_layout", "NCHW", true) ||
+        !hw_pair(cx, attrs, IR_POOL_SIZE, "pool_size", k) || !hw_pair(cx, attrs, IR_POOL_STRIDES, "strides", st) ||
+        !hw_pair(cx, attrs, IR_POOL_DILATION, "dilation", dil) || !hw_padding(cx, attrs, IR_POOL_PADDING, pad))
         return NULL;
-    bool ceil_mode = ir_attr_bool(attrs, POOL_CEIL_MODE);
+    bool ceil_mode = ir_attr_bool(attrs, IR_POOL_CEIL_MODE);
     int64_t oh = window_out(d->shape[2], pad[0], pad[2], k[0], dil[0], st[0], ceil_mode);
     int64_t ow = window_out(d->shape[3], pad[1], pad[3], k[1], dil[1], st[1], ceil_mode);
     if (oh <= 0 || ow <= 0)
@@ -393,7 +375,7 @@ int64_t ir_flops_pool2d(const ir_type *const *args, int nargs, const ir_attrs *a
                         const ir_type *out)
 {
     int64_t k[2];
-    int n = ir_attr_ints(attrs, POOL_SIZE, k, 2);
+    int n = ir_attr_ints(attrs, IR_POOL_SIZE, k, 2);
     if (n == 1)
         k[1] = k[0];
     return n > 0 ? ir_type_numel(out) * k[0] * k[1] : 0;
@@ -404,8 +386,8 @@ const ir_type *ir_rel_global_pool2d(ir_rel_ctx *cx, const ir_type *const *args, 
                                     const ir_attrs *attrs)
 {
     const ir_type *d = tensor4(cx, args, 0, "data");
-    if (!d || !layout_ok(cx, attrs, GPOOL_LAYOUT, "layout", "NCHW", false) ||
-        !layout_ok(cx, attrs, GPOOL_OUT_LAYOUT, "out_layout", "NCHW", true))
+    if (!d || !layout_ok(cx, attrs, IR_GPOOL_LAYOUT, "layout", "NCHW", false) ||
+        !layout_ok(cx, attrs, IR_GPOOL_OUT_LAYOUT, "out_layout", "NCHW", true))
         return NULL;
     int64_t shape[4] = {d->shape[0], d->shape[1], 1, 1};
     return ir_tensor_type(cx->arena, d->dtype, 4, shape);
@@ -417,12 +399,12 @@ const ir_type *ir_rel_adaptive_pool2d(ir_rel_ctx *cx, const ir_type *const *args
                                       const ir_attrs *attrs)
 {
     const ir_type *d = tensor4(cx, args, 0, "data");
-    if (!d || !layout_ok(cx, attrs, APOOL_LAYOUT, "layout", "NCHW", false) ||
-        !layout_ok(cx, attrs, APOOL_OUT_LAYOUT, "out_layout", "NCHW", true))
+    if (!d || !layout_ok(cx, attrs, IR_APOOL_LAYOUT, "layout", "NCHW", false) ||
+        !layout_ok(cx, attrs, IR_APOOL_OUT_LAYOUT, "out_layout", "NCHW", true))
         return NULL;
     int64_t hw[2] = {d->shape[2], d->shape[3]};
-    if (!ir_attr_is_none(attrs, APOOL_OUTPUT_SIZE) &&
-        !hw_pair(cx, attrs, APOOL_OUTPUT_SIZE, "output_size", hw))
+    if (!ir_attr_is_none(attrs, IR_APOOL_OUTPUT_SIZE) &&
+        !hw_pair(cx, attrs, IR_APOOL_OUTPUT_SIZE, "output_size", hw))
         return NULL;
     int64_t shape[4] = {d->shape[0], d->shape[1], hw[0], hw[1]};
     return ir_tensor_type(cx->arena, d->dtype, 4, shape);
@@ -436,7 +418,7 @@ const ir_type *ir_rel_softmax(ir_rel_ctx *cx, const ir_type *const *args, int na
 {
     const ir_type *d = ir_rel_tensor(cx, args, 0);
     int axis;
-    if (!d || !ir_rel_axis(cx, ir_attr_int(attrs, SOFTMAX_AXIS), d->ndim, &axis))
+    if (!d || !ir_rel_axis(cx, ir_attr_int(attrs, IR_SOFTMAX_AXIS), d->ndim, &axis))
         return NULL;
     return d;
 }
@@ -455,7 +437,7 @@ const ir_type *ir_rel_layer_norm(ir_rel_ctx *cx, const ir_type *const *args, int
 {
     const ir_type *d = ir_rel_tensor(cx, args, 0);
     int axis;
-    if (!d || !ir_rel_axis(cx, ir_attr_int(attrs, NORM_AXIS), d->ndim, &axis))
+    if (!d || !ir_rel_axis(cx, ir_attr_int(attrs, IR_NORM_AXIS), d->ndim, &axis))
         return NULL;
     if (!channel_vec(cx, args, 1, "gamma", d, axis) || !channel_vec(cx, args, 2, "beta", d, axis))
         return NULL;
@@ -479,7 +461,7 @@ const ir_type *ir_rel_batch_norm(ir_rel_ctx *cx, const ir_type *const *args, int
     static const char *const names[] = {"gamma", "beta", "moving_mean", "moving_var"};
     const ir_type *d = ir_rel_tensor(cx, args, 0);
     int axis;
-    if (!d || !ir_rel_axis(cx, ir_attr_int(attrs, NORM_AXIS), d->ndim, &axis))
+    if (!d || !ir_rel_axis(cx, ir_attr_int(attrs, IR_NORM_AXIS), d->ndim, &axis))
         return NULL;
     for (int i = 1; i < 5; i++)
         if (!channel_vec(cx, args, i, names[i - 1], d, axis))
@@ -505,7 +487,7 @@ const ir_type *ir_rel_dropout(ir_rel_ctx *cx, const ir_type *const *args, int na
     const ir_type *d = ir_rel_tensor(cx, args, 0);
     if (!d)
         return NULL;
-    double rate = ir_attr_float(attrs, DROPOUT_RATE);
+    double rate = ir_attr_float(attrs, IR_DROPOUT_RATE);
     if (!(rate >= 0 && rate < 1))
         return ir_rel_error(cx, "rate must be in [0, 1), got %g", rate);
     const ir_type *fields[2] = {d, d};
@@ -518,7 +500,7 @@ const ir_type *ir_rel_bias_add(ir_rel_ctx *cx, const ir_type *const *args, int n
 {
     const ir_type *d = ir_rel_tensor(cx, args, 0);
     int axis;
-    if (!d || !ir_rel_axis(cx, ir_attr_int(attrs, BIAS_ADD_AXIS), d->ndim, &axis))
+    if (!d || !ir_rel_axis(cx, ir_attr_int(attrs, IR_BIAS_ADD_AXIS), d->ndim, &axis))
         return NULL;
     return channel_vec(cx, args, 1, "bias", d, axis) ? d : NULL;
 }
@@ -552,10 +534,10 @@ const ir_type *ir_rel_pad(ir_rel_ctx *cx, const ir_type *const *args, int nargs,
         if (v->ndim != 0)
             return ir_rel_error(cx, "pad value must be a scalar, got shape %s", ir_shape_str(cx->arena, v));
     }
-    const char *mode = ir_attr_str(attrs, PAD_MODE);
+    const char *mode = ir_attr_str(attrs, IR_PAD_MODE);
     if (strcmp(mode, "constant") != 0 && strcmp(mode, "edge") != 0 && strcmp(mode, "reflect") != 0)
         return ir_rel_error(cx, "unknown pad_mode \"%s\" (constant, edge or reflect)", mode);
-    const ir_attr_val *pw = ir_attr_get(attrs, PAD_WIDTH);
+    const ir_attr_val *pw = ir_attr_get(attrs, IR_PAD_WIDTH);
     if (pw->kind != IR_AV_LIST || pw->n != d->ndim)
         return ir_rel_error(cx, "pad_width needs one [before, after] per axis of data %s, got %d",
                             ir_shape_str(cx->arena, d), pw->kind == IR_AV_LIST ? pw->n : 0);

@@ -7,7 +7,6 @@
 
 /* ---- schemas ------------------------------------------------------------ */
 
-enum { REDUCE_AXIS, REDUCE_KEEPDIMS, REDUCE_EXCLUDE };
 const ir_attr_schema ir_schema_reduce = IR_SCHEMA(
     {"axis", IR_AT_INTS_OPT, "None"},
     {"keepdims", IR_AT_BOOL, "False"},
@@ -15,7 +14,6 @@ const ir_attr_schema ir_schema_reduce = IR_SCHEMA(
 
 /* TVM's ArgReduceAttrs: select_last_index comes before exclude. It does not
  * change the type. */
-enum { ARGREDUCE_AXIS, ARGREDUCE_KEEPDIMS, ARGREDUCE_SELECT_LAST_INDEX, ARGREDUCE_EXCLUDE };
 const ir_attr_schema ir_schema_argreduce = IR_SCHEMA(
     {"axis", IR_AT_INTS_OPT, "None"},
     {"keepdims", IR_AT_BOOL, "False"},
@@ -58,12 +56,12 @@ static const ir_type *reduce_type(ir_rel_ctx *cx, const ir_type *const *args, co
 const ir_type *ir_rel_reduce(ir_rel_ctx *cx, const ir_type *const *args, int nargs,
                              const ir_attrs *attrs)
 {
-    return reduce_type(cx, args, attrs, REDUCE_AXIS, REDUCE_KEEPDIMS, REDUCE_EXCLUDE, -1);
+    return reduce_type(cx, args, attrs, IR_REDUCE_AXIS, IR_REDUCE_KEEPDIMS, IR_REDUCE_EXCLUDE, -1);
 }
 
 /* argmax: int32 indices, as TVM's ArgReduceRel. */
 const ir_type *ir_rel_argreduce(ir_rel_ctx *cx, const ir_type *const *args, int nargs,
                                 const ir_attrs *attrs)
 {
-    return reduce_type(cx, args, attrs, ARGREDUCE_AXIS, ARGREDUCE_KEEPDIMS, ARGREDUCE_EXCLUDE, IR_INT32);
+    return reduce_type(cx, args, attrs, IR_ARGREDUCE_AXIS, IR_ARGREDUCE_KEEPDIMS, IR_ARGREDUCE_EXCLUDE, IR_INT32);
 }

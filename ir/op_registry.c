@@ -6,8 +6,8 @@
 #include "ir/ir.h"
 
 static ir_op_def ops[IR_OP_COUNT] = {
-#define OP(id, nm, lo, hi, pat, schema, rel, flops) \
-    {IR_OP_##id, nm, lo, hi, IR_PAT_##pat, &ir_schema_##schema, ir_rel_##rel, ir_flops_##flops, NULL},
+#define OP(id, nm, lo, hi, pat, schema, rel, flops, ref) \
+    {IR_OP_##id, nm, lo, hi, IR_PAT_##pat, &ir_schema_##schema, ir_rel_##rel, ir_flops_##flops, ir_ref_##ref, NULL},
 #include "ir/ops.def"
 #undef OP
 };

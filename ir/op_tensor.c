@@ -13,13 +13,11 @@ const ir_attr_schema ir_schema_none = {0, NULL};
 
 /* TVM's ClipAttrs have no defaults: a_min and a_max are required. A schema
  * needs some default text, so 0f stands in for both. */
-enum { CLIP_A_MIN, CLIP_A_MAX };
 const ir_attr_schema ir_schema_clip = IR_SCHEMA(
     {"a_min", IR_AT_FLOAT, "0f", true},
     {"a_max", IR_AT_FLOAT, "0f", true});
 
 /* dtype "" (TVM's null DataType) stands for "not given"; the relation rejects it. */
-enum { CAST_DTYPE };
 const ir_attr_schema ir_schema_cast = IR_SCHEMA({"dtype", IR_AT_STR, "\"\"", true});
 
 /* ---- relations ---------------------------------------------------------- */
@@ -111,7 +109,7 @@ const ir_type *ir_rel_cast(ir_rel_ctx *cx, const ir_type *const *args, int nargs
     const ir_type *t = ir_rel_tensor(cx, args, 0);
     if (!t)
         return NULL;
-    const char *name = ir_attr_str(attrs, CAST_DTYPE);
+    const char *name = ir_attr_str(attrs, IR_CAST_DTYPE);
     ir_dtype dt;
     if (!*name)
         return ir_rel_error(cx, "dtype is required");

@@ -10,32 +10,25 @@
 /* ---- schemas ------------------------------------------------------------ */
 
 /* TVM requires newshape; [] (a scalar) stands in as its default. */
-enum { RESHAPE_NEWSHAPE, RESHAPE_ALLOWZERO };
 const ir_attr_schema ir_schema_reshape = IR_SCHEMA(
     {"newshape", IR_AT_INTS, "[]", true},
     {"allowzero", IR_AT_BOOL, "False"});
 
-enum { TRANSPOSE_AXES };
 const ir_attr_schema ir_schema_transpose = IR_SCHEMA({"axes", IR_AT_INTS_OPT, "None"});
 
-enum { SQUEEZE_AXIS };
 const ir_attr_schema ir_schema_squeeze = IR_SCHEMA({"axis", IR_AT_INTS_OPT, "None"});
 
-enum { EXPAND_DIMS_AXIS, EXPAND_DIMS_NUM_NEWAXIS };
 const ir_attr_schema ir_schema_expand_dims = IR_SCHEMA(
     {"axis", IR_AT_INT, "0", true},
     {"num_newaxis", IR_AT_INT, "1"});
 
-enum { CONCAT_AXIS };
 const ir_attr_schema ir_schema_concatenate = IR_SCHEMA({"axis", IR_AT_INT, "0"});
 
-enum { SPLIT_INDICES_OR_SECTIONS, SPLIT_AXIS };
 const ir_attr_schema ir_schema_split = IR_SCHEMA(
     {"indices_or_sections", IR_AT_INT_OR_INTS, "1", true},
     {"axis", IR_AT_INT, "0"});
 
 /* TVM's field order: slice_mode comes before axes. */
-enum { SLICE_BEGIN, SLICE_END, SLICE_STRIDES, SLICE_MODE, SLICE_AXES };
 const ir_attr_schema ir_schema_strided_slice = IR_SCHEMA(
     {"begin", IR_AT_INTS_OPT, "None", true},
     {"end", IR_AT_INTS_OPT, "None", true},
@@ -43,7 +36,6 @@ const ir_attr_schema ir_schema_strided_slice = IR_SCHEMA(
     {"slice_mode", IR_AT_STR, "\"end\""},
     {"axes", IR_AT_INTS_OPT, "None"});
 
-enum { TAKE_BATCH_DIMS, TAKE_AXIS, TAKE_MODE };
 const ir_attr_schema ir_schema_take = IR_SCHEMA(
     {"batch_dims", IR_AT_INT, "0"},
     {"axis", IR_AT_INT_OPT, "None"},
@@ -159,10 +151,10 @@ const ir_type *ir_rel_reshape(ir_rel_ctx *cx, const ir_type *const *args, int na
     int n, no, infer;
     if (!d)
         return NULL;
-    n = ir_attr_ints(attrs, RESHAPE_NEWSHAPE, ns, 2 * IR_MAX_DIMS);
+    n = ir_attr_ints(attrs, IR_RESHAPE_NEWSHAPE, ns, 2 * IR_MAX_DIMS);
     if (n < 0)
         return ir_rel_error(cx, "newshape must be a list of at most %d integers", 2 * IR_MAX_DIMS);
-    if (!reshape_decode(cx, d, ns, n, ir_attr_bool(attrs, RESHAPE_ALLOWZERO), out, &no, &infer))
+    if (!reshape_decode(cx, d, ns, n, ir_attr_bool(attrs, IR_RESHAPE_ALLOWZERO), out, &no, &infer))
         return NULL;
     /* The product of the known extents; -1 once it overflows, which cannot
      * match any real element count. */
@@ -192,7 +184,7 @@ const ir_type *ir_rel_transpose(ir_rel_ctx *cx, const ir_type *const *args, int 
     int64_t axes[IR_MAX_DIMS], shape[IR_MAX_DIMS];
     int n;
     bool seen[IR_MAX_DIMS] = {false};
-    if (!d || !opt_ints(cx, attrs, TRANSPOSE_AXES, "axes", axes, &n))
+    if (!d || !opt_ints(cx, attrs, IR_TRANSPOSE_AXES, "axes", axes, &n))
         return NULL;
     if (n != 0 && n != d->ndim)
         return ir_rel_error(cx, "axes %s must name each of the %d axes of data %s once",
@@ -217,10 +209,10 @@ const ir_type *ir_rel_squeeze(ir_rel_ctx *cx, const ir_type *const *args, int na
     int64_t axes[IR_MAX_DIMS], shape[IR_MAX_DIMS];
     bool drop[IR_MAX_DIMS] = {false};
     int n, no = 0;
-    if (!d || !opt_ints(cx, attrs, SQUEEZE_AXIS, "axis", axes, &n))
+    if (!d || !opt_ints(cx, attrs, IR_SQUEEZE_AXIS, "axis", axes, &n))
         return NULL;
     for (int i = 0; i < d->ndim; i++)
-        drop[i] = ir_attr_is_none(attrs, SQUEEZE_AXIS) && d->shape[i] == 1;
+        drop[i] = ir_attr_is_none(attrs, IR_SQUEEZE_AXIS) && d->shape[i] == 1;
     for (int i = 0; i < n; i++) {
         int ax;
         if (!ir_rel_axis(cx, axes[i], d->ndim, &ax))
@@ -243,7 +235,7 @@ const ir_type *ir_rel_expand_dims(ir_rel_ctx *cx, const ir_type *const *args, in
     const ir_type *d = ir_rel_tensor(cx, args, 0);
     if (!d)
         return NULL;
-    int64_t axis = ir_attr_int(attrs, EXPAND_DIMS_AXIS), k = ir_attr_int(attrs, EXPAND_DIMS_NUM_NEWAXIS);
+    int64_t axis = ir_attr_int(attrs, IR_EXPAND_DIMS_AXIS), k = ir_attr_int(attrs, IR_EXPAND_DIMS_NUM_NEWAXIS);
     if (axis < -d->ndim - 1 || axis > d->ndim)
         return ir_rel_error(cx, "axis %lld is out of range [%d, %d] for data %s", (long long)axis,
                             -d->ndim - 1, d->ndim, ir_shape_str(cx->arena, d));
@@ -276,7 +268,7 @@ const ir_type *ir_rel_concatenate(ir_rel_ctx *cx, const ir_type *const *args, in
             return ir_rel_error(cx, "field %d must be a tensor, got %s", i, ir_type_str(cx->arena, t->fields[i]));
     const ir_type *first = t->fields[0];
     int axis;
-    if (!first || !ir_rel_axis(cx, ir_attr_int(attrs, CONCAT_AXIS), first->ndim, &axis))
+    if (!first || !ir_rel_axis(cx, ir_attr_int(attrs, IR_CONCAT_AXIS), first->ndim, &axis))
         return NULL;
     int64_t shape[IR_MAX_DIMS];
     memcpy(shape, first->shape, (size_t)first->ndim * sizeof *shape);
@@ -302,9 +294,9 @@ const ir_type *ir_rel_split(ir_rel_ctx *cx, const ir_type *const *args, int narg
 {
     const ir_type *d = ir_rel_tensor(cx, args, 0);
     int axis;
-    if (!d || !ir_rel_axis(cx, ir_attr_int(attrs, SPLIT_AXIS), d->ndim, &axis))
+    if (!d || !ir_rel_axis(cx, ir_attr_int(attrs, IR_SPLIT_AXIS), d->ndim, &axis))
         return NULL;
-    const ir_attr_val *ios = ir_attr_get(attrs, SPLIT_INDICES_OR_SECTIONS);
+    const ir_attr_val *ios = ir_attr_get(attrs, IR_SPLIT_INDICES_OR_SECTIONS);
     int64_t dim = d->shape[axis];
     int64_t nparts = ios->kind == IR_AV_INT ? ios->i : ios->n + 1;
     if (ios->kind == IR_AV_INT && (nparts <= 0 || nparts > (dim ? dim : 1) || dim % nparts != 0))
@@ -354,10 +346,10 @@ static bool slice_spec(ir_rel_ctx *cx, const ir_attrs *at, const ir_type *d, int
 {
     int64_t vb[IR_MAX_DIMS], ve[IR_MAX_DIMS], vs[IR_MAX_DIMS], va[IR_MAX_DIMS];
     int nb, ne, ns, na, nd = d->ndim;
-    if (!opt_ints(cx, at, SLICE_BEGIN, "begin", vb, &nb) || !opt_ints(cx, at, SLICE_END, "end", ve, &ne) ||
-        !opt_ints(cx, at, SLICE_STRIDES, "strides", vs, &ns) || !opt_ints(cx, at, SLICE_AXES, "axes", va, &na))
+    if (!opt_ints(cx, at, IR_SLICE_BEGIN, "begin", vb, &nb) || !opt_ints(cx, at, IR_SLICE_END, "end", ve, &ne) ||
+        !opt_ints(cx, at, IR_SLICE_STRIDES, "strides", vs, &ns) || !opt_ints(cx, at, IR_SLICE_AXES, "axes", va, &na))
         return false;
-    bool has_axes = !ir_attr_is_none(at, SLICE_AXES);
+    bool has_axes = !ir_attr_is_none(at, IR_SLICE_AXES);
     if (has_axes ? nb != na || ne != na || (ns != 0 && ns != na) : nb > nd || ne > nd || ns > nd) {
         ir_rel_error(cx, "begin %s, end %s, strides %s do not fit %s of data %s", ints_str(cx->arena, nb, vb),
                      ints_str(cx->arena, ne, ve), ints_str(cx->arena, ns, vs),
@@ -394,7 +386,7 @@ const ir_type *ir_rel_strided_slice(ir_rel_ctx *cx, const ir_type *const *args, 
     bool given[IR_MAX_DIMS];
     if (!d || !slice_spec(cx, attrs, d, b, e, s, given))
         return NULL;
-    const char *mode = ir_attr_str(attrs, SLICE_MODE);
+    const char *mode = ir_attr_str(attrs, IR_SLICE_MODE);
     bool size_mode = strcmp(mode, "size") == 0;
     if (!size_mode && strcmp(mode, "end") != 0)
         return ir_rel_error(cx, "unknown slice_mode \"%s\" (end or size)", mode);
@@ -427,14 +419,14 @@ const ir_type *ir_rel_take(ir_rel_ctx *cx, const ir_type *const *args, int nargs
         return NULL;
     if (ix->dtype != IR_INT32 && ix->dtype != IR_INT64)
         return ir_rel_error(cx, "indices must be int32 or int64, got %s", ir_dtype_name(ix->dtype));
-    const char *mode = ir_attr_str(attrs, TAKE_MODE);
+    const char *mode = ir_attr_str(attrs, IR_TAKE_MODE);
     if (strcmp(mode, "clip") != 0 && strcmp(mode, "wrap") != 0 && strcmp(mode, "fast") != 0)
         return ir_rel_error(cx, "unknown mode \"%s\" (clip, wrap or fast)", mode);
-    if (ir_attr_is_none(attrs, TAKE_AXIS))
+    if (ir_attr_is_none(attrs, IR_TAKE_AXIS))
         return ir_tensor_type(cx->arena, d->dtype, ix->ndim, ix->shape);
     int axis;
-    int64_t bd = ir_attr_int(attrs, TAKE_BATCH_DIMS);
-    if (!ir_rel_axis(cx, ir_attr_int(attrs, TAKE_AXIS), d->ndim, &axis))
+    int64_t bd = ir_attr_int(attrs, IR_TAKE_BATCH_DIMS);
+    if (!ir_rel_axis(cx, ir_attr_int(attrs, IR_TAKE_AXIS), d->ndim, &axis))
         return NULL;
     bd = bd < 0 ? bd + ix->ndim : bd;
     bool batch_ok = bd >= 0 && bd <= axis && bd <= ix->ndim;
@@ -442,7 +434,7 @@ const ir_type *ir_rel_take(ir_rel_ctx *cx, const ir_type *const *args, int nargs
         batch_ok = d->shape[i] == ix->shape[i];
     if (!batch_ok)
         return ir_rel_error(cx, "batch_dims=%lld does not fit data %s, indices %s and axis %d",
-                            (long long)ir_attr_int(attrs, TAKE_BATCH_DIMS), ir_shape_str(cx->arena, d),
+                            (long long)ir_attr_int(attrs, IR_TAKE_BATCH_DIMS), ir_shape_str(cx->arena, d),
                             ir_shape_str(cx->arena, ix), axis);
     int64_t shape[IR_MAX_DIMS];
     int no = 0;

@@ -166,6 +166,15 @@ static const ir_type *parse_tensor_type(parser *p)
         }
         su_vec_push(&dims, t->i);
         next(p);
+        /* bound the element count so that no size computation can overflow */
+        int64_t numel = 1;
+        for (size_t k = 0; k < dims.len && numel; k++) {
+            if (dims.data[k] && numel > ((int64_t)1 << 48) / dims.data[k]) {
+                su_vec_free(&dims);
+                return fail_at(p, tok_span(p, t), "tensor type is too large (more than 2^48 elements)");
+            }
+            numel *= dims.data[k];
+        }
         if (is_punct(peek(p), ','))
             next(p);
         else if (!is_punct(peek(p), ')')) {
@@ -518,6 +527,30 @@ fail:
     return NULL;
 }
 
+/* meta[relay.Constant][i]: a tensor constant from the #[metadata] section. */
+static ir_expr *parse_meta(parser *p)
+{
+    ir_token *t = next(p);
+    if (!expect(p, '['))
+        return NULL;
+    ir_token *kind = peek(p);
+    if (!is_word(kind, "relay.Constant"))
+        return fail_at(p, tok_span(p, kind), "only meta[relay.Constant][i] references are supported");
+    next(p);
+    if (!expect(p, ']') || !expect(p, '['))
+        return NULL;
+    ir_token *i = peek(p);
+    if (i->kind != IR_TK_INT || i->suffixed || i->i < 0)
+        return unexpected(p, "a constant index");
+    next(p);
+    if (!expect(p, ']'))
+        return NULL;
+    if ((uint64_t)i->i >= p->m->nmeta)
+        return fail_at(p, span_from(p, t->begin), "meta[relay.Constant][%lld] does not exist: the #[metadata] section %s",
+                       (long long)i->i, p->m->nmeta ? "has fewer constants" : "is missing");
+    return ir_const(p->m, span_from(p, t->begin), p->m->meta[i->i]);
+}
+
 static ir_expr *parse_primary(parser *p)
 {
     ir_token *t = peek(p);
@@ -553,9 +586,7 @@ static ir_expr *parse_primary(parser *p)
         if (is_word(t, "if"))
             return parse_if(p);
         if (is_word(t, "meta"))
-            return fail_at(p, tok_span(p, t),
-                           "meta[...] constants (the #[metadata] section) are not supported yet; "
-                           "pass weights as parameters of @main and give them with --params");
+            return parse_meta(p);
         if (is_word(t, "let"))
             return fail_at(p, tok_span(p, t), "'let' must start a statement: let %%x = value; body");
         {
@@ -720,15 +751,10 @@ static bool parse_version(parser *p)
 {
     if (!is_punct(peek(p), '#'))
         return true;
-    uint32_t begin = next(p)->begin;
+    next(p);
     if (!expect(p, '['))
         return false;
     ir_token *w = peek(p);
-    if (is_word(w, "metadata")) {
-        fail_at(p, span_from(p, begin),
-                "the #[metadata] section (inlined constants) is not supported yet; pass weights as parameters of @main");
-        return false;
-    }
     if (!is_word(w, "version")) {
         unexpected(p, "'version'");
         return false;
@@ -752,11 +778,6 @@ static bool parse_version(parser *p)
 static bool parse_def(parser *p)
 {
     ir_token *kw = peek(p);
-    if (is_punct(kw, '#') && is_punct(peek_at(p, 1), '[') && is_word(peek_at(p, 2), "metadata")) {
-        fail_at(p, tok_span(p, kw),
-                "the #[metadata] section (inlined constants) is not supported yet; pass weights as parameters of @main");
-        return false;
-    }
     if (is_word(kw, "type")) {
         fail_at(p, tok_span(p, kw), "type definitions (algebraic data types) are not supported");
         return false;
@@ -784,6 +805,28 @@ static bool parse_def(parser *p)
     return true;
 }
 
+/* Finds a "#[metadata]" line; the text before it is Relay, the rest is the
+ * JSON of the module's tensor constants. *end gets where Relay text ends. */
+static bool read_metadata(ir_module *m, size_t *end, su_diags *d)
+{
+    const char *text = m->source.text, *hit = text;
+    size_t len = m->source.len;
+    while ((hit = strstr(hit, "#[metadata]")) && hit != text && hit[-1] != '\n')
+        hit++;
+    if (!hit)
+        return true;
+    *end = (size_t)(hit - text);
+    const char *json = hit + strlen("#[metadata]");
+    size_t n;
+    const char *why = ir_metadata_parse(&m->arena, json, len - (size_t)(json - text), &m->meta, &n);
+    if (why) {
+        su_error(d, (su_span){&m->source, (uint32_t)*end, (uint32_t)*end + 11}, "%s", why);
+        return false;
+    }
+    m->nmeta = n;
+    return true;
+}
+
 ir_module *ir_parse(const char *filename, const char *text, size_t len, su_diags *d)
 {
     ir_module *m = ir_module_new();
@@ -797,7 +840,12 @@ ir_module *ir_parse(const char *filename, const char *text, size_t len, su_diags
         return NULL;
     }
     parser p = {.m = m, .d = d};
-    if (!ir_lex(&m->arena, &m->source, &p.toks, &p.ntoks, d)) {
+    size_t end = len;
+    if (!read_metadata(m, &end, d)) {
+        ir_module_free(m);
+        return NULL;
+    }
+    if (!ir_lex(&m->arena, &m->source, end, &p.toks, &p.ntoks, d)) {
         free(p.toks);
         ir_module_free(m);
         return NULL;

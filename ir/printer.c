@@ -39,6 +39,7 @@ typedef struct printer {
     su_map used;                    /* names visible at this point of the def */
     SU_VEC(const char *) used_log;  /* the same names in the order they were taken */
     su_arena strs;                  /* the printed names */
+    SU_VEC(const ir_tensor *) consts; /* tensor constants, printed as meta[relay.Constant][i] */
     uint32_t stamp;
     int next_num;                   /* next graph binding number */
     int depth;                      /* body nesting, for indentation */
@@ -49,14 +50,7 @@ static void print_body(printer *p, const ir_expr *e, int scope, su_buf *t);
 
 static node_info *info(printer *p, const ir_expr *e)
 {
-    if (e->id >= p->ninfo) {
-        size_t n = p->ninfo ? p->ninfo : 256;
-        while (n <= e->id)
-            n *= 2;
-        p->info = su_realloc(p->info, n * sizeof *p->info);
-        memset(p->info + p->ninfo, 0, (n - p->ninfo) * sizeof *p->info);
-        p->ninfo = n;
-    }
+    p->info = su_grow_zeroed(p->info, &p->ninfo, e->id, sizeof *p->info);
     return &p->info[e->id];
 }
 
@@ -114,10 +108,15 @@ static void type_comment(printer *p, const ir_expr *e, su_buf *b)
     }
 }
 
-static void print_const(su_buf *b, const ir_tensor *v)
+static void print_const(printer *p, su_buf *b, const ir_tensor *v)
 {
     if (v->ndim != 0) {
-        su_buf_puts(b, "meta[relay.Constant][0]");
+        size_t i = 0;
+        while (i < p->consts.len && p->consts.data[i] != v)
+            i++;
+        if (i == p->consts.len)
+            su_vec_push(&p->consts, v);
+        su_buf_printf(b, "meta[relay.Constant][%zu]", i);
         return;
     }
     double x = ir_tensor_get(v, 0);
@@ -326,7 +325,7 @@ static void ref(printer *p, const ir_expr *e, su_buf *t)
     switch (e->kind) {
     case IR_VAR: su_buf_printf(t, "%%%s", var_name(p, e)); return;
     case IR_GLOBAL: su_buf_printf(t, "@%s", e->u.global.name); return;
-    case IR_CONST: print_const(t, e->u.constant.value); return;
+    case IR_CONST: print_const(p, t, e->u.constant.value); return;
     case IR_OP: su_buf_puts(t, e->u.op.def->name); return;
     default: break;
     }
@@ -531,6 +530,7 @@ static void printer_free(printer *p)
     su_vec_free(&p->scope_depth);
     su_vec_free(&p->roots);
     free(p->info);
+    su_vec_free(&p->consts);
     su_map_free(&p->used);
     su_vec_free(&p->used_log);
     su_arena_free(&p->strs);
@@ -550,6 +550,8 @@ void ir_print_module(su_buf *out, const ir_module *m, const ir_print_opts *opts)
         braced_body(&p, g->func->u.func.body, 0, out);
         su_buf_putc(out, '\n');
     }
+    if (p.consts.len)
+        ir_metadata_print(out, p.consts.data, p.consts.len);
     printer_free(&p);
 }
 

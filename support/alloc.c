@@ -37,6 +37,19 @@ void *su_realloc(void *p, size_t n)
     return q;
 }
 
+void *su_grow_zeroed(void *p, size_t *cap, size_t need, size_t elem)
+{
+    if (need < *cap)
+        return p;
+    size_t n = *cap ? *cap : 256;
+    while (n <= need)
+        n *= 2;
+    p = su_realloc(p, n * elem);
+    memset((char *)p + *cap * elem, 0, (n - *cap) * elem);
+    *cap = n;
+    return p;
+}
+
 char *su_strdup(const char *s)
 {
     size_t n = strlen(s) + 1;
@@ -76,4 +89,19 @@ char *su_read_file(const char *path, size_t *len)
     if (!b.data)
         return su_strdup("");
     return b.data;
+}
+
+bool su_write_file(const char *path, const void *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return false;
+    bool ok = fwrite(data, 1, len, f) == len;
+    int saved = errno;
+    if (fclose(f) != 0 && ok) {
+        ok = false;
+        saved = errno;
+    }
+    errno = ok ? 0 : saved ? saved : EIO;
+    return ok;
 }

@@ -25,6 +25,9 @@
 void *su_malloc(size_t n);
 void *su_calloc(size_t count, size_t size);
 void *su_realloc(void *p, size_t n);
+/* Grows array p of *cap elements of elem bytes so that index `need` fits
+ * (doubling, at least 256), zero-filling the new part; returns the array. */
+void *su_grow_zeroed(void *p, size_t *cap, size_t need, size_t elem);
 /* Duplicates a NUL-terminated string (su_malloc'd). */
 char *su_strdup(const char *s);
 /* Prints "relay-tune: internal error: ..." with file:line and aborts. */
@@ -32,6 +35,8 @@ SU_NORETURN void su_panic_at(const char *file, int line, const char *fmt, ...) S
 #define su_panic(...) su_panic_at(__FILE__, __LINE__, __VA_ARGS__)
 /* Reads a whole file into a NUL-terminated buffer; NULL (errno set) on failure. */
 char *su_read_file(const char *path, size_t *len);
+/* Writes len bytes to path (created or truncated); false (errno set) on failure. */
+bool su_write_file(const char *path, const void *data, size_t len);
 
 /* ---- arena.c: bump allocator freed in one call ------------------------ */
 
@@ -175,5 +180,39 @@ void su_diag_print(FILE *out, const su_diag *dg);
 void su_diags_print(FILE *out, const su_diags *d);
 /* Frees the messages and empties the list. */
 void su_diags_free(su_diags *d);
+
+/* ---- merr.c: measurement error codes ----------------------------------- */
+
+/* The closed set of ways one measurement of a candidate config can end. Shared
+ * by measure/ (which produces them) and db/ (which stores them), so it lives
+ * here. The numbers are stored in tuning databases and must never change; a
+ * new kind gets a new number. The names appear in JSON-lines logs.
+ * X(ID, number, "name", description) */
+#define SU_MERRS(X)                                                                         \
+    X(NONE, 0, "none", "measured successfully")                                            \
+    X(INVALID_CONFIG, 1, "invalid_config", "the config does not fit its template's space")  \
+    X(INSTANTIATION, 2, "instantiation", "the template could not lower the config")         \
+    X(COMPILE_ERROR, 3, "compile_error", "the generated source failed to compile")          \
+    X(COMPILE_TIMEOUT, 4, "compile_timeout", "compiling took longer than the limit")        \
+    X(RUNTIME_ERROR, 5, "runtime_error", "the kernel crashed or was killed by a signal")    \
+    X(RUN_TIMEOUT, 6, "run_timeout", "running took longer than the limit")                  \
+    X(WRONG_ANSWER, 7, "wrong_answer", "the output differs from the reference kernel")      \
+    X(UNKNOWN, 8, "unknown", "failed for a reason the runner could not classify")
+
+typedef enum {
+#define X(id, num, name, desc) SU_MERR_##id = num,
+    SU_MERRS(X)
+#undef X
+    SU_MERR_COUNT
+} su_merr;
+
+/* The log name of an error code ("compile_error"); "?" for a number out of range. */
+const char *su_merr_name(su_merr e);
+/* One-line description of an error code. */
+const char *su_merr_desc(su_merr e);
+/* Looks up an error code by its log name; false when unknown. */
+bool su_merr_parse(const char *name, su_merr *out);
+/* True when n is the number of a known error code. */
+bool su_merr_valid(long long n);
 
 #endif

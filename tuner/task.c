@@ -191,7 +191,8 @@ static int64_t func_flops(const ir_expr *f)
 typedef struct extractor {
     tun_tasks *out;
     su_map by_key;      /* key → task index + 1 */
-    su_map seen;        /* call node ids visited */
+    uint8_t *seen;      /* visited, by node id */
+    size_t cap;
 } extractor;
 
 static void add_call(extractor *x, const ir_expr *call)
@@ -239,11 +240,10 @@ static void visit(extractor *x, const ir_expr *e)
     if (e->kind != IR_CALL && e->kind != IR_TUPLE && e->kind != IR_PROJ && e->kind != IR_LET && e->kind != IR_IF &&
         e->kind != IR_FUNC)
         return;
-    char key[24];
-    snprintf(key, sizeof key, "%u", e->id);
-    if (su_map_get(&x->seen, key))
+    x->seen = su_grow_zeroed(x->seen, &x->cap, e->id, 1);
+    if (x->seen[e->id])
         return;
-    su_map_put(&x->seen, su_strdup(key), (void *)1);
+    x->seen[e->id] = 1;
     switch (e->kind) {
     case IR_CALL:
         for (int i = 0; i < e->u.call.nargs; i++)
@@ -277,13 +277,11 @@ static void visit(extractor *x, const ir_expr *e)
 
 void tun_extract_tasks(const ir_module *m, tun_tasks *out)
 {
-    extractor x = {out, {0}, {0}};
+    extractor x = {out, {0}, NULL, 0};
     for (size_t i = 0; i < m->defs.len; i++)
         visit(&x, m->defs.data[i].func->u.func.body);
     su_map_free(&x.by_key);
-    for (size_t i = 0; i < x.seen.cap; i++)
-        free((void *)x.seen.slots[i].key);
-    su_map_free(&x.seen);
+    free(x.seen);
 }
 
 void tun_tasks_free(tun_tasks *t)

@@ -38,10 +38,5 @@ static ir_expr *bias_add_to_add(tr_rewriter *rw, ir_expr *e)
 
 bool tr_canonicalize(ir_module *m, const tr_options *o, su_diags *d)
 {
-    tr_rewriter rw;
-    tr_rewriter_init(&rw, m, bias_add_to_add, NULL);
-    tr_rewrite_module(&rw);
-    bool okk = !rw.failed;
-    tr_rewriter_free(&rw);
-    return okk;
+    return tr_apply(m, bias_add_to_add, NULL);
 }

@@ -50,11 +50,7 @@ bool tr_common_subexpr(ir_module *m, const tr_options *o, su_diags *d)
 {
     cse_state st = {0};
     su_arena_init(&st.keys);
-    tr_rewriter rw;
-    tr_rewriter_init(&rw, m, hashcons, &st);
-    tr_rewrite_module(&rw);
-    bool okk = !rw.failed;
-    tr_rewriter_free(&rw);
+    bool okk = tr_apply(m, hashcons, &st);
     su_map_free(&st.seen);
     su_arena_free(&st.keys);
     return okk;

@@ -48,10 +48,5 @@ static ir_expr *drop_dead_let(tr_rewriter *rw, ir_expr *e)
 
 bool tr_dead_code(ir_module *m, const tr_options *o, su_diags *d)
 {
-    tr_rewriter rw;
-    tr_rewriter_init(&rw, m, drop_dead_let, NULL);
-    tr_rewrite_module(&rw);
-    bool okk = !rw.failed;
-    tr_rewriter_free(&rw);
-    return okk;
+    return tr_apply(m, drop_dead_let, NULL);
 }

@@ -72,21 +72,21 @@ static void grow(fuser *f, uint32_t id)
 {
     if (id < f->cap)
         return;
-    size_t n = f->cap ? f->cap : 256;
-    while (n <= id)
-        n *= 2;
-    f->repl = su_realloc(f->repl, n * sizeof *f->repl);
-    f->owner = su_realloc(f->owner, n * sizeof *f->owner);
-    f->stamp = su_realloc(f->stamp, n * sizeof *f->stamp);
-    f->scope = su_realloc(f->scope, n * sizeof *f->scope);
-    f->child_a = su_realloc(f->child_a, n * sizeof *f->child_a);
-    f->child_b = su_realloc(f->child_b, n * sizeof *f->child_b);
-    memset(f->repl + f->cap, 0, (n - f->cap) * sizeof *f->repl);
-    memset(f->owner + f->cap, 0, (n - f->cap) * sizeof *f->owner);
-    memset(f->stamp + f->cap, 0, (n - f->cap) * sizeof *f->stamp);
-    for (size_t i = f->cap; i < n; i++)
+    size_t old = f->cap, cap = old;
+    f->repl = su_grow_zeroed(f->repl, &cap, id, sizeof *f->repl);
+    cap = old;
+    f->owner = su_grow_zeroed(f->owner, &cap, id, sizeof *f->owner);
+    cap = old;
+    f->stamp = su_grow_zeroed(f->stamp, &cap, id, sizeof *f->stamp);
+    cap = old;
+    f->scope = su_grow_zeroed(f->scope, &cap, id, sizeof *f->scope);
+    cap = old;
+    f->child_a = su_grow_zeroed(f->child_a, &cap, id, sizeof *f->child_a);
+    cap = old;
+    f->child_b = su_grow_zeroed(f->child_b, &cap, id, sizeof *f->child_b);
+    for (size_t i = old; i < cap; i++)
         f->scope[i] = f->child_a[i] = f->child_b[i] = -1;
-    f->cap = n;
+    f->cap = cap;
 }
 
 /* Index of x in the graph being fused, or -1 (enclosing bodies' graphs are

@@ -13,6 +13,8 @@ static const tr_pass passes[] = {
     {"canonicalize", tr_canonicalize, 1, "bias_add into a broadcast add"},
     {"dead-code", tr_dead_code, 1, "drop let bindings that are never used"},
     {"common-subexpr", tr_common_subexpr, 2, "merge structurally equal computations"},
+    {"fold-constant", tr_fold_constant, 2, "evaluate operators on constants (weights bound with --params)"},
+    {"fold-scale-axis", tr_fold_scale_axis, 3, "fold per-channel scales into constant conv/dense weights"},
     {"fuse-ops", tr_fuse_ops, 1, "group operators into primitive functions (kernels)"},
 };
 

@@ -30,14 +30,7 @@ static ir_expr *memo_get(tr_rewriter *rw, const ir_expr *e)
 
 static void memo_put(tr_rewriter *rw, const ir_expr *e, ir_expr *r)
 {
-    if (e->id >= rw->nmemo) {
-        size_t n = rw->nmemo ? rw->nmemo : 256;
-        while (n <= e->id)
-            n *= 2;
-        rw->memo = su_realloc(rw->memo, n * sizeof *rw->memo);
-        memset(rw->memo + rw->nmemo, 0, (n - rw->nmemo) * sizeof *rw->memo);
-        rw->nmemo = n;
-    }
+    rw->memo = su_grow_zeroed(rw->memo, &rw->nmemo, e->id, sizeof *rw->memo);
     rw->memo[e->id] = r;
 }
 
@@ -127,8 +120,10 @@ ir_expr *tr_rewrite(tr_rewriter *rw, ir_expr *e)
     }
     r = rebuild(rw, e);
     typed(rw, r);
-    if (rw->post)
+    if (rw->post) {
+        rw->orig = e;
         r = typed(rw, rw->post(rw, r));
+    }
     rw->depth--;
     memo_put(rw, e, r);
     return r;
@@ -146,43 +141,64 @@ void tr_rewrite_module(tr_rewriter *rw)
     }
 }
 
-static size_t count(const ir_expr *e, su_map *seen, char *key)
+typedef struct {
+    uint8_t *seen;          /* visited, by node id */
+    size_t cap;
+    size_t ops, prims;      /* operator calls; calls of primitive functions */
+} counter;
+
+static void count(counter *c, const ir_expr *e)
 {
     if (e->kind == IR_VAR || e->kind == IR_GLOBAL || e->kind == IR_CONST || e->kind == IR_OP)
-        return 0;
-    snprintf(key, 24, "%u", e->id);
-    if (su_map_get(seen, key))
-        return 0;
-    su_map_put(seen, su_strdup(key), (void *)1);
-    size_t n = 0;
+        return;
+    c->seen = su_grow_zeroed(c->seen, &c->cap, e->id, 1);
+    if (c->seen[e->id])
+        return;
+    c->seen[e->id] = 1;
     switch (e->kind) {
     case IR_CALL:
-        n = ir_call_op(e) ? 1 : 0;
-        n += count(e->u.call.fn, seen, key);
+        c->ops += ir_call_op(e) != NULL;
+        c->prims += tr_is_primitive(e->u.call.fn);
+        count(c, e->u.call.fn);
         for (int i = 0; i < e->u.call.nargs; i++)
-            n += count(e->u.call.args[i], seen, key);
-        return n;
+            count(c, e->u.call.args[i]);
+        return;
     case IR_TUPLE:
         for (int i = 0; i < e->u.tuple.n; i++)
-            n += count(e->u.tuple.fields[i], seen, key);
-        return n;
-    case IR_PROJ: return count(e->u.proj.tuple, seen, key);
-    case IR_LET: return count(e->u.let.value, seen, key) + count(e->u.let.body, seen, key);
+            count(c, e->u.tuple.fields[i]);
+        return;
+    case IR_PROJ: count(c, e->u.proj.tuple); return;
+    case IR_LET:
+        count(c, e->u.let.value);
+        count(c, e->u.let.body);
+        return;
     case IR_IF:
-        return count(e->u.if_.cond, seen, key) + count(e->u.if_.then_branch, seen, key) +
-               count(e->u.if_.else_branch, seen, key);
-    case IR_FUNC: return count(e->u.func.body, seen, key);
-    default: return 0;
+        count(c, e->u.if_.cond);
+        count(c, e->u.if_.then_branch);
+        count(c, e->u.if_.else_branch);
+        return;
+    case IR_FUNC: count(c, e->u.func.body); return;
+    default: return;
     }
 }
 
-size_t tr_count_calls(const ir_expr *e)
+void tr_count(const ir_expr *e, size_t *ops, size_t *primitive_calls)
 {
-    su_map seen = {0};
-    char key[24];
-    size_t n = count(e, &seen, key);
-    for (size_t i = 0; i < seen.cap; i++)
-        free((void *)seen.slots[i].key);
-    su_map_free(&seen);
-    return n;
+    counter c = {0};
+    count(&c, e);
+    free(c.seen);
+    if (ops)
+        *ops = c.ops;
+    if (primitive_calls)
+        *primitive_calls = c.prims;
+}
+
+bool tr_apply(ir_module *m, tr_post_fn rule, void *ctx)
+{
+    tr_rewriter rw;
+    tr_rewriter_init(&rw, m, rule, ctx);
+    tr_rewrite_module(&rw);
+    bool okk = !rw.failed;
+    tr_rewriter_free(&rw);
+    return okk;
 }

@@ -64,10 +64,5 @@ static ir_expr *simplify(tr_rewriter *rw, ir_expr *e)
 
 bool tr_simplify_inference(ir_module *m, const tr_options *o, su_diags *d)
 {
-    tr_rewriter rw;
-    tr_rewriter_init(&rw, m, simplify, NULL);
-    tr_rewrite_module(&rw);
-    bool okk = !rw.failed;
-    tr_rewriter_free(&rw);
-    return okk;
+    return tr_apply(m, simplify, NULL);
 }

@@ -20,6 +20,7 @@ typedef ir_expr *(*tr_post_fn)(tr_rewriter *rw, ir_expr *e);
 struct tr_rewriter {
     ir_module *m;
     tr_post_fn post;        /* the pass's rule */
+    const ir_expr *orig;    /* while post runs: the original node being replaced */
     void *ctx;              /* the pass's state */
     ir_expr **memo;         /* rewritten node by original node id */
     size_t nmemo;
@@ -35,8 +36,12 @@ ir_expr *tr_rewrite(tr_rewriter *rw, ir_expr *e);
 void tr_rewrite_module(tr_rewriter *rw);
 /* Frees the rewriter's memo. */
 void tr_rewriter_free(tr_rewriter *rw);
-/* Counts the operator calls reachable from e (each shared node once). */
-size_t tr_count_calls(const ir_expr *e);
+/* Rewrites every def of m with rule (ctx for the rule); false when the
+ * graph was too deep or a rewritten node failed to type-check. */
+bool tr_apply(ir_module *m, tr_post_fn rule, void *ctx);
+/* Counts, over everything reachable from e (each shared node once, inside
+ * functions too), the operator calls and the calls of primitive functions. */
+void tr_count(const ir_expr *e, size_t *ops, size_t *primitive_calls);
 
 /* ---- pass_manager.c: named passes at optimization levels --------------- */
 
@@ -75,6 +80,25 @@ const tr_pass *tr_pass_find(const char *name);
  * false after recording errors (including a check-mode mismatch) in d. */
 bool tr_optimize(ir_module *m, const tr_options *o, su_diags *d);
 
+/* ---- check.c: check mode (the interpreter before and after each pass) ---- */
+
+typedef struct tr_checker tr_checker;
+/* A checker running @main on inputs seeded with seed; a pass fails the
+ * check when max |after - before| exceeds tol (0: 1e-4) times the largest
+ * magnitude of the result before it (or 1, when that is smaller). */
+tr_checker *tr_checker_new(uint64_t seed, double tol);
+/* Frees the checker (NULL is fine). */
+void tr_checker_free(tr_checker *c);
+/* The tr_check_fn of a checker (ctx = the tr_checker). */
+bool tr_check_interp(void *ctx, ir_module *m, const ir_global_def *before, size_t nbefore, su_buf *why);
+
+/* ---- bind_params.c ------------------------------------------------------ */
+
+/* Replaces the parameters of @main named names[i] (without %) by constants
+ * values[i] and drops them from its signature; a type mismatch is an error
+ * naming the parameter and both types. Parameters not named stay. */
+bool tr_bind_params(ir_module *m, const char *const *names, const ir_tensor *const *values, size_t n, su_diags *d);
+
 /* ---- one file per pass ------------------------------------------------- */
 
 /* dce.c: drops let bindings whose variable is never used (values are pure). */
@@ -85,6 +109,13 @@ bool tr_common_subexpr(ir_module *m, const tr_options *o, su_diags *d);
 bool tr_simplify_inference(ir_module *m, const tr_options *o, su_diags *d);
 /* canonicalize.c: bias_add into a broadcast add. */
 bool tr_canonicalize(ir_module *m, const tr_options *o, su_diags *d);
+/* fold_constant.c: evaluates operator calls whose arguments are constants
+ * with the reference kernels. */
+bool tr_fold_constant(ir_module *m, const tr_options *o, su_diags *d);
+/* fold_scale_axis.c: multiply(conv2d(x, W), s) with constant W and a
+ * per-output-channel constant s becomes conv2d(x, W * s) (also through a
+ * constant bias add, and for nn.dense). */
+bool tr_fold_scale_axis(ir_module *m, const tr_options *o, su_diags *d);
 /* fuse_ops.c: partitions each function into primitive functions (TVM's
  * post-dominator algorithm over op patterns). */
 bool tr_fuse_ops(ir_module *m, const tr_options *o, su_diags *d);

@@ -28,4 +28,19 @@ grep -q 'ty=' "$TMP/out" && tap_fail "--no-types drops ty comments" "$(cat "$TMP
 check "unknown option exits 2" 2 "$RELAY_TUNE" parse --bogus "$TMP/m.relay"
 printf '\001\002garbage' >"$TMP/bin.relay"
 check "binary garbage is an error, not a crash" 1 "$RELAY_TUNE" parse "$TMP/bin.relay"
+# opt: levels, passes, printing after a pass
+printf 'def @main(%%x: Tensor[(2), float32], %%b: Tensor[(2), float32]) { %%0 = nn.bias_add(%%x, %%b, axis=0); nn.relu(%%0) }\n' >"$TMP/o.relay"
+check "opt --list-passes" 0 "$RELAY_TUNE" opt --list-passes
+grep -q "fuse-ops" "$TMP/out" && grep -q "fold-constant" "$TMP/out" && tap_ok "--list-passes names the passes" || tap_fail "--list-passes names the passes" "$(cat "$TMP/out")"
+check "opt -O0" 0 "$RELAY_TUNE" opt -O0 --no-types "$TMP/o.relay"
+grep -q "Primitive" "$TMP/out" && tap_fail "-O0 fuses nothing" "$(cat "$TMP/out")" || tap_ok "-O0 fuses nothing"
+check "opt --print-after canonicalize" 0 "$RELAY_TUNE" opt --print-after canonicalize "$TMP/o.relay"
+grep -q "after canonicalize" "$TMP/err" && ! grep -q "bias_add" "$TMP/err" && tap_ok "--print-after prints the module after that pass" || tap_fail "--print-after prints the module after that pass" "$(cat "$TMP/err")"
+check "opt --print-after-all" 0 "$RELAY_TUNE" opt --print-after-all "$TMP/o.relay"
+[ "$(grep -c '// ---- after' "$TMP/err")" -ge 5 ] && tap_ok "--print-after-all prints after every pass" || tap_fail "--print-after-all prints after every pass" "$(grep '// ----' "$TMP/err")"
+check "opt --params with a missing file" 1 "$RELAY_TUNE" opt --params "$TMP/none.npz" "$TMP/o.relay"
+grep -q "none.npz" "$TMP/err" && tap_ok "a missing --params file is named" || tap_fail "a missing --params file is named" "$(cat "$TMP/err")"
+check "tasks --json" 0 "$RELAY_TUNE" tasks --json "$top_srcdir/benchmarks/models/mlp.relay"
+grep -q '"total_gflop"' "$TMP/out" && grep -q '"template": "dense"' "$TMP/out" && tap_ok "tasks --json lists templates and the total" || tap_fail "tasks --json lists templates and the total" "$(cat "$TMP/out")"
+check "tasks with an unknown target" 2 "$RELAY_TUNE" tasks --target tpu "$TMP/o.relay"
 tap_done

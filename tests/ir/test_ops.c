@@ -644,11 +644,78 @@ static void test_reduce(void)
     ERR(AM, "axis out of range", rel(AM, AT(AM, "axis", "[-4]", NULL), 1, d), "axis -4");
 }
 
+/* Every attribute index enum of ir.h names the attribute at that position of
+ * the op's schema, and covers the whole schema. */
+static void test_attr_indices(void)
+{
+    static const struct { ir_op_id op; int idx; const char *name; } idx[] = {
+#define I(op, e, name) {IR_OP_##op, e, name}
+        I(CONV2D, IR_CONV_STRIDES, "strides"), I(CONV2D, IR_CONV_PADDING, "padding"),
+        I(CONV2D, IR_CONV_DILATION, "dilation"), I(CONV2D, IR_CONV_GROUPS, "groups"),
+        I(CONV2D, IR_CONV_CHANNELS, "channels"), I(CONV2D, IR_CONV_KERNEL_SIZE, "kernel_size"),
+        I(CONV2D, IR_CONV_DATA_LAYOUT, "data_layout"), I(CONV2D, IR_CONV_KERNEL_LAYOUT, "kernel_layout"),
+        I(CONV2D, IR_CONV_OUT_LAYOUT, "out_layout"), I(CONV2D, IR_CONV_OUT_DTYPE, "out_dtype"),
+        I(DENSE, IR_DENSE_UNITS, "units"), I(DENSE, IR_DENSE_OUT_DTYPE, "out_dtype"),
+        I(BATCH_MATMUL, IR_BMM_OUT_DTYPE, "out_dtype"), I(BATCH_MATMUL, IR_BMM_TRANSPOSE_A, "transpose_a"),
+        I(BATCH_MATMUL, IR_BMM_TRANSPOSE_B, "transpose_b"),
+        I(AVG_POOL2D, IR_POOL_SIZE, "pool_size"), I(AVG_POOL2D, IR_POOL_STRIDES, "strides"),
+        I(AVG_POOL2D, IR_POOL_DILATION, "dilation"), I(AVG_POOL2D, IR_POOL_PADDING, "padding"),
+        I(AVG_POOL2D, IR_POOL_LAYOUT, "layout"), I(AVG_POOL2D, IR_POOL_OUT_LAYOUT, "out_layout"),
+        I(AVG_POOL2D, IR_POOL_CEIL_MODE, "ceil_mode"),
+        I(AVG_POOL2D, IR_POOL_COUNT_INCLUDE_PAD, "count_include_pad"),
+        I(MAX_POOL2D, IR_POOL_SIZE, "pool_size"), I(MAX_POOL2D, IR_POOL_CEIL_MODE, "ceil_mode"),
+        I(GLOBAL_AVG_POOL2D, IR_GPOOL_LAYOUT, "layout"), I(GLOBAL_AVG_POOL2D, IR_GPOOL_OUT_LAYOUT, "out_layout"),
+        I(ADAPTIVE_AVG_POOL2D, IR_APOOL_OUTPUT_SIZE, "output_size"),
+        I(ADAPTIVE_AVG_POOL2D, IR_APOOL_LAYOUT, "layout"), I(ADAPTIVE_AVG_POOL2D, IR_APOOL_OUT_LAYOUT, "out_layout"),
+        I(SOFTMAX, IR_SOFTMAX_AXIS, "axis"), I(LOG_SOFTMAX, IR_SOFTMAX_AXIS, "axis"),
+        I(LAYER_NORM, IR_NORM_AXIS, "axis"), I(LAYER_NORM, IR_NORM_EPSILON, "epsilon"),
+        I(LAYER_NORM, IR_NORM_CENTER, "center"), I(LAYER_NORM, IR_NORM_SCALE, "scale"),
+        I(BATCH_NORM, IR_NORM_AXIS, "axis"), I(BATCH_NORM, IR_NORM_EPSILON, "epsilon"),
+        I(BATCH_NORM, IR_NORM_CENTER, "center"), I(BATCH_NORM, IR_NORM_SCALE, "scale"),
+        I(DROPOUT, IR_DROPOUT_RATE, "rate"), I(BIAS_ADD, IR_BIAS_ADD_AXIS, "axis"),
+        I(LEAKY_RELU, IR_LEAKY_RELU_ALPHA, "alpha"), I(PAD, IR_PAD_WIDTH, "pad_width"),
+        I(PAD, IR_PAD_MODE, "pad_mode"), I(CLIP, IR_CLIP_A_MIN, "a_min"), I(CLIP, IR_CLIP_A_MAX, "a_max"),
+        I(CAST, IR_CAST_DTYPE, "dtype"), I(RESHAPE, IR_RESHAPE_NEWSHAPE, "newshape"),
+        I(RESHAPE, IR_RESHAPE_ALLOWZERO, "allowzero"), I(TRANSPOSE, IR_TRANSPOSE_AXES, "axes"),
+        I(SQUEEZE, IR_SQUEEZE_AXIS, "axis"), I(EXPAND_DIMS, IR_EXPAND_DIMS_AXIS, "axis"),
+        I(EXPAND_DIMS, IR_EXPAND_DIMS_NUM_NEWAXIS, "num_newaxis"), I(CONCATENATE, IR_CONCAT_AXIS, "axis"),
+        I(SPLIT, IR_SPLIT_INDICES_OR_SECTIONS, "indices_or_sections"), I(SPLIT, IR_SPLIT_AXIS, "axis"),
+        I(STRIDED_SLICE, IR_SLICE_BEGIN, "begin"), I(STRIDED_SLICE, IR_SLICE_END, "end"),
+        I(STRIDED_SLICE, IR_SLICE_STRIDES, "strides"), I(STRIDED_SLICE, IR_SLICE_MODE, "slice_mode"),
+        I(STRIDED_SLICE, IR_SLICE_AXES, "axes"), I(TAKE, IR_TAKE_BATCH_DIMS, "batch_dims"),
+        I(TAKE, IR_TAKE_AXIS, "axis"), I(TAKE, IR_TAKE_MODE, "mode"),
+        I(SUM, IR_REDUCE_AXIS, "axis"), I(SUM, IR_REDUCE_KEEPDIMS, "keepdims"), I(SUM, IR_REDUCE_EXCLUDE, "exclude"),
+        I(MEAN, IR_REDUCE_EXCLUDE, "exclude"), I(MAX, IR_REDUCE_EXCLUDE, "exclude"), I(MIN, IR_REDUCE_EXCLUDE, "exclude"),
+        I(ARGMAX, IR_ARGREDUCE_AXIS, "axis"), I(ARGMAX, IR_ARGREDUCE_KEEPDIMS, "keepdims"),
+        I(ARGMAX, IR_ARGREDUCE_SELECT_LAST_INDEX, "select_last_index"),
+        I(ARGMAX, IR_ARGREDUCE_EXCLUDE, "exclude"),
+#undef I
+    };
+    int covered[IR_OP_COUNT] = {0}, bad = 0;
+    for (size_t i = 0; i < sizeof idx / sizeof *idx; i++) {
+        const ir_op_def *op = ir_op_get(idx[i].op);
+        if (ir_op_attr_index(op, idx[i].name, strlen(idx[i].name)) != idx[i].idx) {
+            ok(0, "attr index: %s.%s is at %d", op->name, idx[i].name, idx[i].idx);
+            bad++;
+        }
+        covered[idx[i].op]++;
+    }
+    ok(bad == 0, "attr indices of ir.h match the schemas' names");
+    /* ops whose every attribute is listed above */
+    static const ir_op_id whole[] = {IR_OP_CONV2D, IR_OP_DENSE, IR_OP_BATCH_MATMUL, IR_OP_AVG_POOL2D,
+                                     IR_OP_LAYER_NORM, IR_OP_BATCH_NORM, IR_OP_STRIDED_SLICE, IR_OP_TAKE,
+                                     IR_OP_ARGMAX, IR_OP_SUM, IR_OP_SPLIT, IR_OP_PAD, IR_OP_RESHAPE};
+    for (size_t i = 0; i < sizeof whole / sizeof *whole; i++)
+        is_int(covered[whole[i]], ir_op_get(whole[i])->schema->n, "attr indices cover all of %s",
+               ir_op_get(whole[i])->name);
+}
+
 int main(void)
 {
     su_arena_init(&A);
     D.max_errors = 1000;    /* every error case below must be recorded */
     test_schemas();
+    test_attr_indices();
     test_conv2d();
     test_conv2d_errors();
     test_dense_matmul();

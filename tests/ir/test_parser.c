@@ -169,6 +169,62 @@ static void test_limits(void)
     ok(strstr(t, "clip(%x, a_min=0f, a_max=1f)") != NULL, "attrs: required attributes print even at their default");
 }
 
+static void test_metadata(void)
+{
+    /* a module with a tensor constant prints a #[metadata] section in TVM's
+     * layout and reads back with the same values */
+    ir_module *m = ir_module_new();
+    ir_tensor *w = ir_tensor_new(&m->arena, IR_FLOAT32, 2, (int64_t[]){2, 3});
+    for (int i = 0; i < 6; i++)
+        ((float *)w->data)[i] = 0.5f * (float)i - 1.0f;
+    ir_expr *x = ir_var(m, (su_span){0}, "x", ir_tensor_type(&m->arena, IR_FLOAT32, 2, (int64_t[]){2, 3}));
+    ir_expr *args[2] = {x, ir_const(m, (su_span){0}, w)};
+    ir_expr *body = ir_op_call(m, (su_span){0}, IR_OP_ADD, 2, args, NULL);
+    ir_expr *f = ir_func(m, (su_span){0}, 1, &x, NULL, body, 0, NULL);
+    ir_module_add(m, "main", ir_global(m, (su_span){0}, "main"), f);
+    su_diags d = {0};
+    ok(ir_infer_types(m, &d), "metadata: module with a tensor constant type-checks");
+    su_buf b = {0};
+    ir_print_opts o = {false};
+    ir_print_module(&b, m, &o);
+    const char *t = su_buf_str(&b);
+    ok(strstr(t, "add(%x, meta[relay.Constant][0])") && strstr(t, "#[metadata]") && strstr(t, "\"b64ndarrays\""),
+       "metadata: constant printed as meta[relay.Constant][0] with a metadata section");
+    ir_module *m2 = ir_parse("meta.relay", t, b.len, &d);
+    bool typed = m2 && ir_infer_types(m2, &d);
+    ok(typed, "metadata: the printout parses back");
+    if (typed) {
+        const ir_expr *c = m2->defs.data[0].func->u.func.body->u.call.args[1];
+        const ir_tensor *v = c->kind == IR_CONST ? c->u.constant.value : NULL;
+        ok(v && v->ndim == 2 && v->shape[0] == 2 && v->shape[1] == 3 && memcmp(v->data, w->data, 24) == 0,
+           "metadata: shape and data survive the round trip");
+        su_buf b2 = {0};
+        ir_print_module(&b2, m2, &o);
+        is_str(su_buf_str(&b2), t, "metadata: printing is a fixed point");
+        su_buf_free(&b2);
+    }
+    /* corrupted sections are errors, not crashes */
+    const char *bad[] = {"not json", "{\"root\": 1}",
+                         "{\"root\": 1, \"nodes\": [{}, {\"type_key\": \"Map\", \"keys\": [\"relay.Constant\"], "
+                         "\"data\": [2]}, {\"type_key\": \"Array\", \"data\": [3]}, {\"type_key\": \"relay.Constant\", "
+                         "\"attrs\": {\"data\": \"0\"}}], \"b64ndarrays\": [\"AAAA\"]}"};
+    for (int i = 0; i < 3; i++) {
+        su_buf src = {0};
+        su_buf_printf(&src, "def @main(%%x: float32) { %%x }\n#[metadata]\n%s\n", bad[i]);
+        su_diags d2 = {0};
+        ir_module *m3 = ir_parse("bad.relay", su_buf_str(&src), src.len, &d2);
+        ok(!m3 && d2.errors == 1 && strstr(d2.items[0].msg, "metadata"), "metadata: corrupt section %d is an error (%s)", i,
+           d2.len ? d2.items[0].msg : "");
+        ir_module_free(m3);
+        su_diags_free(&d2);
+        su_buf_free(&src);
+    }
+    ir_module_free(m2);
+    ir_module_free(m);
+    su_buf_free(&b);
+    su_diags_free(&d);
+}
+
 int main(void)
 {
     test_structure();
@@ -177,5 +233,6 @@ int main(void)
     test_lexical();
     test_scoping();
     test_limits();
+    test_metadata();
     return tap_done();
 }

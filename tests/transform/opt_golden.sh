@@ -1,12 +1,15 @@
 #!/bin/sh
 # opt_golden.sh — `relay-tune opt --no-types` on each tests/transform/golden/
-# NAME.relay must print NAME.expected, and that printout must parse back to
-# itself (fused modules are ordinary Relay text).
+# NAME.relay (with --params NAME.npz where that file exists) must print
+# NAME.expected, and that printout must parse back to itself (fused modules,
+# and their tensor constants in the #[metadata] section, are Relay text).
 . "$(dirname "$0")/../lib.sh"
 for f in "$top_srcdir"/tests/transform/golden/*.relay; do
     name=$(basename "$f" .relay)
     exp="${f%.relay}.expected"
-    if ! "$RELAY_TUNE" opt --no-types "$f" >"$TMP/out" 2>"$TMP/err"; then
+    params=
+    [ -f "${f%.relay}.npz" ] && params="--params ${f%.relay}.npz"
+    if ! "$RELAY_TUNE" opt --no-types $params "$f" >"$TMP/out" 2>"$TMP/err"; then
         tap_fail "opt $name runs" "$(cat "$TMP/err")"
         continue
     fi

@@ -1,6 +1,7 @@
 /* test_passes.c — each pass on small modules: what it must remove, merge or
  * rewrite, that the result type-checks, and that fuse-ops forms the groups
  * TVM's algorithm forms. */
+#include <math.h>
 #include <string.h>
 
 #include "ir/transform/transform.h"
@@ -160,6 +161,160 @@ static void test_fuse_branches(void)
     ir_module_free(m);
 }
 
+/* conv2d(x, W) * s (+ b * s) with constants, built directly. */
+static ir_module *scaled_conv(bool with_bias, bool scale_per_channel, int uses_of_conv)
+{
+    ir_module *m = ir_module_new();
+    su_span sp = {0};
+    ir_tensor *w = ir_tensor_new(&m->arena, IR_FLOAT32, 4, (int64_t[]){2, 1, 1, 1});
+    ((float *)w->data)[0] = 2, ((float *)w->data)[1] = 3;
+    ir_tensor *s = scale_per_channel ? ir_tensor_new(&m->arena, IR_FLOAT32, 3, (int64_t[]){2, 1, 1})
+                                     : ir_tensor_new(&m->arena, IR_FLOAT32, 0, NULL);
+    ((float *)s->data)[0] = 10;
+    if (scale_per_channel)
+        ((float *)s->data)[1] = 100;
+    ir_tensor *b = ir_tensor_new(&m->arena, IR_FLOAT32, 3, (int64_t[]){2, 1, 1});
+    ((float *)b->data)[0] = 1, ((float *)b->data)[1] = -1;
+    ir_expr *x = ir_var(m, sp, "x", ir_tensor_type(&m->arena, IR_FLOAT32, 4, (int64_t[]){1, 1, 2, 2}));
+    ir_expr *a[2] = {x, ir_const(m, sp, w)};
+    ir_expr *conv = ir_op_call(m, sp, IR_OP_CONV2D, 2, a, NULL), *y = conv;
+    if (with_bias) {
+        ir_expr *ab[2] = {conv, ir_const(m, sp, b)};
+        y = ir_op_call(m, sp, IR_OP_ADD, 2, ab, NULL);
+    }
+    ir_expr *as[2] = {y, ir_const(m, sp, s)};
+    ir_expr *body = ir_op_call(m, sp, IR_OP_MULTIPLY, 2, as, NULL);
+    if (uses_of_conv > 1) {
+        ir_expr *t[2] = {body, conv};
+        body = ir_tuple(m, sp, 2, t);
+    }
+    ir_module_add(m, "main", ir_global(m, sp, "main"), ir_func(m, sp, 1, &x, NULL, body, 0, NULL));
+    su_diags d = {0};
+    ir_infer_types(m, &d);
+    su_diags_free(&d);
+    return m;
+}
+
+static const float *const_data(const ir_expr *e)
+{
+    return e->kind == IR_CONST ? e->u.constant.value->data : NULL;
+}
+
+static void test_fold_scale_axis(void)
+{
+    ir_module *m = scaled_conv(false, true, 1);
+    ok(run(m, tr_fold_scale_axis), "fold-scale-axis: runs");
+    const ir_expr *body = m->defs.data[0].func->u.func.body;
+    const float *w = ir_call_op(body) == ir_op_get(IR_OP_CONV2D) ? const_data(body->u.call.args[1]) : NULL;
+    ok(w && w[0] == 20 && w[1] == 300, "fold-scale-axis: conv2d(x, W) * s becomes conv2d(x, W*s)");
+    ir_module_free(m);
+
+    m = scaled_conv(true, true, 1);
+    ok(run(m, tr_fold_scale_axis), "fold-scale-axis: through a bias add");
+    body = m->defs.data[0].func->u.func.body;
+    const ir_expr *conv = ir_call_op(body) == ir_op_get(IR_OP_ADD) ? body->u.call.args[0] : NULL;
+    const float *b = ir_call_op(body) == ir_op_get(IR_OP_ADD) ? const_data(body->u.call.args[1]) : NULL;
+    w = conv && ir_call_op(conv) == ir_op_get(IR_OP_CONV2D) ? const_data(conv->u.call.args[1]) : NULL;
+    ok(w && b && w[0] == 20 && w[1] == 300 && b[0] == 10 && b[1] == -100,
+       "fold-scale-axis: (conv + b) * s becomes conv(W*s) + b*s");
+    ir_module_free(m);
+
+    m = scaled_conv(false, false, 1);
+    ok(run(m, tr_fold_scale_axis), "fold-scale-axis: scalar scale");
+    body = m->defs.data[0].func->u.func.body;
+    w = ir_call_op(body) == ir_op_get(IR_OP_CONV2D) ? const_data(body->u.call.args[1]) : NULL;
+    ok(w && w[0] == 20 && w[1] == 30, "fold-scale-axis: a scalar scale folds into every channel");
+    ir_module_free(m);
+
+    m = scaled_conv(false, true, 2);
+    ok(run(m, tr_fold_scale_axis), "fold-scale-axis: conv with two users");
+    body = m->defs.data[0].func->u.func.body;
+    ok(body->kind == IR_TUPLE && ir_call_op(body->u.tuple.fields[0]) == ir_op_get(IR_OP_MULTIPLY),
+       "fold-scale-axis: a conv used elsewhere is left alone");
+    ir_module_free(m);
+}
+
+static void test_bind_params(void)
+{
+    ir_module *m = load("def @main(%x: Tensor[(2), float32], %w: Tensor[(2), float32]) { multiply(%x, %w) }");
+    su_arena a;
+    su_arena_init(&a);
+    ir_tensor *w = ir_tensor_new(&a, IR_FLOAT32, 1, (int64_t[]){2});
+    const char *names[] = {"w"};
+    const ir_tensor *vals[] = {w};
+    su_diags d = {0};
+    ok(m && tr_bind_params(m, names, vals, 1, &d), "bind-params: binds %%w");
+    const char *t = text(m);
+    ok(strstr(t, "def @main(%x: Tensor[(2), float32]) -> Tensor[(2), float32]") &&
+           strstr(t, "multiply(%x, meta[relay.Constant][0])"),
+       "bind-params: %%w leaves the signature and becomes a constant (%s)", t);
+    ir_module_free(m);
+    m = load("def @main(%x: Tensor[(2), float32], %w: Tensor[(3), float32]) { %x }");
+    ok(m && !tr_bind_params(m, names, vals, 1, &d) && d.errors &&
+           strstr(d.items[d.len - 1].msg, "parameter %w is Tensor[(3), float32], but the value given for it is Tensor[(2), float32]"),
+       "bind-params: a shape mismatch names the parameter and both types");
+    ir_module_free(m);
+    su_diags_free(&d);
+    su_arena_free(&a);
+}
+
+static void test_fold_constant(void)
+{
+    ir_module *m = ir_module_new();
+    su_span sp = {0};
+    ir_tensor *c = ir_tensor_new(&m->arena, IR_FLOAT32, 1, (int64_t[]){4});
+    for (int i = 0; i < 4; i++)
+        ((float *)c->data)[i] = (float)(i + 1);
+    ir_expr *x = ir_var(m, sp, "x", ir_tensor_type(&m->arena, IR_FLOAT32, 1, (int64_t[]){2}));
+    /* split(exp(c) * 2, 2).1 + x: everything but the last add is constant */
+    ir_expr *k = ir_const(m, sp, c);
+    ir_expr *e = ir_op_call(m, sp, IR_OP_EXP, 1, &k, NULL);
+    ir_expr *mul[2] = {e, ir_const(m, sp, ir_tensor_scalar(&m->arena, IR_FLOAT32, 2))};
+    ir_expr *p = ir_op_call(m, sp, IR_OP_MULTIPLY, 2, mul, NULL);
+    const ir_op_def *split = ir_op_get(IR_OP_SPLIT);
+    ir_attr_val *vals = su_arena_alloc(&m->arena, sizeof *vals * (size_t)split->schema->n);
+    for (int i = 0; i < split->schema->n; i++)
+        vals[i] = split->defaults[i];
+    vals[ir_op_attr_index(split, "indices_or_sections", 19)] = (ir_attr_val){.kind = IR_AV_INT, .i = 2};
+    ir_attrs at = {split->schema->n, vals};
+    ir_expr *sp2 = ir_op_call(m, sp, IR_OP_SPLIT, 1, &p, &at);
+    ir_expr *add[2] = {ir_proj(m, sp, sp2, 1), x};
+    ir_expr *body = ir_op_call(m, sp, IR_OP_ADD, 2, add, NULL);
+    ir_module_add(m, "main", ir_global(m, sp, "main"), ir_func(m, sp, 1, &x, NULL, body, 0, NULL));
+    su_diags d = {0};
+    ok(ir_infer_types(m, &d), "fold-constant: module type-checks");
+    ok(run(m, tr_fold_constant), "fold-constant: runs");
+    body = m->defs.data[0].func->u.func.body;
+    const ir_expr *k2 = body->u.call.args[0];
+    const float *v = k2->kind == IR_CONST ? k2->u.constant.value->data : NULL;
+    ok(ir_call_op(body) == ir_op_get(IR_OP_ADD) && body->u.call.args[1] == x && v &&
+           fabsf(v[0] - 2 * expf(3)) < 1e-4f && fabsf(v[1] - 2 * expf(4)) < 1e-4f,
+       "fold-constant: exp, multiply, split and the projection fold into one constant; the add on %%x stays");
+    ir_module_free(m);
+    su_diags_free(&d);
+}
+
+static void test_check_mode(void)
+{
+    /* "before": relu(x); "now": negative(x) — on random inputs they differ */
+    ir_module *m = load("def @main(%x: Tensor[(16), float32]) { nn.relu(%x) }");
+    ir_module *m2 = load("def @main(%x: Tensor[(16), float32]) { negative(%x) }");
+    ir_global_def before = m->defs.data[0];
+    m->defs.data[0].func = m2->defs.data[0].func; /* m2 outlives the check below */
+    tr_checker *c = tr_checker_new(1, 0);
+    su_buf why = {0};
+    ok(!tr_check_interp(c, m, &before, 1, &why) && strstr(su_buf_str(&why), "relative"),
+       "check mode: a changed result is caught (%s)", su_buf_str(&why));
+    su_buf_clear(&why);
+    ok(tr_check_interp(c, m, &m->defs.data[0], 1, &why), "check mode: an unchanged result passes (%s)",
+       su_buf_str(&why));
+    tr_checker_free(c);
+    su_buf_free(&why);
+    m->defs.data[0] = before;
+    ir_module_free(m);
+    ir_module_free(m2);
+}
+
 int main(void)
 {
     test_dce();
@@ -168,5 +323,9 @@ int main(void)
     test_canonicalize();
     test_fuse();
     test_fuse_branches();
+    test_fold_scale_axis();
+    test_bind_params();
+    test_fold_constant();
+    test_check_mode();
     return tap_done();
 }

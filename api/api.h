@@ -1,0 +1,30 @@
+/* api.h — the map of api/: the public rt_ API (include/relaytune.h) over the
+ * internal parts. Holds the definitions of the opaque public types, which
+ * every api/ file shares. Prefix: rt_ (public), api_ (internal). */
+#ifndef RT_API_H
+#define RT_API_H
+
+#include "include/relaytune.h"
+#include "ir/ir.h"
+#include "tuner/tuner.h"
+
+/* ---- api.c: modules ------------------------------------------------------ */
+
+struct rt_module {
+    ir_module *ir;          /* parsed and type-checked */
+    tun_tasks tasks;        /* filled by rt_module_tasks */
+    rt_task *pub;           /* the same, as the public struct */
+};
+
+/* ---- run.c: tensors, inputs, rt_run -------------------------------------- */
+
+struct rt_tensor {
+    ir_tensor *t;           /* a heap tensor the rt_tensor owns */
+};
+
+/* Wraps a heap tensor (taking it over). */
+rt_tensor *api_tensor_wrap(ir_tensor *t);
+
+/* ---- lower.c: rt_task_lower (schedules and code of one task) ------------ */
+
+#endif

@@ -1,0 +1,171 @@
+/* fold_scale_axis.c — folds a per-output-channel scale into the weights of
+ * the layer that produces it, as TVM's BackwardFoldScaleAxis does:
+ *   multiply(conv2d(x, W), s)          → conv2d(x, W')        W'[k] = W[k] * s[k]
+ *   multiply(add(conv2d(x, W), b), s)  → add(conv2d(x, W'), b * s)
+ * and the same for nn.dense (a scale per output unit). W, s and b must be
+ * constants (weights bound with --params; batch-norm scales after constant
+ * folding), s and b must vary only along the output channel, and the conv
+ * (and add) must have no other user, since they change value. After
+ * simplify-inference and fold-constant this turns conv + batch-norm into a
+ * conv with folded weights plus a bias add. */
+#include <string.h>
+
+#include "ir/transform/transform.h"
+
+typedef struct folder {
+    uint32_t *uses;     /* users of each original node, by id */
+    size_t cap;
+} folder;
+
+static void count_uses(folder *f, const ir_expr *e, uint8_t **seen, size_t *scap)
+{
+    *seen = su_grow_zeroed(*seen, scap, e->id, 1);
+    if ((*seen)[e->id])
+        return;
+    (*seen)[e->id] = 1;
+    ir_expr *const *ops = NULL;
+    int n = 0;
+    ir_expr *one[3];
+    switch (e->kind) {
+    case IR_CALL: ops = e->u.call.args; n = e->u.call.nargs; count_uses(f, e->u.call.fn, seen, scap); break;
+    case IR_TUPLE: ops = e->u.tuple.fields; n = e->u.tuple.n; break;
+    case IR_PROJ: one[0] = e->u.proj.tuple; ops = one; n = 1; break;
+    case IR_LET: one[0] = e->u.let.value; one[1] = e->u.let.body; ops = one; n = 2; break;
+    case IR_IF:
+        one[0] = e->u.if_.cond; one[1] = e->u.if_.then_branch; one[2] = e->u.if_.else_branch;
+        ops = one; n = 3;
+        break;
+    case IR_FUNC: one[0] = e->u.func.body; ops = one; n = 1; break;
+    default: break;
+    }
+    for (int i = 0; i < n; i++) {
+        f->uses = su_grow_zeroed(f->uses, &f->cap, ops[i]->id, sizeof *f->uses);
+        f->uses[ops[i]->id]++;
+        count_uses(f, ops[i], seen, scap);
+    }
+}
+
+static uint32_t uses_of(const folder *f, const ir_expr *e)
+{
+    return e->id < f->cap ? f->uses[e->id] : 0;
+}
+
+static const ir_tensor *const_f32(const ir_expr *e)
+{
+    return e->kind == IR_CONST && e->u.constant.value->dtype == IR_FLOAT32 ? e->u.constant.value : NULL;
+}
+
+/* True when constant c broadcast against an output of rank `rank` varies at
+ * most along axis `axis` of extent k; *stride gets 1 when it does, 0 when
+ * c is a single value. */
+static bool per_channel(const ir_tensor *c, int rank, int axis, int64_t k, int *stride)
+{
+    if (c->ndim > rank)
+        return false;
+    *stride = 0;
+    for (int i = 0; i < c->ndim; i++) {
+        int out_axis = rank - c->ndim + i;
+        if (c->shape[i] == 1)
+            continue;
+        if (out_axis != axis || c->shape[i] != k)
+            return false;
+        *stride = 1;
+    }
+    return true;
+}
+
+/* The producer of a scaled output and what it needs: the layer (conv2d or
+ * dense) with constant weights, and optionally a constant bias add. */
+typedef struct site {
+    const ir_expr *layer, *add;     /* originals */
+    const ir_tensor *w, *s, *b;
+    int axis, s_stride, b_stride;
+    int64_t k;
+} site;
+
+static bool match_layer(const folder *f, const ir_expr *x, site *st)
+{
+    const ir_op_def *op = ir_call_op(x);
+    if (!op || (op->id != IR_OP_CONV2D && op->id != IR_OP_DENSE) || uses_of(f, x) != 1)
+        return false;
+    st->w = const_f32(x->u.call.args[1]);
+    if (!st->w || !x->type || x->type->kind != IR_TY_TENSOR || x->type->dtype != IR_FLOAT32)
+        return false;
+    st->layer = x;
+    st->axis = op->id == IR_OP_CONV2D ? 1 : x->type->ndim - 1;
+    st->k = x->type->shape[st->axis];
+    return st->w->shape[0] == st->k;
+}
+
+static bool match(const folder *f, const ir_expr *mul, site *st)
+{
+    if (ir_call_op(mul) != ir_op_get(IR_OP_MULTIPLY))
+        return false;
+    memset(st, 0, sizeof *st);
+    for (int side = 0; side < 2; side++) {
+        const ir_expr *x = mul->u.call.args[side], *sc = mul->u.call.args[1 - side];
+        if (!(st->s = const_f32(sc)))
+            continue;
+        if (ir_call_op(x) == ir_op_get(IR_OP_ADD) && uses_of(f, x) == 1) {
+            for (int bs = 0; bs < 2; bs++) {
+                const ir_tensor *b = const_f32(x->u.call.args[1 - bs]);
+                if (b && match_layer(f, x->u.call.args[bs], st)) {
+                    st->add = x;
+                    st->b = b;
+                    break;
+                }
+            }
+        } else {
+            match_layer(f, x, st);
+        }
+        int rank = st->layer ? st->layer->type->ndim : 0;
+        if (st->layer && per_channel(st->s, rank, st->axis, st->k, &st->s_stride) &&
+            (!st->b || (per_channel(st->b, rank, st->axis, st->k, &st->b_stride) &&
+                        (st->b_stride || !st->s_stride))) && /* b*s must keep b's shape */
+            ir_type_equal(st->layer->type, mul->type))
+            return true;
+        memset(st, 0, sizeof *st);
+    }
+    return false;
+}
+
+static ir_expr *fold(tr_rewriter *rw, ir_expr *e)
+{
+    folder *f = rw->ctx;
+    site st;
+    if (!match(f, rw->orig, &st))
+        return e;
+    ir_module *m = rw->m;
+    ir_tensor *w = ir_tensor_new(&m->arena, IR_FLOAT32, st.w->ndim, st.w->shape);
+    int64_t per = ir_tensor_numel(st.w) / st.k;
+    const float *src = st.w->data, *s = st.s->data;
+    float *dst = w->data;
+    for (int64_t k = 0; k < st.k; k++)
+        for (int64_t i = 0; i < per; i++)
+            dst[k * per + i] = src[k * per + i] * s[k * st.s_stride];
+    /* the layer as rewritten so far (its data input may have changed) */
+    ir_expr *layer = tr_rewrite(rw, (ir_expr *)st.layer);
+    ir_expr *args[2] = {layer->u.call.args[0], ir_const(m, st.layer->span, w)};
+    ir_expr *r = ir_call(m, layer->span, layer->u.call.fn, 2, args, layer->u.call.attrs);
+    if (st.add) {
+        ir_tensor *b = ir_tensor_new(&m->arena, IR_FLOAT32, st.b->ndim, st.b->shape);
+        for (int64_t i = 0, n = ir_tensor_numel(st.b); i < n; i++)
+            ((float *)b->data)[i] = ((const float *)st.b->data)[i] * s[st.s_stride ? i % st.k : 0];
+        ir_expr *a2[2] = {r, ir_const(m, st.add->span, b)};
+        r = ir_op_call(m, st.add->span, IR_OP_ADD, 2, a2, NULL);
+    }
+    return r;
+}
+
+bool tr_fold_scale_axis(ir_module *m, const tr_options *o, su_diags *d)
+{
+    folder f = {0};
+    uint8_t *seen = NULL;
+    size_t scap = 0;
+    for (size_t i = 0; i < m->defs.len; i++)
+        count_uses(&f, m->defs.data[i].func, &seen, &scap);
+    free(seen);
+    bool okk = tr_apply(m, fold, &f);
+    free(f.uses);
+    return okk;
+}

@@ -1,0 +1,97 @@
+/* measure.h — the map of measure/: timing candidates safely. A runner
+ * process, forked before the tool starts any thread, forks one child per
+ * candidate, so that a crash, a hang or a wrong answer costs one record and
+ * never the session, and so that OpenMP in the candidate starts clean.
+ * Prefix: ms_. Uses ir/ (tensors) and support/ (error codes). */
+#ifndef RT_MEASURE_H
+#define RT_MEASURE_H
+
+#include "ir/ir.h"
+
+enum { MS_MAX_EVENTS = 8, MS_MAX_REPEAT = 64, MS_MSG = 256, MS_NAME = 64 };
+
+/* ---- papi.c: clocks and hardware counters -------------------------------- */
+
+/* Hardware counters of one measurement: those read, and those asked for but
+ * unavailable on this host (a VM often exposes none). */
+typedef struct ms_counters {
+    int n;                                  /* counters read */
+    char names[MS_MAX_EVENTS][MS_NAME];
+    long long values[MS_MAX_EVENTS];        /* totals over the timed runs */
+    int nmissing;                           /* counters unavailable */
+    char missing[MS_MAX_EVENTS][MS_NAME];
+    char why[MS_MSG];                       /* why they are missing ("" when none are) */
+} ms_counters;
+
+/* Initializes PAPI once; false (with the reason) when the library cannot
+ * start, in which case ms_clock_ns falls back to clock_gettime. */
+bool ms_papi_init(char *why, size_t n);
+/* Wall-clock nanoseconds (PAPI_get_real_nsec when PAPI started). */
+int64_t ms_clock_ns(void);
+/* An event set of the requested counters that exist here; those that do not
+ * are listed in c->missing with the reason. NULL when none can be counted. */
+typedef struct ms_papi_set ms_papi_set;
+ms_papi_set *ms_papi_open(const char *const *events, int n, ms_counters *c);
+/* Starts counting. */
+void ms_papi_start(ms_papi_set *s);
+/* Stops counting and adds the counts to c->values. */
+void ms_papi_stop(ms_papi_set *s, ms_counters *c);
+/* Releases the event set (NULL is fine). */
+void ms_papi_close(ms_papi_set *s);
+
+/* ---- runner.c: isolated, timed runs of compiled candidates ------------- */
+
+/* How to run one candidate (AutoTVM's knobs). */
+typedef struct ms_run_options {
+    int warmup;             /* untimed runs first (default 1) */
+    int number;             /* runs averaged into one cost (at least; see min_repeat_ms) */
+    int repeat;             /* costs to report (1..MS_MAX_REPEAT) */
+    int min_repeat_ms;      /* raise `number` until one repeat lasts this long */
+    double timeout_s;       /* wall-clock limit for the whole candidate */
+    bool flush_cache;       /* evict caches before each repeat */
+    int nevents;            /* PAPI counters to read (may be unavailable) */
+    const char *events[MS_MAX_EVENTS];
+} ms_run_options;
+
+/* Default options: warmup 1, number 1, repeat 3, min_repeat_ms 0, 10 s. */
+ms_run_options ms_run_defaults(void);
+
+/* The outcome of one candidate. */
+typedef struct ms_result {
+    su_merr error;                  /* NONE when costs are valid */
+    char msg[MS_MSG];               /* what went wrong (signal, error size, ...) */
+    int ncosts;
+    double costs[MS_MAX_REPEAT];    /* seconds per run, one per repeat */
+    double mean;                    /* mean of costs */
+    int number;                     /* runs per repeat actually used */
+    double max_abs_err;             /* largest difference from the expected output */
+    ms_counters counters;
+    double run_time_s;              /* wall time of the whole measurement */
+} ms_result;
+
+/* The inputs of a task and the expected outputs (from the reference
+ * kernels), written once to a file that every candidate's child maps. */
+typedef struct ms_task_data ms_task_data;
+/* Writes the data to a file in dir ($TMPDIR or /tmp when NULL); NULL with a
+ * reason in err. rtol/atol: a candidate's output o matches e when
+ * |o - e| <= atol + rtol * |e| everywhere. */
+ms_task_data *ms_task_data_create(const char *dir, int nin, const ir_tensor *const *in, int nout,
+                                  const ir_tensor *const *expected, double rtol, double atol, su_buf *err);
+/* Removes the file and frees the handle (NULL is fine). */
+void ms_task_data_free(ms_task_data *t);
+
+/* The runner process. */
+typedef struct ms_runner ms_runner;
+/* Forks the runner; call before the process starts any thread (OpenMP,
+ * XGBoost), so that children start clean. NULL with a reason in err. */
+ms_runner *ms_runner_start(su_buf *err);
+/* Runs entry `symbol` (int symbol(void *const *args): inputs then outputs)
+ * of shared object so_path on the task's data in a child; fills *out. False
+ * only when the runner process itself failed (stop it and start another); a
+ * failing candidate returns true with out->error set. */
+bool ms_runner_measure(ms_runner *r, const ms_task_data *t, const char *so_path, const char *symbol,
+                       const ms_run_options *o, ms_result *out);
+/* Stops the runner process (NULL is fine). */
+void ms_runner_stop(ms_runner *r);
+
+#endif
