@@ -280,3 +280,146 @@ void hx_temp_cache(void)
     setenv("RELAY_TUNE_CACHE", cache_dir, 1);
     atexit(remove_cache);
 }
+
+/* ---- the reference kernels as the oracle -------------------------------- */
+
+typedef struct refval {
+    int n;
+    ir_tensor **t;          /* heap tensors (owned by the walk) or borrowed */
+} refval;
+
+typedef struct refwalk {
+    const ir_expr *func;
+    ir_tensor **inputs;
+    refval *memo;           /* by node id */
+    uint32_t cap;
+    SU_VEC(ir_tensor *) owned;
+} refwalk;
+
+static ir_tensor *own(refwalk *w, ir_tensor *t)
+{
+    su_vec_push(&w->owned, t);
+    return t;
+}
+
+static refval ref_eval(refwalk *w, const ir_expr *e)
+{
+    if (e->id < w->cap && w->memo[e->id].n)
+        return w->memo[e->id];
+    refval r = {0, NULL};
+    switch (e->kind) {
+    case IR_VAR:
+        for (int i = 0; i < w->func->u.func.nparams; i++)
+            if (w->func->u.func.params[i] == e) {
+                r.n = 1;
+                r.t = su_malloc(sizeof *r.t);
+                r.t[0] = w->inputs[i];
+            }
+        break;
+    case IR_CONST:
+        r.n = 1;
+        r.t = su_malloc(sizeof *r.t);
+        r.t[0] = (ir_tensor *)e->u.constant.value;
+        break;
+    case IR_TUPLE: {
+        SU_VEC(ir_tensor *) all = {0};
+        for (int i = 0; i < e->u.tuple.n; i++) {
+            refval f = ref_eval(w, e->u.tuple.fields[i]);
+            for (int j = 0; j < f.n; j++)
+                su_vec_push(&all, f.t[j]);
+        }
+        r.n = (int)all.len;
+        r.t = all.data;
+        break;
+    }
+    case IR_PROJ: {
+        refval tv = ref_eval(w, e->u.proj.tuple);
+        r.n = 1;
+        r.t = su_malloc(sizeof *r.t);
+        r.t[0] = tv.t[e->u.proj.index];
+        break;
+    }
+    case IR_CALL: {
+        const ir_op_def *op = ir_call_op(e);
+        if (!op)
+            su_panic("reference oracle: a call of a function");
+        SU_VEC(const ir_tensor *) in = {0};
+        for (int i = 0; i < e->u.call.nargs; i++) {
+            refval a = ref_eval(w, e->u.call.args[i]);
+            for (int j = 0; j < a.n; j++)
+                su_vec_push(&in, a.t[j]);
+        }
+        const ir_type *ty = e->type;
+        r.n = ty->kind == IR_TY_TUPLE ? ty->nfields : 1;
+        r.t = su_malloc((size_t)r.n * sizeof *r.t);
+        for (int k = 0; k < r.n; k++) {
+            const ir_type *ft = ty->kind == IR_TY_TUPLE ? ty->fields[k] : ty;
+            r.t[k] = own(w, ir_tensor_alloc(ft->dtype, ft->ndim, ft->shape));
+        }
+        su_buf err = {0};
+        ir_ref_call c = {op, e->u.call.attrs, (int)in.len, in.data, r.n, r.t, &err};
+        if (!op->ref(&c))
+            su_panic("reference kernel of %s failed: %s", op->name, su_buf_str(&err));
+        su_buf_free(&err);
+        su_vec_free(&in);
+        break;
+    }
+    default: su_panic("reference oracle: cannot evaluate a %s", ir_expr_kind_name(e->kind));
+    }
+    if (e->id < w->cap)
+        w->memo[e->id] = r;
+    return r;
+}
+
+static uint32_t max_node_id(const ir_expr *e)
+{
+    uint32_t m = e->id;
+    if (e->kind == IR_CALL)
+        for (int i = 0; i < e->u.call.nargs; i++) {
+            uint32_t k = max_node_id(e->u.call.args[i]);
+            m = k > m ? k : m;
+        }
+    else if (e->kind == IR_TUPLE)
+        for (int i = 0; i < e->u.tuple.n; i++) {
+            uint32_t k = max_node_id(e->u.tuple.fields[i]);
+            m = k > m ? k : m;
+        }
+    else if (e->kind == IR_PROJ) {
+        uint32_t k = max_node_id(e->u.proj.tuple);
+        m = k > m ? k : m;
+    }
+    return m;
+}
+
+int hx_ref_run(const ir_expr *func, hx_tensor *const *inputs, hx_tensor **outputs)
+{
+    int np = func->u.func.nparams;
+    refwalk w = {func, su_calloc((size_t)np + 1, sizeof *w.inputs), NULL, 0, {0}};
+    for (int i = 0; i < np; i++) {
+        const hx_tensor *x = inputs[i];
+        w.inputs[i] = own(&w, ir_tensor_alloc(x->dtype, x->ndim, x->shape));
+        for (int64_t j = 0; j < x->n; j++)
+            ir_tensor_set(w.inputs[i], j, x->v[j]);
+    }
+    w.cap = max_node_id(func->u.func.body) + 1;
+    w.memo = su_calloc(w.cap, sizeof *w.memo);
+    refval r = ref_eval(&w, func->u.func.body);
+    for (int k = 0; k < r.n; k++) {
+        const ir_tensor *t = r.t[k];
+        hx_tensor *o = hx_tensor_new(t->dtype, t->ndim, t->shape);
+        for (int64_t j = 0; j < o->n; j++)
+            o->v[j] = ir_tensor_get(t, j);
+        outputs[k] = o;
+    }
+    int n = r.n;
+    for (uint32_t i = 0; i < w.cap; i++)
+        free(w.memo[i].t);
+    if (w.memo[func->u.func.body->id].t != r.t)
+        free(r.t);
+    free(w.memo);
+    for (size_t i = 0; i < w.owned.len; i++)
+        ir_tensor_free(w.owned.data[i]);
+    su_vec_free(&w.owned);
+    free(w.inputs);
+    return n;
+}

@@ -31,6 +31,11 @@ void hx_tensor_free(hx_tensor *t);
  * number of outputs written to outputs[]. */
 int hx_oracle_run(const ir_expr *func, hx_tensor *const *inputs, hx_tensor **outputs);
 
+/* Evaluates a primitive function with the reference kernels of its ops
+ * (ir/ref_*.c, the interpreter's): the oracle of every generated kernel.
+ * Same contract as hx_oracle_run; aborts the test when a kernel fails. */
+int hx_ref_run(const ir_expr *func, hx_tensor *const *inputs, hx_tensor **outputs);
+
 /* Parses and type-checks Relay text, then optimizes it at -O3 (fusion);
  * aborts the test on errors. */
 ir_module *hx_load(const char *name, const char *text);

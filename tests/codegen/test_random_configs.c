@@ -3,7 +3,7 @@
  * with a residual epilogue, a strided depthwise conv, a dense with bias, a
  * batched matmul), 50 random configs of each task's space are applied,
  * lowered (weights packed by prologues), built side by side, run on the same
- * random inputs and compared with the oracle. (Layers with narrow rows keep
+ * random inputs and compared with the reference kernels. (Layers with narrow rows keep
  * the compile time of 200 kernels down: the unrolled tiles stay short.) */
 #include <math.h>
 #include <string.h>
@@ -77,7 +77,7 @@ int main(void)
     for (int c = 0; c < NCASES; c++) {
         const ir_expr *f = tasks[c].items[cases[c].task].func;
         hx_random_inputs(f, 7u + (unsigned)c, -1, 1, in[c]);
-        hx_oracle_run(f, in[c], want[c]);
+        hx_ref_run(f, in[c], want[c]);
     }
     int bad[NCASES] = {0};
     double worst[NCASES] = {0};
@@ -98,7 +98,7 @@ int main(void)
             hx_tensor_free(got[o]);
     }
     for (int c = 0; c < NCASES; c++) {
-        ok(lib && bad[c] == 0, "%s task %d: all random schedules match the oracle (worst error %.2g)", cases[c].model,
+        ok(lib && bad[c] == 0, "%s task %d: all random schedules match the reference kernels (worst error %.2g)", cases[c].model,
            cases[c].task, worst[c]);
         const ir_expr *f = tasks[c].items[cases[c].task].func;
         for (int p = 0; p < f->u.func.nparams; p++)

@@ -1,7 +1,7 @@
 /* test_zoo.c — every distinct fused function of the zoo models (resnet18,
  * mobilenet_v2, squeezenet1_0, the BERT layer, the MLP), lowered with its
  * template's default schedule and hoisted weight packing, built in one
- * shared object and checked against the oracle on random inputs (max error
+ * shared object and checked against the reference kernels on random inputs (max error
  * relative to the output's magnitude below 1e-4). Functions are distinct by
  * workload key, so each shape is checked once. */
 #include <math.h>
@@ -64,7 +64,7 @@ int main(void)
         hx_tensor *in[64], *want[8], *got[8];
         int nw, ng;
         hx_random_inputs(k->func, 99u + (unsigned)i, -1, 1, in);
-        nw = hx_oracle_run(k->func, in, want);
+        nw = hx_ref_run(k->func, in, want);
         int rc = hx_run(k, in, got, &ng);
         double err = ng == nw ? 0 : INFINITY;
         for (int o = 0; o < nw && o < ng; o++) {
