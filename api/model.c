@@ -6,6 +6,7 @@
  * shape. */
 #include <dlfcn.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "api/api.h"
@@ -52,8 +53,14 @@ char *rt_model_compile(rt_module *m, const char *out_path, const rt_compile_opti
     db_lookup look = {0};
     look.target = t.name;
     if (o->db_path) {
+        struct stat sb;
+        if (stat(o->db_path, &sb) != 0) {
+            if (errs)
+                fprintf(errs, "relay-tune: error: %s: no such database\n", o->db_path);
+            return NULL;
+        }
         su_buf err = {0};
-        db_open_opts dopts = {0};
+        db_open_opts dopts = {DB_OPEN_NO_CREATE | DB_OPEN_READONLY, 0, 0};
         look.d = db_open(o->db_path, &dopts, &err);
         if (!look.d) {
             if (errs)

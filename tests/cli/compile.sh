@@ -53,6 +53,12 @@ check "run: no --params for a .so" 2 "$RELAY_TUNE" run "$TMP/mlp.so" --params "$
 printf 'not a model' >"$TMP/bad.so"
 check "run: not a shared object" 1 "$RELAY_TUNE" run "$TMP/bad.so" --random-params 1
 has "cannot load" "$TMP/err" "cannot load"
+check "compile --db: a missing database" 1 "$RELAY_TUNE" compile "$M" --random-params 1 --db "$TMP/none.db" -o "$TMP/x.so"
+has "says so" "$TMP/err" "no such database"
+[ ! -e "$TMP/none.db" ] && tap_ok "--db does not create a database" || tap_fail "--db does not create a database"
+"$RELAY_TUNE" db import --db "$TMP/t.db" "$top_srcdir/fuzz/log-seeds/three.jsonl" >/dev/null 2>&1
+check "compile --db: a database without these workloads" 0 "$RELAY_TUNE" compile "$M" --random-params 1 --db "$TMP/t.db" -o "$TMP/x.so"
+has "every kernel with its defaults" "$TMP/out" "4 distinct kernels (0 with a database config)"
 check "bench the .so" 0 "$RELAY_TUNE" bench "$TMP/mlp.so" --repeat 5 --warmup 1
 has "bench: median p10 p90" "$TMP/out" "ms, p10"
 check "bench --json" 0 "$RELAY_TUNE" bench "$TMP/mlp.so" --repeat 5 --json
