@@ -5,6 +5,7 @@
 #define RT_API_H
 
 #include "include/relaytune.h"
+#include "db/db.h"
 #include "ir/ir.h"
 #include "tuner/tuner.h"
 
@@ -25,6 +26,18 @@ struct rt_tensor {
 /* Wraps a heap tensor (taking it over). */
 rt_tensor *api_tensor_wrap(ir_tensor *t);
 
+/* ---- db.c: the tuning database ------------------------------------------ */
+
+struct rt_db {
+    db *d;                  /* the open database */
+};
+
 /* ---- lower.c: rt_task_lower (schedules and code of one task) ------------ */
+
+/* ---- tune.c: the runner, rt_tune, the best config of a task -------------- */
+
+struct rt_runner {
+    ms_runner *r;           /* the fork server */
+};
 
 #endif
