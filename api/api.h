@@ -40,4 +40,12 @@ struct rt_runner {
     ms_runner *r;           /* the fork server */
 };
 
+/* For compiling a whole model: the config of the task of m whose workload
+ * key is `key`, as schedule JSON for sch_config_parse (malloc'd), from the
+ * best valid record of d for target (exact target string, then the same
+ * ISA); NULL for the default config (no such task, or no valid record).
+ * Stale and invalid records skipped and a fallback are noted to `notes`
+ * (may be NULL). */
+char *api_best_config_for_key(rt_module *m, db *d, const char *target, const char *key, FILE *notes);
+
 #endif

@@ -72,7 +72,11 @@ static bool parse_selection(const rt_module *m, const char *text, bool *sel, FIL
         bool number = end != item && (*end == 0 || *end == '-');
         if (number && *end == '-')
             b = strtoul(end + 1, &end, 10);
-        if (number && *end == 0 && !(item[0] == '-' || strchr(item, '-') == item + k - 1)) {
+        number = number && *end == 0 && item[0] != '-' && item[k - 1] != '-';
+        /* digits only may still be the start of a hash */
+        if (number && (a > b || b >= n) && k >= 4 && !strchr(item, '-'))
+            number = false;
+        if (number) {
             if (a > b || b >= n) {
                 fail(errs, "--tasks: '%s' is out of range (the model has %zu tasks, 0 to %zu)", item, n,
                      n ? n - 1 : 0);
@@ -350,6 +354,47 @@ char *rt_tune_report_text(const rt_tune_report *r)
     return su_buf_take(&b);
 }
 
+/* The best config of task `index` on target as schedule JSON (malloc'd), or
+ * NULL for the default; kind gets 1 exact, 2 same ISA, 0 default, -1 error. */
+static char *best_json(rt_module *m, size_t index, db *d, const char *tname, int *kind, char **notes, FILE *errs)
+{
+    *kind = -1;
+    tg_target tg;
+    const char *why;
+    if (!tg_target_parse(tname, &tg, &why)) {
+        fail(errs, "target '%s': %s", tname, why);
+        return NULL;
+    }
+    su_arena a;
+    su_arena_init(&a);
+    db_target dt;
+    tun_target_describe(&tg, tname, &a, &dt);
+    tun_space sp;
+    su_buf err = {0};
+    char *json = NULL;
+    if (!tun_space_init(&sp, &m->tasks.items[index], &tg.hw, &err)) {
+        fail(errs, "%s", su_buf_str(&err));
+    } else {
+        tun_best b;
+        if (!tun_best_config(d, &sp, &dt, &b, &err)) {
+            fail(errs, "%s", su_buf_str(&err));
+        } else {
+            *kind = b.kind == TUN_BEST_EXACT ? 1 : b.kind == TUN_BEST_ISA ? 2 : 0;
+            if (*kind)
+                json = tun_config_sch_json(&sp, &b.cfg);
+            if (notes) {
+                *notes = b.notes;
+                b.notes = NULL;
+            }
+        }
+        tun_best_free(&b);
+        tun_space_free(&sp);
+    }
+    su_buf_free(&err);
+    su_arena_free(&a);
+    return json;
+}
+
 int rt_task_best_config(rt_module *m, size_t index, rt_db *h, const char *target, char **config_json, char **notes,
                         FILE *errs)
 {
@@ -361,39 +406,32 @@ int rt_task_best_config(rt_module *m, size_t index, rt_db *h, const char *target
         fail(errs, "no task %zu (the model has %zu)", index, m->tasks.len);
         return -1;
     }
-    const char *tname = target ? target : "cpu";
-    tg_target tg;
-    const char *why;
-    if (!tg_target_parse(tname, &tg, &why)) {
-        fail(errs, "target '%s': %s", tname, why);
-        return -1;
-    }
-    su_arena a;
-    su_arena_init(&a);
-    db_target dt;
-    tun_target_describe(&tg, tname, &a, &dt);
-    tun_space sp;
-    su_buf err = {0};
-    int rc = -1;
-    if (!tun_space_init(&sp, &m->tasks.items[index], &tg.hw, &err)) {
-        fail(errs, "%s", su_buf_str(&err));
-    } else {
-        tun_best b;
-        if (!tun_best_config(h->d, &sp, &dt, &b, &err)) {
-            fail(errs, "%s", su_buf_str(&err));
-        } else {
-            rc = b.kind == TUN_BEST_EXACT ? 1 : b.kind == TUN_BEST_ISA ? 2 : 0;
-            if (rc)
-                *config_json = tun_config_sch_json(&sp, &b.cfg);
-            if (notes) {
-                *notes = b.notes;
-                b.notes = NULL;
-            }
+    int kind;
+    *config_json = best_json(m, index, h->d, target ? target : "cpu", &kind, notes, errs);
+    return kind;
+}
+
+char *api_best_config_for_key(rt_module *m, db *d, const char *target, const char *key, FILE *notes)
+{
+    ensure_tasks(m);
+    for (size_t i = 0; i < m->tasks.len; i++) {
+        if (strcmp(m->tasks.items[i].key, key) != 0)
+            continue;
+        int kind;
+        char *why = NULL;
+        char *json = best_json(m, i, d, target ? target : "cpu", &kind, &why, notes);
+        for (char *line = why, *end; notes && line && *line; line = end + 1) {
+            end = strchr(line, '\n');
+            if (!end)
+                end = line + strlen(line) - 1;
+            fprintf(notes, "relay-tune: note: task %zu (%s): %.*s\n", i, m->tasks.items[i].hash, (int)(end - line),
+                    line);
         }
-        tun_best_free(&b);
-        tun_space_free(&sp);
+        if (notes && kind == 0)
+            fprintf(notes, "relay-tune: note: task %zu (%s) has no valid tuning record for %s: default config\n", i,
+                    m->tasks.items[i].hash, target ? target : "cpu");
+        free(why);
+        return json;
     }
-    su_buf_free(&err);
-    su_arena_free(&a);
-    return rc;
+    return NULL;
 }
