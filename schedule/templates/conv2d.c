@@ -39,6 +39,33 @@ static sch_tensor *pad_of(const sch_schedule *s, const sch_tensor *a)
     return NULL;
 }
 
+/* A register tile when the usual one degenerates (widths with few divisors:
+ * 13, 109): kb channels (dividing K, at most 64) by owb columns (dividing OW,
+ * at most 32), their owb * ceil(kb / lanes) accumulators within regs, scored
+ * by useful lane-FMAs per reduction step over what bounds the step: the
+ * FMAs, the loads (kb / lanes weight vectors and owb broadcasts) or the 8
+ * accumulators two FMA pipes of latency 4 need in flight. */
+static void fallback_tile(int64_t K, int64_t OW, int lanes, int regs, int64_t *kb, int64_t *owb)
+{
+    double best = -1;
+    for (int64_t k = 1; k <= 64 && k <= K; k++) {
+        if (K % k)
+            continue;
+        int64_t vecs = (k + lanes - 1) / lanes;
+        for (int64_t w = 1; w <= 32 && w <= OW; w++) {
+            if (OW % w || vecs * w > regs)
+                continue;
+            int64_t fmas = vecs * w, loads = vecs + w, bound = fmas > loads ? fmas : loads;
+            double score = (double)(k * w) / (double)(bound > 8 ? bound : 8);
+            if (score > best) {
+                best = score;
+                *kb = k;
+                *owb = w;
+            }
+        }
+    }
+}
+
 void sch_template_conv2d(sch_tctx *t)
 {
     sch_schedule *s = t->s;
@@ -74,7 +101,7 @@ void sch_template_conv2d(sch_tctx *t)
      * number of vectors, or where the reduction is too short for the
      * transposed epilogue to be hidden; depthwise convs always use rows. */
     static const int64_t off_on[2] = {0, 1};
-    bool row_default = depthwise || (sw == 1 && (OW % lanes == 0 || (red <= 64 && OW >= lanes)));
+    bool row_default = depthwise || (sw == 1 && OW % lanes == 0);
     int64_t vec_ow = depthwise ? 1 : sch_define_knob(t, "vec_ow", 2, off_on, row_default);
     int64_t kb0, owb0;
     if (vec_ow) {
@@ -84,6 +111,8 @@ void sch_template_conv2d(sch_tctx *t)
     } else {
         kb0 = sch_tmpl_vector_factor(K, 2 * lanes, lanes);
         owb0 = sch_tmpl_divisor(OW, (t->hw->vregs - 8) / ((kb0 + lanes - 1) / lanes));
+        if (owb0 < 4)
+            fallback_tile(K, OW, lanes, t->hw->vregs - 8, &kb0, &owb0);
     }
     const int64_t dk[2] = {K / kb0, kb0}, dw[2] = {OW / owb0, owb0};
     /* the unrolled dimension of the register tile stays within what the
