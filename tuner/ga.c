@@ -50,6 +50,8 @@ static int by_fitness(const void *a, const void *b)
 static void ga_update(tun_tuner *t, int n, const int64_t *idx, const double *cost)
 {
     ga_state *g = t->state;
+    if (n <= 0)
+        return;
     for (int i = 0; i < n; i++) {
         gene e = {idx[i], isfinite(cost[i]) && cost[i] > 0 ? 1.0 / cost[i] : 0};
         su_vec_push(&g->measured, e);

@@ -249,7 +249,8 @@ static bool load_existing(run *R, const tun_space *s, tun_tuner *tu, tun_task_re
         idx[m] = k;
         cost[m++] = recs[i].error ? INFINITY : recs[i].mean_cost;
     }
-    tun_update(tu, (int)m, idx, cost);
+    if (m)
+        tun_update(tu, (int)m, idx, cost);
     tun_idxset_free(&seen);
     free(idx);
     free(cost);

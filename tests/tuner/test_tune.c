@@ -104,6 +104,7 @@ static void test_tuners(const tun_space *s)
     for (int k = 0; k < 3; k++) {
         const tun_tuner_ops *ops = tun_tuner_find(names[k]);
         tun_tuner *t = tun_tuner_new(ops, s, 7);
+        tun_update(t, 0, NULL, NULL); /* nothing measured before: fine */
         /* one config measured before: never proposed */
         int64_t pre = 1;
         double pre_cost = 1e-3;
@@ -175,7 +176,7 @@ static void test_errors(ms_runner *r, const tg_target *tg, const tun_space *s)
     tun_result res[6];
     /* two per unit: the compile error shares its unit with config 4, the
      * wrong answer with config 0; the hanging compile is alone */
-    tun_measurer m = measurer(r, tg, 2, 2);
+    tun_measurer m = measurer(r, tg, 2, 5);
     ok(tun_measure(&m, s, td, 6, cfgs, res), "a batch with broken candidates is measured");
     is_str(su_merr_name(res[0].error), "none", "config 0: measured (%s)", res[0].msg);
     is_str(su_merr_name(res[1].error), "compile_error", "config 1: compile error");
