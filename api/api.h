@@ -5,6 +5,7 @@
 #define RT_API_H
 
 #include "include/relaytune.h"
+#include "db/db.h"
 #include "ir/ir.h"
 #include "tuner/tuner.h"
 
@@ -28,8 +29,29 @@ rt_tensor *api_tensor_wrap(ir_tensor *t);
 /* Item i of the inputs (false past the end). */
 bool api_inputs_item(const rt_inputs *in, size_t i, const char **name, const rt_tensor **t, const char **origin);
 
+
+/* ---- db.c: the tuning database ------------------------------------------ */
+
+struct rt_db {
+    db *d;                  /* the open database */
+};
+
 /* ---- model.c: compiled models (rt_model_compile, rt_cmodel_*) ------------ */
 
 /* ---- lower.c: rt_task_lower (schedules and code of one task) ------------ */
+
+/* ---- tune.c: the runner, rt_tune, the best config of a task -------------- */
+
+struct rt_runner {
+    ms_runner *r;           /* the fork server */
+};
+
+/* For compiling a whole model: the config of the task of m whose workload
+ * key is `key`, as schedule JSON for sch_config_parse (malloc'd), from the
+ * best valid record of d for target (exact target string, then the same
+ * ISA); NULL for the default config (no such task, or no valid record).
+ * Stale and invalid records skipped and a fallback are noted to `notes`
+ * (may be NULL). */
+char *api_best_config_for_key(rt_module *m, db *d, const char *target, const char *key, FILE *notes);
 
 #endif

@@ -5,12 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "include/relaytune.h"
-#include "db/db.h"
-
-struct rt_db {
-    db *d;
-};
+#include "api/api.h"
 
 /* How many rejection messages one import or merge prints before summarizing. */
 #define MAX_REPORTS 20

@@ -26,6 +26,10 @@ int cli_cmd_tasks(int argc, char **argv);
 /* relay-tune lower MODEL --task N [--config JSON] [--emit WHAT] */
 int cli_cmd_lower(int argc, char **argv);
 
+/* ---- cmd_tune.c ---- */
+/* relay-tune tune MODEL --trials N [--target cpu] [--db DB] [--tuner random|grid|ga] ... */
+int cli_cmd_tune(int argc, char **argv);
+
 /* ---- cmd_db.c ---- */
 /* relay-tune db export|import|merge|stats|best|gc [--db PATH] ... */
 int cli_cmd_db(int argc, char **argv);

@@ -12,9 +12,12 @@ static void help(FILE *out)
 {
     fprintf(out,
             "usage: relay-tune tasks MODEL.relay [--target cpu] [-O0..3] [--params W.npz | --random-params S] [--json] [--keys]\n"
+            "                        [--space]\n"
             "  Lists the tuning tasks of the model after optimization (default -O3).\n"
             "  --json   machine-readable output (keys, hashes, shapes, GFLOP, counts)\n"
-            "  --keys   also print each task's full workload key\n");
+            "  --keys   also print each task's full workload key\n"
+            "  --space  also print each task's config space for the target: its template (and the\n"
+            "           template's version), knobs, their candidates (* the default) and total size\n");
 }
 
 int cli_cmd_tasks(int argc, char **argv)
@@ -23,7 +26,7 @@ int cli_cmd_tasks(int argc, char **argv)
     unsigned long long random_seed = 0;
     const char *file = NULL, *params = NULL, *target = "cpu";
     rt_opt_options o = {.level = 3};
-    int json = 0, keys = 0;
+    int json = 0, keys = 0, space = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -40,6 +43,8 @@ int cli_cmd_tasks(int argc, char **argv)
             json = 1;
         } else if (!strcmp(a, "--keys")) {
             keys = 1;
+        } else if (!strcmp(a, "--space")) {
+            space = 1;
         } else if (!strcmp(a, "--target") && i + 1 < argc) {
             target = argv[++i];
         } else if (a[0] == '-') {
@@ -89,6 +94,16 @@ int cli_cmd_tasks(int argc, char **argv)
                    t[i].shapes);
             if (keys)
                 printf("    key: %s\n", t[i].key);
+            if (space) {
+                char *sp = rt_task_lower(m, i, NULL, target, RT_LOWER_SPACE, stderr);
+                if (!sp) {
+                    rt_module_free(m);
+                    return 1;
+                }
+                for (char *line = strtok(sp, "\n"); line; line = strtok(NULL, "\n"))
+                    printf("    %s\n", line);
+                free(sp);
+            }
             total += t[i].gflop * t[i].count;
             calls += t[i].count;
         }

@@ -17,6 +17,7 @@ static const struct {
     {"opt", cli_cmd_opt, "optimize a model (passes, operator fusion) and print it"},
     {"tasks", cli_cmd_tasks, "list the tuning tasks (fused kernels) of a model"},
     {"lower", cli_cmd_lower, "print the loop nest (or C) of a task under a schedule"},
+    {"tune", cli_cmd_tune, "search the tasks' schedules on this machine; every measurement into the database"},
     {"db", cli_cmd_db, "the tuning database: export, import, merge, stats, best, gc"},
     {"compile", cli_cmd_compile, "compile a model into one shared object (kernels, weights, memory plan)"},
     {"run", cli_cmd_run, "run a model's @main on .npz/.npy inputs (or seeded random ones): interpreter or compiled"},

@@ -135,6 +135,10 @@ int db_best(db *d, const char *key, const char *target, su_arena *a, db_record *
 /* Up to k best successful records in the order of db_best; *out in the arena. */
 bool db_top_k(db *d, const char *key, const char *target, size_t k, su_arena *a, db_record **out,
               size_t *n);
+/* Up to k best successful records of a workload measured on any target
+ * whose ISA features are `isa`, in db_best's order (the fallback for a
+ * target string never tuned). */
+bool db_top_k_isa(db *d, const char *key, const char *isa, size_t k, su_arena *a, db_record **out, size_t *n);
 /* Every record of a workload (failures included, for cost-model training), in
  * insertion order; target NULL means any target. */
 bool db_workload_records(db *d, const char *key, const char *target, su_arena *a, db_record **out,

@@ -530,6 +530,24 @@ int db_best(db *d, const char *key, const char *target, su_arena *a, db_record *
     return n ? 1 : 0;
 }
 
+bool db_top_k_isa(db *d, const char *key, const char *isa, size_t k, su_arena *a, db_record **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *st = prepare(d, "SELECT " DB_RECORD_COLUMNS " FROM " DB_RECORD_FROM
+                                  " WHERE r.workload_id = (SELECT id FROM workloads WHERE key = ?1)"
+                                  " AND t.isa = ?2 AND r.error = 0 AND r.mean_cost IS NOT NULL"
+                                  " ORDER BY " DB_BEST_ORDER " LIMIT ?3");
+    if (!st)
+        return false;
+    bind_text(st, 1, key);
+    bind_text(st, 2, isa);
+    sqlite3_bind_int64(st, 3, k > INT64_MAX ? INT64_MAX : (int64_t)k);
+    bool good = collect(d, st, a, out, n, "looking up the best records of an ISA");
+    sqlite3_finalize(st);
+    return good;
+}
+
 bool db_workload_records(db *d, const char *key, const char *target, su_arena *a, db_record **out, size_t *n)
 {
     *out = NULL;

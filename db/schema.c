@@ -267,13 +267,21 @@ static bool refuse_unreadable(db *d, int rc)
     return db_fail_sql(d, rc, "reading the database header");
 }
 
-/* Who owns the file: 1 ours, 0 empty (new), -1 refused (message set). */
+/* Who owns the file: 1 ours, 0 empty (new), -1 refused (message set). The
+ * three values are read in one read transaction (unless the caller holds a
+ * write transaction already): another process may be creating the file,
+ * and its schema objects and application_id must be seen together, never
+ * the objects without the id. */
 static int ownership(db *d)
 {
     int64_t app, ver, objects;
     int rc;
-    if (!query_int(d, "PRAGMA application_id", &app, &rc) || !query_int(d, "PRAGMA user_version", &ver, &rc) ||
-        !query_int(d, "SELECT count(*) FROM sqlite_master", &objects, &rc)) {
+    bool own_txn = sqlite3_get_autocommit(d->sql) && sqlite3_exec(d->sql, "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
+    bool read = query_int(d, "PRAGMA application_id", &app, &rc) && query_int(d, "PRAGMA user_version", &ver, &rc) &&
+                query_int(d, "SELECT count(*) FROM sqlite_master", &objects, &rc);
+    if (own_txn)
+        sqlite3_exec(d->sql, "COMMIT", NULL, NULL, NULL);
+    if (!read) {
         refuse_unreadable(d, rc);
         return -1;
     }

@@ -7,6 +7,7 @@
 #ifndef RELAYTUNE_H
 #define RELAYTUNE_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -213,6 +214,111 @@ int rt_result_is_tuple(const rt_result *r);
 double rt_result_seconds(const rt_result *r);
 /* Frees the result (NULL is fine). */
 void rt_result_free(rt_result *r);
+
+/* ---- tuning --------------------------------------------------------------
+ * `relay-tune tune`: every task's schedule is searched on this machine, each
+ * candidate measured in an isolated process and checked against the
+ * reference interpreter, every result kept in the database; compiling then
+ * uses the best valid record per task. See docs/tuning.md. */
+
+/* The measurement runner: a process that runs every candidate in a child of
+ * its own, so that a crash or a hang costs one record. */
+typedef struct rt_runner rt_runner;
+
+/* Forks the runner. Call it before anything that may start threads:
+ * optimizing a model with bound weights runs the reference kernels, which
+ * start OpenMP's threads, and a process forked after that can hang in its
+ * first parallel region. NULL after a message. */
+rt_runner *rt_runner_start(FILE *errs);
+/* Stops the runner (NULL is fine). */
+void rt_runner_stop(rt_runner *r);
+
+/* What rt_tune reports as it goes. */
+enum { RT_TUNE_TASK_BEGIN = 0, RT_TUNE_BATCH = 1, RT_TUNE_TASK_END = 2 };
+
+typedef struct rt_tune_progress {
+    int event;                  /* RT_TUNE_* */
+    size_t pos, npos;           /* the task's position among the tasks tuned */
+    size_t task;                /* its index in rt_module_tasks */
+    const rt_task *info;
+    long long trials;           /* its configs measured on this target (earlier sessions too) */
+    long long budget;           /* its trials */
+    long long errors;           /* failed ones among trials */
+    double default_gflops;      /* the default config's speed (0: not measured, or it failed) */
+    double best_gflops;         /* the best speed (0: none) */
+    int batch, batch_errors;    /* RT_TUNE_BATCH: configs just measured, failed ones */
+    long long done, todo;       /* measurements of this run: made, planned */
+    double elapsed;             /* seconds since the run started */
+    double left;                /* estimate of seconds left (-1: unknown yet) */
+    int early_stopped;          /* RT_TUNE_TASK_END: stopped without improvement */
+    const char *failure;        /* RT_TUNE_TASK_END: why the task could not be tuned, or NULL */
+} rt_tune_progress;
+
+typedef struct rt_tune_options {
+    const char *target;         /* "cpu", "cpu -cores=2" (NULL: "cpu"); records are made for it */
+    long long trials;           /* the budget over the tasks tuned; configs already measured count */
+    const char *tuner;          /* "random", "grid" or "ga" (NULL: "ga") */
+    const char *tasks;          /* which tasks: "0,3-5,e6a6" (indices, ranges, hash prefixes; NULL: all) */
+    long long early_stopping;   /* a task stops after this many trials without improvement (0: never) */
+    unsigned long long seed;    /* tuners and the tasks' random inputs */
+    int jobs;                   /* compilers at once (0: the target's cores) */
+    int batch;                  /* configs per batch (0: 4 per job, at least 8) */
+    int per_unit;               /* candidates per translation unit (0: a batch over `jobs` units) */
+    double compile_timeout;     /* seconds per candidate's compile (0: 60) */
+    double run_timeout;         /* seconds per candidate's run (0: 10) */
+    int repeat;                 /* costs per candidate (0: 3) */
+    int min_repeat_ms;          /* runs per cost grow until one cost takes this long (0: 40; <0: 0) */
+    int flush_cache;            /* nonzero: evict caches before each repeat */
+    const char *papi_events;    /* comma-separated PAPI counters to read (NULL: none) */
+    const char *model;          /* the model, for the session ("" when NULL) */
+    const char *command;        /* the command line, for the session */
+    volatile sig_atomic_t *stop;   /* when it becomes nonzero, the batch in flight is finished
+                                      and stored and rt_tune returns (NULL: never) */
+    void (*progress)(void *ctx, const rt_tune_progress *p);
+    void *progress_ctx;
+} rt_tune_options;
+
+/* One task of a tuning run, at its end. */
+typedef struct rt_tune_row {
+    size_t task;                /* index in rt_module_tasks */
+    const rt_task *info;
+    long long budget, trials, measured, errors;  /* trials: configs on this target; measured: by this run */
+    long long stale, invalid;   /* records skipped (template version changed; config does not fit) */
+    long long space;            /* configs in its space */
+    double default_gflops, best_gflops, speedup; /* 0 where unknown */
+    int early_stopped, exhausted;
+    int fallback;               /* compiling would use the default config (no valid successful record) */
+    const char *failure;        /* why it could not be tuned, or NULL */
+} rt_tune_row;
+
+typedef struct rt_tune_report {
+    rt_tune_row *rows;
+    size_t n;
+    long long measured;         /* measurements made by this run */
+    int interrupted;            /* the stop flag ended it */
+    double seconds;
+    char session[37];           /* the session's uuid in the database */
+} rt_tune_report;
+
+/* Tunes the tasks of an optimized module on the target, storing every
+ * measurement in db. Returns 0 (also when interrupted: the report says so),
+ * or -1 after a message (bad options, a database or runner failure; the
+ * batches committed stay). *out (may be NULL) gets the report, also on -1. */
+int rt_tune(rt_module *m, rt_runner *r, rt_db *db, const rt_tune_options *o, rt_tune_report **out, FILE *errs);
+/* The end-of-run table: task, calls, default and best GFLOP/s, speedup,
+ * trials; then the tasks that fall back to the default config (malloc'd). */
+char *rt_tune_report_text(const rt_tune_report *r);
+void rt_tune_report_free(rt_tune_report *r);
+
+/* The config task `index` of m is compiled with on target (NULL: "cpu"): the
+ * best successful record in db whose config fits the task's space now,
+ * measured on this target string, else on one with the same ISA. Returns 1
+ * (this target) or 2 (same ISA) with *config_json the config for
+ * rt_task_lower; 0 when the task falls back to the default config
+ * (*config_json NULL); -1 after a message. *notes (may be NULL) gets the
+ * records skipped as stale or invalid, one a line (malloc'd, or NULL). */
+int rt_task_best_config(rt_module *m, size_t index, rt_db *db, const char *target, char **config_json, char **notes,
+                        FILE *errs);
 
 /* What rt_task_lower returns. */
 enum {

@@ -2,11 +2,13 @@
  * process, forked before the tool starts any thread, forks one child per
  * candidate, so that a crash, a hang or a wrong answer costs one record and
  * never the session, and so that OpenMP in the candidate starts clean.
- * Prefix: ms_. Uses ir/ (tensors) and support/ (error codes). */
+ * Prefix: ms_. Uses targets/ (code generation, the compiler), schedule/
+ * (templates, lowering), ir/ (tensors) and support/ (error codes). */
 #ifndef RT_MEASURE_H
 #define RT_MEASURE_H
 
 #include "ir/ir.h"
+#include "targets/targets.h"
 
 enum { MS_MAX_EVENTS = 8, MS_MAX_REPEAT = 64, MS_MSG = 256, MS_NAME = 64 };
 
@@ -91,7 +93,47 @@ ms_runner *ms_runner_start(su_buf *err);
  * failing candidate returns true with out->error set. */
 bool ms_runner_measure(ms_runner *r, const ms_task_data *t, const char *so_path, const char *symbol,
                        const ms_run_options *o, ms_result *out);
-/* Stops the runner process (NULL is fine). */
+/* Stops the runner process (NULL is fine). The runner removes the data files
+ * of the tasks it ran as it stops (also when the tool died without
+ * removing them), so task data must not outlive the runner that used it. */
 void ms_runner_stop(ms_runner *r);
+
+/* ---- builder.c: candidates into shared objects ---------------------------- */
+
+/* One candidate: a primitive function scheduled by a template with a config. */
+typedef struct ms_candidate {
+    const ir_expr *func;        /* the primitive function (typed) */
+    const char *template_name;  /* its template (NULL: the anchor's) */
+    const sch_config *cfg;      /* the config (NULL: the template's defaults) */
+    const bool *param_const;    /* per parameter: a weight, whose packing is hoisted into a
+                                   prologue the entry runs once (NULL: none) */
+    const char *symbol;         /* the entry point: a C identifier, unique in the batch; the
+                                   entry takes the parameters, then the outputs */
+} ms_candidate;
+
+/* What became of a candidate. */
+typedef struct ms_built {
+    su_merr error;              /* NONE, INVALID_CONFIG, INSTANTIATION, COMPILE_ERROR,
+                                   COMPILE_TIMEOUT (UNKNOWN: the cache could not be written) */
+    char *msg;                  /* why (malloc'd; the compiler's log, cut to 4 KiB), or NULL */
+    char *so_path;              /* the shared object with `symbol` (malloc'd), NULL on an error */
+    double build_time_s;        /* scheduling and code generation, plus its share of its unit's
+                                   compile (0 for a cached object) */
+} ms_built;
+
+typedef struct ms_build_options {
+    int jobs;                   /* compilers at once (0: the target's cores) */
+    int per_unit;               /* candidates per translation unit (0: the batch spread over
+                                   `jobs` units) */
+    double timeout_s;           /* compile time limit per candidate (a unit of k gets k times
+                                   as long; 0: none) */
+} ms_build_options;
+
+/* Builds n candidates for target t; out[i] tells what became of cands[i].
+ * Never fails as a whole: each candidate gets its own error. A unit that
+ * fails to compile is compiled again candidate by candidate. */
+void ms_build(const ms_candidate *cands, int n, const tg_target *t, const ms_build_options *o, ms_built *out);
+/* Frees a result's strings. */
+void ms_built_free(ms_built *b);
 
 #endif

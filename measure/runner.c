@@ -385,17 +385,31 @@ static void runner_handle(const request *rq, ms_result *shared, ms_result *out)
 
 static void runner_main(int req_fd, int resp_fd)
 {
+    /* Ctrl-C at a terminal reaches the whole process group; the tool
+     * finishes the batch in flight, so the runner must live on until the
+     * tool closes its pipe (which ends it) */
+    signal(SIGINT, SIG_IGN);
     ms_papi_init(NULL, 0);
     ms_result *shared = mmap(NULL, sizeof *shared, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (shared == MAP_FAILED)
         _exit(1);
     request rq;
+    /* the task data files seen: a tool killed with SIGKILL cannot remove
+     * its own, so the runner removes them when the tool's pipe closes */
+    SU_VEC(char *) seen = {0};
     while (read_all(req_fd, &rq, sizeof rq)) {
+        bool known = false;
+        for (size_t i = 0; i < seen.len && !known; i++)
+            known = !strcmp(seen.data[i], rq.data_path);
+        if (!known)
+            su_vec_push(&seen, su_strdup(rq.data_path));
         ms_result res;
         runner_handle(&rq, shared, &res);
         if (!write_all(resp_fd, &res, sizeof res))
             break;
     }
+    for (size_t i = 0; i < seen.len; i++)
+        unlink(seen.data[i]);
     _exit(0);
 }
 

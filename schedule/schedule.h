@@ -701,6 +701,10 @@ typedef void (*sch_template_fn)(sch_tctx *t);
 /* The template for a template name ("conv2d_nchw", "dense", ...), or the
  * default one ("injective" / "reduce") for NULL or an unknown name. */
 sch_template_fn sch_template_find(const char *name);
+/* The version of a template's configs (the default template's for NULL or
+ * an unknown name): it changes when a stored config would schedule
+ * differently, so that old tuning records are recognized as stale. */
+int sch_template_version(const char *name);
 /* The template name a schedule gets: its task's (from the anchor op) or
  * "default". */
 const char *sch_template_name(const sch_schedule *s);

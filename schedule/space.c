@@ -164,8 +164,8 @@ bool sch_config_parse(const sch_space *sp, const char *text, sch_config *c, char
 
 void sch_space_print(su_buf *b, const sch_space *sp)
 {
-    su_buf_printf(b, "template %s: %lld configs\n", sp->template_name ? sp->template_name : "?",
-                  (long long)sch_space_size(sp));
+    su_buf_printf(b, "template %s (version %d): %lld configs\n", sp->template_name ? sp->template_name : "?",
+                  sch_template_version(sp->template_name), (long long)sch_space_size(sp));
     for (size_t i = 0; i < sp->knobs.len; i++) {
         const sch_knob *k = &sp->knobs.data[i];
         if (k->kind == SCH_KNOB_SPLIT)

@@ -11,16 +11,23 @@
 
 const sch_hw sch_hw_default = {16, 32, 2};
 
+/* The registry. `version` says what a config of the template means: bump it
+ * when a change makes a stored config schedule differently (a knob that
+ * means something else, a candidate list in another order, a different
+ * trace for the same choices), so that tuning records of the old meaning
+ * stop being used (and say so) instead of silently applying another
+ * schedule. New defaults or a faster lowering of the same trace keep it. */
 static const struct {
     const char *name;
     sch_template_fn fn;
+    int version;
 } templates[] = {
-    {"conv2d_nchw", sch_template_conv2d},
-    {"depthwise_conv2d_nchw", sch_template_conv2d},
-    {"group_conv2d_nchw", sch_template_conv2d},
-    {"dense", sch_template_matmul},
-    {"batch_matmul", sch_template_matmul},
-    {"default", sch_template_default},
+    {"conv2d_nchw", sch_template_conv2d, 1},
+    {"depthwise_conv2d_nchw", sch_template_conv2d, 1},
+    {"group_conv2d_nchw", sch_template_conv2d, 1},
+    {"dense", sch_template_matmul, 1},
+    {"batch_matmul", sch_template_matmul, 1},
+    {"default", sch_template_default, 1},
 };
 
 sch_template_fn sch_template_find(const char *name)
@@ -29,6 +36,14 @@ sch_template_fn sch_template_find(const char *name)
         if (!strcmp(templates[i].name, name))
             return templates[i].fn;
     return sch_template_default;
+}
+
+int sch_template_version(const char *name)
+{
+    for (size_t i = 0; name && i < sizeof templates / sizeof *templates; i++)
+        if (!strcmp(templates[i].name, name))
+            return templates[i].version;
+    return templates[sizeof templates / sizeof *templates - 1].version;
 }
 
 /* The registry's own copy of a template name (static storage). */

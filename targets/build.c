@@ -11,10 +11,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <spawn.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "targets/targets.h"
@@ -90,7 +92,10 @@ static int split_flags(char *flags, char **argv, int max)
 }
 
 /* Starts the compiler on src, writing out; its stderr goes to log_path.
- * Returns the child's pid, or -1. */
+ * Returns the child's pid, or -1. The compiler gets a process group of its
+ * own: a time limit kills the whole group (the driver and its cc1 and as),
+ * and a Ctrl-C at the terminal, meant for the tool, does not kill the
+ * compilers of the batch the tool is finishing. */
 static pid_t spawn_compiler(const char *cc, const char *cflags, bool object, const char *src, const char *out,
                             const char *log_path)
 {
@@ -111,8 +116,13 @@ static pid_t spawn_compiler(const char *cc, const char *cflags, bool object, con
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 2, log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawnattr_t at;
+    posix_spawnattr_init(&at);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&at, 0);
     pid_t pid;
-    int rc = posix_spawnp(&pid, cc, &fa, NULL, argv, environ);
+    int rc = posix_spawnp(&pid, cc, &fa, &at, argv, environ);
+    posix_spawnattr_destroy(&at);
     posix_spawn_file_actions_destroy(&fa);
     free(flags);
     return rc == 0 ? pid : -1;
@@ -138,9 +148,18 @@ typedef struct unit {
     const char *src;
     su_buf so, c, tmp, lg;  /* object, source, temporary object, compiler log */
     pid_t pid;              /* running compiler, or -1 */
+    double started;         /* when its compiler started (seconds, monotonic) */
+    double seconds;         /* how long it took (0 for a cache hit) */
     tg_err err;
     char *log;
 } unit;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 static void unit_fail(unit *u, tg_err e, const char *why)
 {
@@ -167,24 +186,46 @@ static void unit_finish(unit *u, int status)
     unlink(su_buf_str(&u->lg));
 }
 
-/* Waits for the oldest running compiler of units[0..n) (only our own
- * children: a library must not reap its caller's). */
-static void wait_one(unit *units, int n)
+/* Waits until one running compiler of units[0..n) ends (only our own
+ * children: a library must not reap its caller's), killing compilers that
+ * run past timeout_s (0: no limit). */
+static void wait_one(unit *units, int n, double timeout_s)
 {
-    for (int i = 0; i < n; i++) {
-        if (units[i].pid <= 0)
-            continue;
-        int st;
-        pid_t r;
-        while ((r = waitpid(units[i].pid, &st, 0)) < 0 && errno == EINTR)
-            ;
-        if (r < 0) {
-            units[i].pid = -1;
-            unit_fail(&units[i], TG_E_COMPILE, "lost the compiler process");
-        } else {
-            unit_finish(&units[i], st);
+    for (;;) {
+        for (int i = 0; i < n; i++) {
+            unit *u = &units[i];
+            if (u->pid <= 0)
+                continue;
+            int st;
+            pid_t r = waitpid(u->pid, &st, WNOHANG);
+            if (r == 0 && timeout_s > 0 && now_s() - u->started > timeout_s) {
+                kill(-u->pid, SIGKILL);
+                while ((r = waitpid(u->pid, &st, 0)) < 0 && errno == EINTR)
+                    ;
+                u->pid = -1;
+                u->seconds = now_s() - u->started;
+                unlink(su_buf_str(&u->tmp));
+                unlink(su_buf_str(&u->lg));
+                su_buf b = {0};
+                su_buf_printf(&b, "the compiler ran longer than %.3g s and was killed", timeout_s);
+                u->err = TG_E_TIMEOUT;
+                free(u->log);
+                u->log = su_buf_take(&b);
+                return;
+            }
+            if (r == 0 || (r < 0 && errno == EINTR))
+                continue;
+            u->seconds = now_s() - u->started;
+            if (r < 0) {
+                u->pid = -1;
+                unit_fail(u, TG_E_COMPILE, "lost the compiler process");
+            } else {
+                unit_finish(u, st);
+            }
+            return;
         }
-        return;
+        struct timespec ts = {0, 2000000};
+        nanosleep(&ts, NULL);
     }
 }
 
@@ -195,10 +236,10 @@ static const char *compiler(void)
 }
 
 /* Compiles srcs[0..n) into cached shared objects (or, with object, object
- * files), up to jobs at once; units[i].so names the result, units[i].err
- * says whether it is there. */
-static void compile_units(const char *const *srcs, int n, const tg_target *t, int jobs, bool object, unit *units,
-                          const char *dir)
+ * files), up to jobs at once, each within timeout_s (0: no limit);
+ * units[i].so names the result, units[i].err says whether it is there. */
+static void compile_units(const char *const *srcs, int n, const tg_target *t, int jobs, double timeout_s, bool object,
+                          unit *units, const char *dir)
 {
     const char *cc = compiler();
     if (jobs < 1)
@@ -228,9 +269,10 @@ static void compile_units(const char *const *srcs, int n, const tg_target *t, in
             continue;
         }
         while (running >= jobs) {
-            wait_one(units, n);
+            wait_one(units, n, timeout_s);
             running--;
         }
+        u->started = now_s();
         u->pid = spawn_compiler(cc, t->cflags, object, su_buf_str(&u->c), su_buf_str(&u->tmp), su_buf_str(&u->lg));
         if (u->pid < 0)
             unit_fail(u, TG_E_COMPILE, "the compiler could not be run");
@@ -238,7 +280,7 @@ static void compile_units(const char *const *srcs, int n, const tg_target *t, in
             running++;
     }
     while (running > 0) {
-        wait_one(units, n);
+        wait_one(units, n, timeout_s);
         running--;
     }
 }
@@ -252,18 +294,15 @@ static void unit_free(unit *u)
     su_buf_free(&u->lg);
 }
 
-tg_err tg_build_many(const char *const *srcs, int n, const tg_target *t, int jobs, tg_lib **out, char **log)
+void tg_build_units(const char *const *srcs, int n, const tg_target *t, const tg_build_opts *o, tg_lib **out,
+                    tg_err *errs, char **logs, double *seconds)
 {
-    if (log)
-        *log = NULL;
-    for (int i = 0; i < n; i++)
-        out[i] = NULL;
     char *dir = tg_cache_dir();
     unit *units = su_calloc((size_t)(n ? n : 1), sizeof *units);
-    compile_units(srcs, n, t, jobs, false, units, dir);
-    tg_err err = TG_E_OK;
+    compile_units(srcs, n, t, o && o->jobs > 0 ? o->jobs : 1, o ? o->timeout_s : 0, false, units, dir);
     for (int i = 0; i < n; i++) {
         unit *u = &units[i];
+        out[i] = NULL;
         if (!u->err) {
             pin_openmp();
             void *h = dlopen(su_buf_str(&u->so), RTLD_NOW | RTLD_LOCAL);
@@ -276,17 +315,40 @@ tg_err tg_build_many(const char *const *srcs, int n, const tg_target *t, int job
                 out[i] = l;
             }
         }
-        if (u->err && !err) {
-            err = u->err;
-            if (log) {
-                *log = u->log;
-                u->log = NULL;
-            }
+        errs[i] = u->err;
+        if (logs) {
+            logs[i] = u->log;
+            u->log = NULL;
         }
+        if (seconds)
+            seconds[i] = u->seconds;
         unit_free(u);
     }
     free(units);
     free(dir);
+}
+
+tg_err tg_build_many(const char *const *srcs, int n, const tg_target *t, int jobs, tg_lib **out, char **log)
+{
+    tg_err *errs = su_calloc((size_t)(n ? n : 1), sizeof *errs);
+    char **logs = su_calloc((size_t)(n ? n : 1), sizeof *logs);
+    tg_build_opts o = {jobs, 0};
+    tg_build_units(srcs, n, t, &o, out, errs, logs, NULL);
+    tg_err err = TG_E_OK;
+    if (log)
+        *log = NULL;
+    for (int i = 0; i < n; i++) {
+        if (errs[i] && !err) {
+            err = errs[i];
+            if (log) {
+                *log = logs[i];
+                logs[i] = NULL;
+            }
+        }
+        free(logs[i]);
+    }
+    free(errs);
+    free(logs);
     return err;
 }
 
@@ -296,7 +358,7 @@ tg_err tg_build_shared(const char *const *srcs, int n, const tg_target *t, int j
         *log = NULL;
     char *dir = tg_cache_dir();
     unit *units = su_calloc((size_t)(n ? n : 1), sizeof *units);
-    compile_units(srcs, n, t, jobs, true, units, dir);
+    compile_units(srcs, n, t, jobs, 0, true, units, dir);
     tg_err err = TG_E_OK;
     for (int i = 0; i < n && !err; i++)
         if (units[i].err) {

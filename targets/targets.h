@@ -47,7 +47,8 @@ void tg_c_func(su_buf *out, const sch_func *f, const char *name);
     X(OK, "ok")                                         \
     X(IO, "cannot write the cache")                     \
     X(COMPILE, "compile error")                         \
-    X(LOAD, "cannot load the shared object")
+    X(LOAD, "cannot load the shared object")           \
+    X(TIMEOUT, "compile timeout")
 
 typedef enum {
 #define X(id, name) TG_E_##id,
@@ -77,6 +78,17 @@ tg_err tg_build_many(const char *const *srcs, int n, const tg_target *t, int job
  * object at out_path (written under a private name, then renamed), linked
  * only against libc, libm and the OpenMP runtime. Nothing is loaded. */
 tg_err tg_build_shared(const char *const *srcs, int n, const tg_target *t, int jobs, const char *out_path, char **log);
+/* Options of tg_build_units. */
+typedef struct tg_build_opts {
+    int jobs;               /* compilers run at once (at least 1) */
+    double timeout_s;       /* a compiler running longer is killed: TG_E_TIMEOUT (0: no limit) */
+} tg_build_opts;
+/* Builds n translation units like tg_build_many, reporting each unit:
+ * out[i] its object (NULL where it failed), errs[i] its error, logs[i] (may
+ * be NULL) the compiler's messages or the reason (malloc'd, NULL when none),
+ * seconds[i] (may be NULL) the compiler's wall time (0 for a cache hit). */
+void tg_build_units(const char *const *srcs, int n, const tg_target *t, const tg_build_opts *o, tg_lib **out,
+                    tg_err *errs, char **logs, double *seconds);
 /* The address of an exported function, or NULL. */
 void *tg_lib_sym(tg_lib *l, const char *name);
 /* The shared object's path (in the cache). */

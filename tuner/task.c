@@ -232,6 +232,11 @@ static void add_call(extractor *x, const ir_expr *call)
     task->flops = func_flops(f);
     task->count = 1;
     task->func = (ir_expr *)f;
+    /* a constant argument is a weight: the compiled model packs it once */
+    task->nparams = f->u.func.nparams;
+    task->param_const = su_calloc((size_t)task->nparams + 1, sizeof *task->param_const);
+    for (int i = 0; i < task->nparams && i < call->u.call.nargs; i++)
+        task->param_const[i] = call->u.call.args[i]->kind == IR_CONST;
     su_map_put(&x->by_key, task->key, (void *)(uintptr_t)t->len);
 }
 
@@ -291,6 +296,7 @@ void tun_tasks_free(tun_tasks *t)
         free(t->items[i].template_name);
         free(t->items[i].anchor);
         free(t->items[i].shapes);
+        free(t->items[i].param_const);
     }
     free(t->items);
     memset(t, 0, sizeof *t);

@@ -1,11 +1,25 @@
-/* tuner.h — the map of tuner/: tasks extracted from an optimized model (and,
- * in later stages, the tuning loop, tuners, features and cost models).
- * Prefix: tun_. May use every part below it. */
+/* tuner.h — the map of tuner/: tasks extracted from an optimized model, their
+ * config spaces as the tuner sees them, measurement of (task, config)
+ * pairs, the tuners (random, grid, genetic), the tuning loop that spreads
+ * trials over a model's tasks and keeps every result in the database, and
+ * the lookup of the best valid config that compiling uses. Prefix: tun_.
+ * May use every part below it (measure, targets, schedule, ir, db).
+ *
+ * The small interfaces (docs/tuning.md): a tuner proposes a batch of
+ * configs and learns from their results (tun_tuner_ops: next_batch /
+ * update); a measurement maps (target, task, config) to costs, an error
+ * and times (tun_measure). */
 #ifndef RT_TUNER_H
 #define RT_TUNER_H
 
+#include <signal.h>
+
+#include "db/db.h"
 #include "ir/ir.h"
 #include "ir/transform/transform.h"
+#include "measure/measure.h"
+#include "schedule/schedule.h"
+#include "targets/targets.h"
 
 /* ---- task.c: tuning tasks and workload keys ----------------------------- */
 
@@ -19,6 +33,9 @@ typedef struct tun_task {
     int64_t flops;          /* one call's floating-point operations */
     int count;              /* calls of this workload in the model */
     ir_expr *func;          /* one of its primitive functions (in the module's arena) */
+    int nparams;            /* func's parameters */
+    bool *param_const;      /* per parameter: a constant (a weight) at the first call, so
+                               the compiled model packs it once, ahead of time (malloc'd) */
 } tun_task;
 
 typedef struct tun_tasks {
@@ -34,5 +51,231 @@ void tun_extract_tasks(const ir_module *m, tun_tasks *out);
 char *tun_workload_key(const ir_expr *f, const char **template_name, const ir_op_def **anchor);
 /* Frees the tasks' strings and the array. */
 void tun_tasks_free(tun_tasks *t);
+
+/* ---- config.c: a task's space; configs as indices and as record JSON ----- */
+
+/* A task's config space on one target. */
+typedef struct tun_space {
+    const tun_task *task;
+    sch_space sp;           /* the knobs of the task's template (for the target's sch_hw) */
+    int version;            /* the template's version (sch_template_version) */
+    int64_t size;           /* configs in the space (at most 2^53) */
+    int64_t default_index;  /* the template's default config */
+} tun_space;
+
+/* Runs the task's template on its defaults to learn its space; false with a
+ * message when the template cannot schedule the task at all. */
+bool tun_space_init(tun_space *s, const tun_task *task, const sch_hw *hw, su_buf *err);
+void tun_space_free(tun_space *s);
+/* Config index <-> choices (mixed radix, the first knob varying fastest).
+ * encode returns -1 for choices outside the space. */
+void tun_config_decode(const tun_space *s, int64_t index, sch_config *c);
+int64_t tun_config_encode(const tun_space *s, const sch_config *c);
+/* The config of a tuning record (docs/log-format.md), malloc'd:
+ * {"entities":[["template_version","ot",V],["tile_oc","sp",[2,32]],...],"index":N}.
+ * Choices outside the space are written as what they asked for. */
+char *tun_config_record_json(const tun_space *s, const sch_config *c);
+/* How a record's config relates to the space now. */
+typedef enum {
+    TUN_CFG_OK,         /* it fits: *c holds its choices */
+    TUN_CFG_STALE,      /* made under another version of the template */
+    TUN_CFG_INVALID,    /* an unknown or missing knob, or a value outside the candidates */
+} tun_cfg_status;
+/* Reads a record's config JSON back by its knobs' values; the reason for a
+ * stale or invalid one is appended to why. */
+tun_cfg_status tun_config_from_record(const tun_space *s, const char *json, sch_config *c, su_buf *why);
+/* The config in the form rt_task_lower and sch_config_parse read
+ * ({"template": ..., "knobs": {...}}), malloc'd. */
+char *tun_config_sch_json(const tun_space *s, const sch_config *c);
+
+/* ---- tuner.c, random.c, grid.c, ga.c: the tuners --------------------------- */
+
+/* A set of config indices. */
+typedef struct tun_idxset {
+    int64_t *slots;         /* cap slots; -1 is empty */
+    size_t cap, len;
+} tun_idxset;
+bool tun_idxset_has(const tun_idxset *s, int64_t v);
+/* Adds v; false when it was there. */
+bool tun_idxset_add(tun_idxset *s, int64_t v);
+void tun_idxset_free(tun_idxset *s);
+
+typedef struct tun_tuner tun_tuner;
+
+/* A tuner: proposes batches, learns from results (AutoTVM's Tuner). */
+typedef struct tun_tuner_ops {
+    const char *name;               /* "random", "grid", "ga" (stored in records) */
+    void (*init)(tun_tuner *t);     /* sets up t->state (may be NULL) */
+    /* Proposes up to n configs never proposed nor measured (not in t->seen;
+     * it adds what it proposes); returns how many (0: nothing left). */
+    int (*next_batch)(tun_tuner *t, int n, int64_t *out);
+    /* Learns from n measured configs: cost in seconds, INFINITY for a
+     * failure (may be NULL). */
+    void (*update)(tun_tuner *t, int n, const int64_t *idx, const double *cost);
+    void (*free)(tun_tuner *t);     /* frees t->state (may be NULL) */
+} tun_tuner_ops;
+
+struct tun_tuner {
+    const tun_tuner_ops *ops;
+    const tun_space *space;
+    uint64_t rng;           /* splitmix64 state (seeded) */
+    tun_idxset seen;        /* configs proposed or measured */
+    void *state;            /* the tuner's own */
+};
+
+extern const tun_tuner_ops tun_random_ops, tun_grid_ops, tun_ga_ops;
+/* The tuner named name, or NULL. */
+const tun_tuner_ops *tun_tuner_find(const char *name);
+tun_tuner *tun_tuner_new(const tun_tuner_ops *ops, const tun_space *space, uint64_t seed);
+void tun_tuner_free(tun_tuner *t);
+/* Up to n new configs to measure; 0 when the space is exhausted. */
+int tun_next_batch(tun_tuner *t, int n, int64_t *out);
+/* Results of measured configs (this session's or earlier ones'): they are
+ * never proposed again, and the tuner learns from them. */
+void tun_update(tun_tuner *t, int n, const int64_t *idx, const double *cost);
+/* True when every config was proposed or measured. */
+bool tun_tuner_exhausted(const tun_tuner *t);
+/* Helpers for tuners: random numbers, a random config not yet seen (-1: none). */
+uint64_t tun_rand(tun_tuner *t);
+int64_t tun_rand_below(tun_tuner *t, int64_t n);
+int64_t tun_random_unseen(tun_tuner *t);
+
+/* ---- measure.c: (target, task, config) -> result --------------------------- */
+
+/* A task's inputs and expected outputs, in the runner's data file. */
+typedef struct tun_task_data tun_task_data;
+/* Seeded random inputs for the task's parameters and the reference
+ * interpreter's outputs on them; NULL with a message. */
+tun_task_data *tun_task_data_new(const tun_task *task, uint64_t seed, su_buf *err);
+void tun_task_data_free(tun_task_data *td);
+
+/* How candidates are built and run. */
+typedef struct tun_measurer {
+    ms_runner *runner;      /* started before the tool had threads */
+    const tg_target *target;
+    ms_build_options build; /* compilers at once, candidates per unit, compile limit */
+    ms_run_options run;     /* warm-up, number, repeat, min_repeat_ms, time limit, counters */
+} tun_measurer;
+
+/* The result of one measurement. */
+typedef struct tun_result {
+    int64_t index;              /* the config's index (-1: outside the space) */
+    su_merr error;
+    char *msg;                  /* the compiler's or runner's message (malloc'd; may be "") */
+    int ncosts;
+    double costs[MS_MAX_REPEAT];
+    double mean;
+    ms_counters counters;
+    double build_time, run_time;    /* seconds */
+    double timestamp;           /* when it was measured (seconds since the epoch) */
+} tun_result;
+
+/* Builds and runs n configs of a task; out[i] is cfgs[i]'s result. False
+ * when the runner process died (the results say which were not run). */
+bool tun_measure(const tun_measurer *m, const tun_space *s, const tun_task_data *td, int n, const sch_config *cfgs,
+                 tun_result *out);
+void tun_result_free(tun_result *r);
+
+/* ---- host.c: where records are measured ------------------------------------ */
+
+/* Describes target t, named by the user's target string, for records: the
+ * canonical name (spaces collapsed), the host's CPU model, ISA features,
+ * the target's cores and the OS; strings in the arena. */
+void tun_target_describe(const tg_target *t, const char *name, su_arena *a, db_target *out);
+/* The host's name (static storage). */
+const char *tun_host_name(void);
+
+/* ---- loop.c: the tuning loop -------------------------------------------- */
+
+/* One task's part of a tuning run. */
+typedef struct tun_task_report {
+    size_t task;            /* its index in the model's tasks */
+    int64_t budget;         /* trials it was given (records already there count) */
+    int64_t trials;         /* its configs measured on this target, earlier sessions included */
+    int64_t measured;       /* measured by this run */
+    int64_t errors;         /* failed ones among trials */
+    int64_t stale, invalid; /* records skipped: another template version; not fitting the space */
+    int64_t space;          /* configs in its space */
+    double default_cost;    /* the default config's cost, seconds (0: not measured or failed) */
+    double best_cost;       /* the best cost (0: none succeeded) */
+    int64_t best_index;     /* the best config (-1: none) */
+    bool early_stopped;     /* stopped after early_stopping trials without improvement */
+    bool exhausted;         /* every config of the space was measured */
+    char *failure;          /* why the task could not be tuned (malloc'd), or NULL */
+} tun_task_report;
+
+typedef struct tun_report {
+    tun_task_report *tasks; /* the selected tasks, in model order */
+    size_t n;
+    int64_t measured;       /* measurements made by this run */
+    bool interrupted;       /* the stop flag ended it early */
+    double seconds;         /* wall time of the run */
+    char session[37];       /* the session's uuid */
+} tun_report;
+
+typedef enum { TUN_EV_TASK_BEGIN, TUN_EV_BATCH, TUN_EV_TASK_END } tun_event;
+
+/* What a progress callback sees. */
+typedef struct tun_progress {
+    tun_event event;
+    size_t pos, npos;           /* the task's position among the selected ones */
+    const tun_task *task;
+    const tun_task_report *rep; /* the task's numbers so far */
+    int batch, batch_errors;    /* TUN_EV_BATCH: configs measured in the batch, failed ones */
+    int64_t done, todo;         /* measurements of this run: made, planned in all */
+    double elapsed_s, left_s;   /* since the run started; estimate of what is left (-1: unknown) */
+} tun_progress;
+
+typedef struct tun_options {
+    const tun_tuner_ops *tuner;
+    int64_t trials;             /* the budget over the selected tasks (at least each one's default) */
+    int64_t early_stopping;     /* a task stops after this many trials without improvement (0: never) */
+    uint64_t seed;              /* tuners and task inputs */
+    int batch;                  /* configs per batch (0: 4 per compile job, at least 8) */
+    tun_measurer measurer;
+    const db_target *target;    /* where the records are made (tun_target_describe) */
+    const char *model;          /* for the session */
+    const char *command;
+    volatile sig_atomic_t *stop;   /* set (by a signal handler) to stop after the batch in flight */
+    void (*progress)(void *ctx, const tun_progress *p);
+    void *progress_ctx;
+} tun_options;
+
+/* Trials per task: each selected task gets its default, the rest is spread
+ * by FLOPs x calls (largest remainders), capped at each space's size with
+ * the surplus spread again. budgets[i] for selected tasks, 0 for others. */
+void tun_budgets(const tun_tasks *tasks, const bool *selected, const int64_t *space_sizes, int64_t trials,
+                 int64_t *budgets);
+/* Tunes the selected tasks (selected NULL: all), storing every result in d
+ * in one transaction per batch. Configs already measured on this target
+ * (this template version) are not measured again, and count toward each
+ * task's budget. False with a message when the database or the runner
+ * failed (what was committed stays); rep is filled either way. */
+bool tun_tune(const tun_tasks *tasks, const bool *selected, db *d, const tun_options *o, tun_report *rep,
+              su_buf *err);
+void tun_report_free(tun_report *r);
+
+/* ---- best.c: the best valid config for compiling ---------------------------- */
+
+typedef enum {
+    TUN_BEST_NONE,      /* no valid successful record: the default config */
+    TUN_BEST_EXACT,     /* measured on this target */
+    TUN_BEST_ISA,       /* measured on another target of the same ISA */
+} tun_best_kind;
+
+typedef struct tun_best {
+    tun_best_kind kind;
+    sch_config cfg;         /* the config (the default for TUN_BEST_NONE) */
+    int64_t index;
+    double cost;            /* its mean cost, seconds (0 for NONE) */
+    char *target;           /* the target it was measured on (malloc'd; NULL for NONE) */
+    char *notes;            /* records skipped and why, one a line (malloc'd; NULL when none) */
+} tun_best;
+
+/* The best successful record of the task whose config fits its space now:
+ * exact target match first, then the same ISA; stale and invalid records
+ * are skipped and listed in notes. False only on a database error. */
+bool tun_best_config(db *d, const tun_space *s, const db_target *t, tun_best *out, su_buf *err);
+void tun_best_free(tun_best *b);
 
 #endif

@@ -1,0 +1,437 @@
+/* tune.c — the public tuning API over tuner/: the runner, rt_tune (options
+ * checked and turned into the tuner's, the task selection parsed, progress
+ * and the report translated to public structs, the end-of-run table) and
+ * rt_task_best_config, the lookup that compiling uses. */
+#include <math.h>
+#include <string.h>
+
+#include "api/api.h"
+
+static void fail(FILE *errs, const char *fmt, ...) SU_PRINTF(2, 3);
+static void fail(FILE *errs, const char *fmt, ...)
+{
+    if (!errs)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("relay-tune: error: ", errs);
+    vfprintf(errs, fmt, ap);
+    fputc('\n', errs);
+    va_end(ap);
+}
+
+rt_runner *rt_runner_start(FILE *errs)
+{
+    su_buf err = {0};
+    ms_runner *r = ms_runner_start(&err);
+    if (!r) {
+        fail(errs, "%s", su_buf_str(&err));
+        su_buf_free(&err);
+        return NULL;
+    }
+    su_buf_free(&err);
+    rt_runner *h = su_calloc(1, sizeof *h);
+    h->r = r;
+    return h;
+}
+
+void rt_runner_stop(rt_runner *r)
+{
+    if (!r)
+        return;
+    ms_runner_stop(r->r);
+    free(r);
+}
+
+static void ensure_tasks(rt_module *m)
+{
+    if (!m->pub) {
+        const rt_task *t;
+        size_t n;
+        rt_module_tasks(m, &t, &n);
+    }
+}
+
+/* Parses a task selection ("0,3-5,e6a6": indices, ranges, hash prefixes of
+ * at least 4 hex digits) into sel[]; false after a message. */
+static bool parse_selection(const rt_module *m, const char *text, bool *sel, FILE *errs)
+{
+    size_t n = m->tasks.len;
+    const char *p = text;
+    while (*p) {
+        size_t k = strcspn(p, ",");
+        char item[64];
+        if (k == 0 || k >= sizeof item) {
+            fail(errs, "--tasks: bad item in '%s'", text);
+            return false;
+        }
+        memcpy(item, p, k);
+        item[k] = 0;
+        char *end;
+        unsigned long a = strtoul(item, &end, 10), b = a;
+        bool number = end != item && (*end == 0 || *end == '-');
+        if (number && *end == '-')
+            b = strtoul(end + 1, &end, 10);
+        number = number && *end == 0 && item[0] != '-' && item[k - 1] != '-';
+        /* digits only may still be the start of a hash */
+        if (number && (a > b || b >= n) && k >= 4 && !strchr(item, '-'))
+            number = false;
+        if (number) {
+            if (a > b || b >= n) {
+                fail(errs, "--tasks: '%s' is out of range (the model has %zu tasks, 0 to %zu)", item, n,
+                     n ? n - 1 : 0);
+                return false;
+            }
+            for (unsigned long i = a; i <= b; i++)
+                sel[i] = true;
+        } else {
+            size_t hits = 0;
+            for (size_t i = 0; k >= 4 && i < n; i++)
+                if (!strncmp(m->tasks.items[i].hash, item, k)) {
+                    sel[i] = true;
+                    hits++;
+                }
+            if (!hits) {
+                fail(errs, "--tasks: '%s' is neither a task index nor the start of a task's hash", item);
+                return false;
+            }
+        }
+        p += k;
+        if (*p == ',')
+            p++;
+    }
+    return true;
+}
+
+typedef struct relay {
+    const rt_tune_options *o;
+    rt_module *m;
+} relay;
+
+static double gflops(const tun_task *t, double cost)
+{
+    return cost > 0 ? (double)t->flops / cost * 1e-9 : 0;
+}
+
+static void on_progress(void *ctx, const tun_progress *p)
+{
+    relay *r = ctx;
+    const tun_task_report *tr = p->rep;
+    rt_tune_progress q = {0};
+    q.event = p->event == TUN_EV_TASK_BEGIN ? RT_TUNE_TASK_BEGIN : p->event == TUN_EV_BATCH ? RT_TUNE_BATCH
+                                                                                            : RT_TUNE_TASK_END;
+    q.pos = p->pos;
+    q.npos = p->npos;
+    q.task = tr->task;
+    q.info = &r->m->pub[tr->task];
+    q.trials = tr->trials;
+    q.budget = tr->budget;
+    q.errors = tr->errors;
+    q.default_gflops = gflops(p->task, tr->default_cost);
+    q.best_gflops = gflops(p->task, tr->best_cost);
+    q.batch = p->batch;
+    q.batch_errors = p->batch_errors;
+    q.done = p->done;
+    q.todo = p->todo;
+    q.elapsed = p->elapsed_s;
+    q.left = p->left_s;
+    q.early_stopped = tr->early_stopped;
+    q.failure = tr->failure;
+    r->o->progress(r->o->progress_ctx, &q);
+}
+
+/* The run options: AutoTVM's defaults scaled to kernels of a millisecond. */
+static bool run_options(const rt_tune_options *o, ms_run_options *run, su_arena *a, FILE *errs)
+{
+    *run = ms_run_defaults();
+    run->repeat = o->repeat > 0 ? o->repeat : 3;
+    if (run->repeat > MS_MAX_REPEAT) {
+        fail(errs, "--repeat: at most %d", MS_MAX_REPEAT);
+        return false;
+    }
+    run->min_repeat_ms = o->min_repeat_ms > 0 ? o->min_repeat_ms : o->min_repeat_ms < 0 ? 0 : 40;
+    run->timeout_s = o->run_timeout > 0 ? o->run_timeout : 10;
+    run->flush_cache = o->flush_cache != 0;
+    for (const char *p = o->papi_events; p && *p;) {
+        size_t k = strcspn(p, ",");
+        if (k == 0 || k >= MS_NAME || run->nevents >= MS_MAX_EVENTS) {
+            fail(errs, "--papi-events: at most %d names of fewer than %d characters, comma-separated", MS_MAX_EVENTS,
+                 MS_NAME);
+            return false;
+        }
+        run->events[run->nevents++] = su_arena_strndup(a, p, k);
+        p += k + (p[k] == ',');
+    }
+    return true;
+}
+
+int rt_tune(rt_module *m, rt_runner *r, rt_db *h, const rt_tune_options *o, rt_tune_report **out, FILE *errs)
+{
+    if (out)
+        *out = NULL;
+    ensure_tasks(m);
+    const char *tname = o->target ? o->target : "cpu";
+    tg_target tg;
+    const char *why;
+    if (!tg_target_parse(tname, &tg, &why)) {
+        fail(errs, "target '%s': %s", tname, why);
+        return -1;
+    }
+    const tun_tuner_ops *tuner = tun_tuner_find(o->tuner ? o->tuner : "ga");
+    if (!tuner) {
+        fail(errs, "unknown tuner '%s' (known: random, grid, ga)", o->tuner);
+        return -1;
+    }
+    if (o->trials < 0 || o->early_stopping < 0 || o->jobs < 0 || o->batch < 0 || o->per_unit < 0 ||
+        o->compile_timeout < 0 || o->run_timeout < 0) {
+        fail(errs, "trials, early stopping, jobs, batch and time limits cannot be negative");
+        return -1;
+    }
+    su_arena a;
+    su_arena_init(&a);
+    size_t n = m->tasks.len;
+    bool *sel = su_calloc(n + 1, sizeof *sel);
+    tun_options to = {0};
+    if ((o->tasks && !parse_selection(m, o->tasks, sel, errs)) || !run_options(o, &to.measurer.run, &a, errs)) {
+        free(sel);
+        su_arena_free(&a);
+        return -1;
+    }
+    db_target dt;
+    tun_target_describe(&tg, tname, &a, &dt);
+    relay rl = {o, m};
+    to.tuner = tuner;
+    to.trials = o->trials;
+    to.early_stopping = o->early_stopping;
+    to.seed = o->seed;
+    to.batch = o->batch;
+    to.measurer.runner = r->r;
+    to.measurer.target = &tg;
+    to.measurer.build = (ms_build_options){o->jobs > 0 ? o->jobs : tg.cores, o->per_unit,
+                                           o->compile_timeout > 0 ? o->compile_timeout : 60};
+    to.target = &dt;
+    to.model = o->model ? o->model : "";
+    to.command = o->command ? o->command : "";
+    to.stop = o->stop;
+    to.progress = o->progress ? on_progress : NULL;
+    to.progress_ctx = &rl;
+    tun_report rep;
+    su_buf err = {0};
+    bool ok = tun_tune(&m->tasks, o->tasks ? sel : NULL, h->d, &to, &rep, &err);
+    if (!ok)
+        fail(errs, "%s", su_buf_str(&err));
+    su_buf_free(&err);
+    /* the report, with what compiling would use */
+    rt_tune_report *pr = su_calloc(1, sizeof *pr);
+    pr->rows = su_calloc(rep.n + 1, sizeof *pr->rows);
+    pr->n = rep.n;
+    pr->measured = rep.measured;
+    pr->interrupted = rep.interrupted;
+    pr->seconds = rep.seconds;
+    memcpy(pr->session, rep.session, sizeof pr->session);
+    for (size_t i = 0; i < rep.n; i++) {
+        const tun_task_report *tr = &rep.tasks[i];
+        const tun_task *t = &m->tasks.items[tr->task];
+        rt_tune_row *row = &pr->rows[i];
+        row->task = tr->task;
+        row->info = &m->pub[tr->task];
+        row->budget = tr->budget;
+        row->trials = tr->trials;
+        row->measured = tr->measured;
+        row->errors = tr->errors;
+        row->stale = tr->stale;
+        row->invalid = tr->invalid;
+        row->space = tr->space;
+        row->default_gflops = gflops(t, tr->default_cost);
+        row->best_gflops = gflops(t, tr->best_cost);
+        row->speedup = tr->default_cost > 0 && tr->best_cost > 0 ? tr->default_cost / tr->best_cost : 0;
+        row->early_stopped = tr->early_stopped;
+        row->exhausted = tr->exhausted;
+        row->failure = tr->failure ? su_strdup(tr->failure) : NULL;
+        row->fallback = 1;
+        tun_space sp;
+        su_buf e2 = {0};
+        if (tun_space_init(&sp, t, &tg.hw, &e2)) {
+            tun_best b;
+            if (tun_best_config(h->d, &sp, &dt, &b, &e2))
+                row->fallback = b.kind == TUN_BEST_NONE;
+            tun_best_free(&b);
+            tun_space_free(&sp);
+        }
+        su_buf_free(&e2);
+    }
+    tun_report_free(&rep);
+    free(sel);
+    su_arena_free(&a);
+    if (out)
+        *out = pr;
+    else
+        rt_tune_report_free(pr);
+    return ok ? 0 : -1;
+}
+
+void rt_tune_report_free(rt_tune_report *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->n; i++)
+        free((char *)r->rows[i].failure);
+    free(r->rows);
+    free(r);
+}
+
+static void put_gflops(su_buf *b, double g)
+{
+    if (g > 0)
+        su_buf_printf(b, " %9.1f", g);
+    else
+        su_buf_printf(b, " %9s", "-");
+}
+
+static void put_duration(su_buf *b, double s)
+{
+    if (s < 60)
+        su_buf_printf(b, "%.1f s", s);
+    else if (s < 3600)
+        su_buf_printf(b, "%dm%02ds", (int)s / 60, (int)s % 60);
+    else
+        su_buf_printf(b, "%dh%02dm", (int)s / 3600, (int)s % 3600 / 60);
+}
+
+char *rt_tune_report_text(const rt_tune_report *r)
+{
+    su_buf b = {0};
+    su_buf_printf(&b, "%-3s %-16s %-22s %5s %9s %9s %8s %7s %5s %6s\n", "#", "hash", "template", "calls", "default",
+                  "best", "speedup", "trials", "new", "errors");
+    su_buf_printf(&b, "%-3s %-16s %-22s %5s %9s %9s %8s %7s %5s %6s\n", "", "", "", "", "GFLOP/s", "GFLOP/s", "", "", "",
+                  "");
+    double tdef = 0, tbest = 0;
+    bool all = true;
+    for (size_t i = 0; i < r->n; i++) {
+        const rt_tune_row *w = &r->rows[i];
+        su_buf_printf(&b, "%-3zu %-16s %-22s %5d", w->task, w->info->hash, w->info->template_name, w->info->count);
+        put_gflops(&b, w->default_gflops);
+        put_gflops(&b, w->best_gflops);
+        if (w->speedup > 0)
+            su_buf_printf(&b, " %7.2fx", w->speedup);
+        else
+            su_buf_printf(&b, " %8s", "-");
+        su_buf_printf(&b, " %7lld %5lld %6lld", w->trials, w->measured, w->errors);
+        if (w->failure)
+            su_buf_printf(&b, "  (not tuned: %s)", w->failure);
+        else if (w->early_stopped)
+            su_buf_puts(&b, "  (early stop)");
+        else if (w->exhausted)
+            su_buf_puts(&b, "  (space done)");
+        su_buf_putc(&b, '\n');
+        /* the model's time in these tasks: calls x GFLOP / speed */
+        double work = w->info->gflop * w->info->count;
+        if (w->default_gflops > 0 && w->best_gflops > 0) {
+            tdef += work / w->default_gflops;
+            tbest += work / w->best_gflops;
+        } else {
+            all = false;
+        }
+    }
+    if (tbest > 0)
+        su_buf_printf(&b, "time in these tasks: default %.3f ms, tuned %.3f ms (%.2fx)%s\n", tdef * 1e3, tbest * 1e3,
+                      tdef / tbest, all ? "" : ", over the tasks measured");
+    su_buf_puts(&b, "tasks that fall back to the default config:");
+    size_t nf = 0;
+    for (size_t i = 0; i < r->n; i++)
+        if (r->rows[i].fallback) {
+            su_buf_printf(&b, " %zu", r->rows[i].task);
+            nf++;
+        }
+    su_buf_puts(&b, nf ? " (no successful record of theirs fits their space)\n" : " none\n");
+    for (size_t i = 0; i < r->n; i++)
+        if (r->rows[i].stale || r->rows[i].invalid)
+            su_buf_printf(&b, "task %zu: %lld stale and %lld invalid records ignored (docs/tuning.md)\n",
+                          r->rows[i].task, r->rows[i].stale, r->rows[i].invalid);
+    su_buf_printf(&b, "%s: %lld measurements in ", r->interrupted ? "interrupted" : "done", r->measured);
+    put_duration(&b, r->seconds);
+    su_buf_printf(&b, ", session %s\n", r->session[0] ? r->session : "-");
+    return su_buf_take(&b);
+}
+
+/* The best config of task `index` on target as schedule JSON (malloc'd), or
+ * NULL for the default; kind gets 1 exact, 2 same ISA, 0 default, -1 error. */
+static char *best_json(rt_module *m, size_t index, db *d, const char *tname, int *kind, char **notes, FILE *errs)
+{
+    *kind = -1;
+    tg_target tg;
+    const char *why;
+    if (!tg_target_parse(tname, &tg, &why)) {
+        fail(errs, "target '%s': %s", tname, why);
+        return NULL;
+    }
+    su_arena a;
+    su_arena_init(&a);
+    db_target dt;
+    tun_target_describe(&tg, tname, &a, &dt);
+    tun_space sp;
+    su_buf err = {0};
+    char *json = NULL;
+    if (!tun_space_init(&sp, &m->tasks.items[index], &tg.hw, &err)) {
+        fail(errs, "%s", su_buf_str(&err));
+    } else {
+        tun_best b;
+        if (!tun_best_config(d, &sp, &dt, &b, &err)) {
+            fail(errs, "%s", su_buf_str(&err));
+        } else {
+            *kind = b.kind == TUN_BEST_EXACT ? 1 : b.kind == TUN_BEST_ISA ? 2 : 0;
+            if (*kind)
+                json = tun_config_sch_json(&sp, &b.cfg);
+            if (notes) {
+                *notes = b.notes;
+                b.notes = NULL;
+            }
+        }
+        tun_best_free(&b);
+        tun_space_free(&sp);
+    }
+    su_buf_free(&err);
+    su_arena_free(&a);
+    return json;
+}
+
+int rt_task_best_config(rt_module *m, size_t index, rt_db *h, const char *target, char **config_json, char **notes,
+                        FILE *errs)
+{
+    *config_json = NULL;
+    if (notes)
+        *notes = NULL;
+    ensure_tasks(m);
+    if (index >= m->tasks.len) {
+        fail(errs, "no task %zu (the model has %zu)", index, m->tasks.len);
+        return -1;
+    }
+    int kind;
+    *config_json = best_json(m, index, h->d, target ? target : "cpu", &kind, notes, errs);
+    return kind;
+}
+
+char *api_best_config_for_key(rt_module *m, db *d, const char *target, const char *key, FILE *notes)
+{
+    ensure_tasks(m);
+    for (size_t i = 0; i < m->tasks.len; i++) {
+        if (strcmp(m->tasks.items[i].key, key) != 0)
+            continue;
+        int kind;
+        char *why = NULL;
+        char *json = best_json(m, i, d, target ? target : "cpu", &kind, &why, notes);
+        for (char *line = why, *end; notes && line && *line; line = end + 1) {
+            end = strchr(line, '\n');
+            if (!end)
+                end = line + strlen(line) - 1;
+            fprintf(notes, "relay-tune: note: task %zu (%s): %.*s\n", i, m->tasks.items[i].hash, (int)(end - line),
+                    line);
+        }
+        if (notes && kind == 0)
+            fprintf(notes, "relay-tune: note: task %zu (%s) has no valid tuning record for %s: default config\n", i,
+                    m->tasks.items[i].hash, target ? target : "cpu");
+        free(why);
+        return json;
+    }
+    return NULL;
+}

@@ -1,0 +1,255 @@
+/* builder.c — a batch of candidates (a primitive function, its template and
+ * a config) into shared objects the runner can load. Each candidate is
+ * scheduled with its config, lowered (packs of weights hoisted into
+ * prologues) and emitted as C under its own entry name; several candidates
+ * share a translation unit to spread the compiler's start-up, and the units
+ * are compiled side by side. Every way a candidate can fail becomes its own
+ * error code and message, never a failure of the batch:
+ *   - a config that does not fit the template's space: INVALID_CONFIG;
+ *   - a template or lowering that cannot handle the config: INSTANTIATION;
+ *   - a unit that does not compile (or not within the time limit): each of
+ *     its candidates is compiled again on its own, so that one bad
+ *     candidate does not sink its neighbours; what still fails is its
+ *     COMPILE_ERROR or COMPILE_TIMEOUT.
+ * A candidate with prologues gets a small wrapper entry: on its first call
+ * it packs the weights into static buffers, then it runs the kernel, as the
+ * compiled model does with weights packed once. The runner's first call
+ * (the output check) pays for the packing; the timed calls are the
+ * kernel's alone. */
+#include <string.h>
+#include <time.h>
+
+#include "measure/measure.h"
+
+/* Longest compiler log kept in a message. */
+#define LOG_MAX 4096
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void set_msg(ms_built *b, su_merr e, const char *fmt, ...) SU_PRINTF(3, 4);
+static void set_msg(ms_built *b, su_merr e, const char *fmt, ...)
+{
+    su_buf m = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    su_buf_vprintf(&m, fmt, ap);
+    va_end(ap);
+    b->error = e;
+    free(b->msg);
+    b->msg = su_buf_take(&m);
+}
+
+/* The compiler's log, cut to LOG_MAX bytes (at a character boundary). */
+static void set_log(ms_built *b, su_merr e, const char *what, const char *log)
+{
+    size_t n = log ? strlen(log) : 0;
+    if (n > LOG_MAX) {
+        n = LOG_MAX;
+        while (n > 0 && ((unsigned char)log[n] & 0xc0) == 0x80)
+            n--;
+    }
+    set_msg(b, e, "%s%s%.*s%s", what, n ? ":\n" : "", (int)n, log ? log : "", n < (log ? strlen(log) : 0) ? "\n..." : "");
+}
+
+/* Schedules, lowers and emits one candidate into src; false with out's
+ * error set when it cannot. */
+static bool emit(const ms_candidate *c, const tg_target *t, su_buf *src, ms_built *out)
+{
+    su_diags d = {0};
+    sch_schedule *s = sch_create(c->func, &d);
+    if (!s) {
+        su_buf why = {0};
+        for (size_t i = 0; i < d.len; i++)
+            su_buf_printf(&why, "%s%s", i ? "; " : "", d.items[i].msg);
+        set_msg(out, SU_MERR_INSTANTIATION, "the function cannot be scheduled: %s", su_buf_str(&why));
+        su_buf_free(&why);
+        su_diags_free(&d);
+        return false;
+    }
+    su_diags_free(&d);
+    sch_err e = sch_apply_template(s, c->template_name, &t->hw, c->cfg, NULL);
+    if (e) {
+        set_msg(out, e == SCH_E_BAD_CONFIG ? SU_MERR_INVALID_CONFIG : SU_MERR_INSTANTIATION, "%s: %s", sch_err_name(e),
+                s->err_msg ? s->err_msg : "");
+        sch_free(s);
+        return false;
+    }
+    sch_lower_opts lo = {c->param_const, true, false};
+    sch_lowered *l = sch_lower(s, &lo);
+    if (!l) {
+        set_msg(out, SU_MERR_INSTANTIATION, "lowering failed: %s", s->err_msg ? s->err_msg : "");
+        sch_free(s);
+        return false;
+    }
+    char name[160];
+    if (!l->nprologues) {
+        tg_c_func(src, l->kernel, c->symbol);
+        sch_free(s);
+        return true;
+    }
+    for (int p = 0; p < l->nprologues; p++) {
+        snprintf(name, sizeof name, "%s_p%d", c->symbol, p);
+        tg_c_func(src, l->prologues[p].fn, name);
+    }
+    snprintf(name, sizeof name, "%s_k", c->symbol);
+    tg_c_func(src, l->kernel, name);
+    /* the wrapper: prologues once into static buffers, then the kernel */
+    int np = s->nparams, npro = l->nprologues, nargs = l->kernel->nargs;
+    su_buf_printf(src, "\n/* %s: weights packed on the first call, as the compiled model packs them once */\n",
+                  c->symbol);
+    su_buf_printf(src, "int %s(void *const *args)\n{\n    static void *w[%d];\n    static int ready;\n", c->symbol, npro);
+    su_buf_puts(src, "    if (!ready) {\n");
+    for (int p = 0; p < npro; p++) {
+        const sch_buffer *b = l->prologues[p].packed;
+        size_t bytes = (size_t)(b->size ? b->size : 1) * (size_t)ir_dtype_bytes(b->dtype);
+        su_buf_printf(src,
+                      "        w[%d] = rt_alloc(%zu);\n"
+                      "        if (!w[%d])\n            return -1;\n"
+                      "        __builtin_memset(w[%d], 0, %zu);\n"
+                      "        void *a%d[2] = {args[%d], w[%d]};\n"
+                      "        if (%s_p%d(a%d) != 0)\n            return -1;\n",
+                      p, bytes, p, p, bytes, p, l->prologues[p].param, p, c->symbol, p, p);
+    }
+    su_buf_puts(src, "        ready = 1;\n    }\n");
+    su_buf_printf(src, "    void *a[%d] = {", nargs);
+    for (int i = 0; i < nargs; i++) {
+        if (i)
+            su_buf_puts(src, ", ");
+        if (i < np)
+            su_buf_printf(src, "args[%d]", i);
+        else if (i < np + npro)
+            su_buf_printf(src, "w[%d]", i - np);
+        else
+            su_buf_printf(src, "args[%d]", i - npro);
+    }
+    su_buf_printf(src, "};\n    return %s_k(a);\n}\n", c->symbol);
+    sch_free(s);
+    return true;
+}
+
+typedef SU_VEC(int) int_vec;
+
+/* One translation unit: candidates idx[0..n) of the batch. */
+typedef struct unit {
+    int *idx;
+    int n;
+    su_buf src;
+} unit;
+
+/* Compiles units[0..nu) and hands their results to the candidates; units
+ * that fail with more than one candidate are returned in *retry (the
+ * candidates to compile again on their own). */
+static void compile(unit *units, int nu, const tg_target *t, const ms_build_options *o, ms_built *out,
+                    int_vec *retry)
+{
+    const char **srcs = su_calloc((size_t)nu + 1, sizeof *srcs);
+    tg_lib **libs = su_calloc((size_t)nu + 1, sizeof *libs);
+    tg_err *errs = su_calloc((size_t)nu + 1, sizeof *errs);
+    char **logs = su_calloc((size_t)nu + 1, sizeof *logs);
+    double *secs = su_calloc((size_t)nu + 1, sizeof *secs);
+    double longest = 1;
+    for (int u = 0; u < nu; u++) {
+        srcs[u] = su_buf_str(&units[u].src);
+        longest = units[u].n > longest ? units[u].n : longest;
+    }
+    /* the limit is per candidate: a unit of k gets k times as long */
+    tg_build_opts bo = {o->jobs, o->timeout_s > 0 ? o->timeout_s * longest : 0};
+    tg_build_units(srcs, nu, t, &bo, libs, errs, logs, secs);
+    for (int u = 0; u < nu; u++) {
+        unit *un = &units[u];
+        for (int k = 0; k < un->n; k++) {
+            ms_built *b = &out[un->idx[k]];
+            b->build_time_s += secs[u] / un->n;
+            if (!errs[u]) {
+                b->so_path = su_strdup(tg_lib_path(libs[u]));
+                continue;
+            }
+            if (un->n > 1 && (errs[u] == TG_E_COMPILE || errs[u] == TG_E_TIMEOUT)) {
+                su_vec_push(retry, un->idx[k]);
+                continue;
+            }
+            su_merr e = errs[u] == TG_E_TIMEOUT ? SU_MERR_COMPILE_TIMEOUT
+                        : errs[u] == TG_E_COMPILE ? SU_MERR_COMPILE_ERROR : SU_MERR_UNKNOWN;
+            set_log(b, e, tg_err_name(errs[u]), logs[u]);
+        }
+        tg_lib_close(libs[u]);
+        free(logs[u]);
+    }
+    free(srcs);
+    free(libs);
+    free(errs);
+    free(logs);
+    free(secs);
+}
+
+void ms_build(const ms_candidate *cands, int n, const tg_target *t, const ms_build_options *opts, ms_built *out)
+{
+    ms_build_options o = opts ? *opts : (ms_build_options){0};
+    if (o.jobs < 1)
+        o.jobs = t->cores > 0 ? t->cores : 1;
+    /* emit each candidate on its own (kept for a retry) */
+    su_buf *code = su_calloc((size_t)n + 1, sizeof *code);
+    int_vec good = {0};
+    for (int i = 0; i < n; i++) {
+        memset(&out[i], 0, sizeof out[i]);
+        double t0 = now_s();
+        if (emit(&cands[i], t, &code[i], &out[i]))
+            su_vec_push(&good, i);
+        out[i].build_time_s = now_s() - t0;
+    }
+    /* spread the good ones over units: per_unit each, or one unit per job */
+    int per = o.per_unit > 0 ? o.per_unit : (int)((good.len + (size_t)o.jobs - 1) / (size_t)o.jobs);
+    per = per < 1 ? 1 : per;
+    int nu = (int)((good.len + (size_t)per - 1) / (size_t)per);
+    unit *units = su_calloc((size_t)nu + 1, sizeof *units);
+    for (size_t g = 0; g < good.len; g++) {
+        /* round robin, so that units are of similar size */
+        unit *u = &units[g % (size_t)nu];
+        if (!u->idx) {
+            u->idx = su_calloc((size_t)per + 1, sizeof *u->idx);
+            tg_c_prelude(&u->src);
+        }
+        u->idx[u->n++] = good.data[g];
+        su_buf_puts(&u->src, su_buf_str(&code[good.data[g]]));
+    }
+    int_vec retry = {0};
+    compile(units, nu, t, &o, out, &retry);
+    for (int u = 0; u < nu; u++) {
+        free(units[u].idx);
+        su_buf_free(&units[u].src);
+    }
+    free(units);
+    /* a failed unit: each of its candidates alone */
+    if (retry.len) {
+        units = su_calloc(retry.len, sizeof *units);
+        for (size_t r = 0; r < retry.len; r++) {
+            units[r].idx = &retry.data[r];
+            units[r].n = 1;
+            tg_c_prelude(&units[r].src);
+            su_buf_puts(&units[r].src, su_buf_str(&code[retry.data[r]]));
+        }
+        int_vec none = {0};
+        compile(units, (int)retry.len, t, &o, out, &none);
+        su_vec_free(&none);
+        for (size_t r = 0; r < retry.len; r++)
+            su_buf_free(&units[r].src);
+        free(units);
+    }
+    su_vec_free(&retry);
+    su_vec_free(&good);
+    for (int i = 0; i < n; i++)
+        su_buf_free(&code[i]);
+    free(code);
+}
+
+void ms_built_free(ms_built *b)
+{
+    free(b->msg);
+    free(b->so_path);
+    memset(b, 0, sizeof *b);
+}

@@ -1,0 +1,368 @@
+/* test_tune.c — the tuner on a tiny model (a conv2d + relu and a dense):
+ * budgets over tasks; configs as indices and as record JSON (stale and
+ * invalid ones recognized); the random, grid and genetic tuners propose
+ * each config once; a batch through the tuner's measurement path where
+ * deliberately broken candidates (an invalid config, a compile error, a
+ * compile that hangs, a wrong answer) each become their error and never
+ * sink their neighbours; the tuning loop storing every result, resuming
+ * without measuring again, and never choosing a wrong answer; and the
+ * best-config lookup compiling uses (exact target, same ISA, stale records
+ * skipped). */
+#include <math.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "api/api.h"
+#include "tests/tap.h"
+
+static const char *MODEL =
+    "#[version = \"0.0.5\"]\n"
+    "def @main(%x: Tensor[(1, 8, 8, 8), float32], %w: Tensor[(16, 8, 3, 3), float32], %d: Tensor[(16, 1024), float32]) {\n"
+    "  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1], channels=16, kernel_size=[3, 3]);\n"
+    "  %1 = nn.relu(%0);\n"
+    "  %2 = reshape(%1, newshape=[1, 1024]);\n"
+    "  nn.dense(%2, %d, units=16)\n"
+    "}\n";
+
+static char dir[256];
+
+static void cleanup(void)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "# could not remove %s\n", dir);
+}
+
+static void test_budgets(void)
+{
+    tun_task items[3] = {0};
+    items[0].flops = 1000, items[0].count = 1;
+    items[1].flops = 3000, items[1].count = 2;
+    items[2].flops = 10, items[2].count = 1;
+    tun_tasks ts = {items, 3, 3};
+    int64_t sizes[3] = {100, 100, 100}, b[3];
+    tun_budgets(&ts, NULL, sizes, 71, b);
+    is_int(b[0] + b[1] + b[2], 71, "budgets add up to the trials");
+    ok(b[1] > b[0] && b[0] > b[2] && b[2] >= 1, "budgets follow FLOPs x calls, each task at least 1 (%lld %lld %lld)",
+       (long long)b[0], (long long)b[1], (long long)b[2]);
+    int64_t small[3] = {5, 100, 100};
+    tun_budgets(&ts, NULL, small, 71, b);
+    ok(b[0] == 5 && b[0] + b[1] + b[2] == 71, "a task's budget stops at its space's size, the rest goes to others");
+    tun_budgets(&ts, NULL, sizes, 2, b);
+    ok(b[0] == 1 && b[1] == 1 && b[2] == 1, "fewer trials than tasks: each task still gets its default");
+    bool sel[3] = {false, true, false};
+    tun_budgets(&ts, sel, sizes, 10, b);
+    ok(b[0] == 0 && b[1] == 10 && b[2] == 0, "only selected tasks get trials");
+}
+
+static void test_configs(const tun_space *s)
+{
+    bool round = true;
+    for (int64_t i = 0; i < s->size; i++) {
+        sch_config c;
+        tun_config_decode(s, i, &c);
+        round &= tun_config_encode(s, &c) == i;
+        sch_config_free(&c);
+    }
+    ok(round, "config index -> choices -> index over the whole space (%lld configs)", (long long)s->size);
+    sch_config c, back;
+    tun_config_decode(s, s->size - 1, &c);
+    char *j = tun_config_record_json(s, &c);
+    su_buf why = {0};
+    ok(tun_config_from_record(s, j, &back, &why) == TUN_CFG_OK && tun_config_encode(s, &back) == s->size - 1,
+       "a record's config reads back as the same config (%s)", j);
+    ok(strstr(j, "[\"template_version\",\"ot\",1]") != NULL, "the record's config carries the template version");
+    sch_config_free(&back);
+    char *stale = su_strdup(j);
+    char *v = strstr(stale, "\"ot\",1]");
+    v[5] = '7';
+    su_buf_clear(&why);
+    ok(tun_config_from_record(s, stale, &back, &why) == TUN_CFG_STALE && strstr(su_buf_str(&why), "version 7"),
+       "a config of another template version is stale (%s)", su_buf_str(&why));
+    su_buf_clear(&why);
+    const char *unknown = "{\"entities\":[[\"template_version\",\"ot\",1],[\"nope\",\"ot\",1]],\"index\":0}";
+    ok(tun_config_from_record(s, unknown, &back, &why) == TUN_CFG_INVALID, "an unknown knob is invalid (%s)",
+       su_buf_str(&why));
+    su_buf_clear(&why);
+    char *bad = su_strdup(j);
+    char *sp = strstr(bad, "\"sp\",[");
+    sp[6] = '9';
+    ok(tun_config_from_record(s, bad, &back, &why) == TUN_CFG_INVALID, "a value outside the candidates is invalid (%s)",
+       su_buf_str(&why));
+    su_buf_free(&why);
+    free(bad);
+    free(stale);
+    free(j);
+    sch_config_free(&c);
+}
+
+static void test_tuners(const tun_space *s)
+{
+    const char *names[] = {"random", "grid", "ga"};
+    for (int k = 0; k < 3; k++) {
+        const tun_tuner_ops *ops = tun_tuner_find(names[k]);
+        tun_tuner *t = tun_tuner_new(ops, s, 7);
+        tun_update(t, 0, NULL, NULL); /* nothing measured before: fine */
+        /* one config measured before: never proposed */
+        int64_t pre = 1;
+        double pre_cost = 1e-3;
+        tun_update(t, 1, &pre, &pre_cost);
+        tun_idxset got = {0};
+        bool unique = true, ordered = true, in_space = true;
+        int64_t last = -1, buf[5];
+        int n, total = 0;
+        while ((n = tun_next_batch(t, 5, buf)) > 0) {
+            double cost[5];
+            for (int i = 0; i < n; i++) {
+                unique &= buf[i] != pre && tun_idxset_add(&got, buf[i]);
+                in_space &= buf[i] >= 0 && buf[i] < s->size;
+                ordered &= buf[i] > last;
+                last = buf[i];
+                cost[i] = buf[i] % 3 ? 1e-3 / (double)(buf[i] + 1) : INFINITY;
+            }
+            tun_update(t, n, buf, cost);
+            total += n;
+        }
+        ok(unique && in_space && total == s->size - 1,
+           "%s tuner: proposes every config of the space once, never one measured before (%d of %lld)", names[k], total,
+           (long long)s->size);
+        if (!strcmp(names[k], "grid"))
+            ok(ordered, "grid tuner: in index order");
+        ok(tun_next_batch(t, 5, buf) == 0 && tun_tuner_exhausted(t), "%s tuner: nothing left after the space",
+           names[k]);
+        tun_idxset_free(&got);
+        tun_tuner_free(t);
+    }
+}
+
+static tun_measurer measurer(ms_runner *r, const tg_target *tg, int per_unit, double compile_timeout)
+{
+    tun_measurer m = {0};
+    m.runner = r;
+    m.target = tg;
+    m.build = (ms_build_options){2, per_unit, compile_timeout};
+    m.run = ms_run_defaults();
+    m.run.repeat = 2;
+    m.run.min_repeat_ms = 1;
+    return m;
+}
+
+/* Deliberately broken candidates through the tuner's measurement path. */
+static void test_errors(ms_runner *r, const tg_target *tg, const tun_space *s)
+{
+    char cc[512], pat[64];
+    snprintf(cc, sizeof cc, "%s/tests/tuner/breaking-cc.sh", getenv("top_srcdir") ? getenv("top_srcdir") : ".");
+    setenv("RELAY_TUNE_CC", cc, 1);
+    /* configs 0..5 of the space: 1 breaks the compiler, 2 hangs it, 3 answers
+     * wrongly (none of them is the default, which the loop test measures) */
+    ok(s->default_index > 5, "the conv's default config is not among the first 6 (%lld)", (long long)s->default_index);
+    snprintf(pat, sizeof pat, "k_%s_1", s->task->hash);
+    setenv("BREAK_COMPILE", pat, 1);
+    snprintf(pat, sizeof pat, "k_%s_2", s->task->hash);
+    setenv("BREAK_SLOW", pat, 1);
+    snprintf(pat, sizeof pat, "k_%s_3", s->task->hash);
+    setenv("BREAK_WRONG", pat, 1);
+    su_buf err = {0};
+    tun_task_data *td = tun_task_data_new(s->task, 1, &err);
+    ok(td != NULL, "task data: random inputs and the interpreter's output (%s)", su_buf_str(&err));
+    sch_config cfgs[6];
+    for (int i = 0; i < 5; i++)
+        tun_config_decode(s, i, &cfgs[i]);
+    /* an invalid config: a choice outside its knob's candidates */
+    tun_config_decode(s, 0, &cfgs[5]);
+    cfgs[5].choice[0] = 99;
+    tun_result res[6];
+    /* two per unit: the compile error shares its unit with config 4, the
+     * wrong answer with config 0; the hanging compile is alone */
+    tun_measurer m = measurer(r, tg, 2, 5);
+    ok(tun_measure(&m, s, td, 6, cfgs, res), "a batch with broken candidates is measured");
+    is_str(su_merr_name(res[0].error), "none", "config 0: measured (%s)", res[0].msg);
+    is_str(su_merr_name(res[1].error), "compile_error", "config 1: compile error");
+    ok(res[1].msg && strstr(res[1].msg, "deliberately broken"), "the compile error keeps the compiler's message");
+    is_str(su_merr_name(res[2].error), "compile_timeout", "config 2: compile timeout (%s)", res[2].msg);
+    is_str(su_merr_name(res[3].error), "wrong_answer", "config 3: wrong answer (%s)", res[3].msg);
+    is_str(su_merr_name(res[4].error), "none", "config 4, compiled in a unit with a broken one: measured (%s)",
+           res[4].msg);
+    is_str(su_merr_name(res[5].error), "invalid_config", "an out-of-range choice: invalid config (%s)", res[5].msg);
+    ok(res[0].ncosts == 2 && res[0].mean > 0 && res[0].build_time > 0, "costs and build time of a good candidate");
+    char *j = tun_config_record_json(s, &cfgs[5]);
+    ok(strstr(j, "candidate 99 of") != NULL, "an invalid config is recorded as what it asked for");
+    free(j);
+    for (int i = 0; i < 6; i++) {
+        sch_config_free(&cfgs[i]);
+        tun_result_free(&res[i]);
+    }
+    tun_task_data_free(td);
+    su_buf_free(&err);
+    unsetenv("BREAK_COMPILE");
+    unsetenv("BREAK_SLOW");
+}
+
+static int64_t count_records(db *d, const char *key, const char *target, int64_t *wrong)
+{
+    su_arena a;
+    su_arena_init(&a);
+    db_record *recs;
+    size_t n = 0;
+    db_workload_records(d, key, target, &a, &recs, &n);
+    *wrong = 0;
+    for (size_t i = 0; i < n; i++)
+        *wrong += recs[i].error == SU_MERR_WRONG_ANSWER;
+    su_arena_free(&a);
+    return (int64_t)n;
+}
+
+static void test_loop(ms_runner *r, const tg_target *tg, rt_module *m)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/t.db", dir);
+    su_buf err = {0};
+    db *d = db_open(path, NULL, &err);
+    ok(d != NULL, "database opens (%s)", su_buf_str(&err));
+    su_arena a;
+    su_arena_init(&a);
+    db_target dt;
+    tun_target_describe(tg, "cpu  -cores=2", &a, &dt);
+    is_str(dt.name, "cpu -cores=2", "the target's name is the target string, spaces collapsed");
+    const tun_task *conv = &m->tasks.items[0], *dense = &m->tasks.items[1];
+    /* grid order: config 3 of the conv answers wrongly, and faster than any */
+    tun_options o = {0};
+    o.tuner = &tun_grid_ops;
+    o.trials = 12;
+    o.batch = 4;
+    o.measurer = measurer(r, tg, 4, 60);
+    o.target = &dt;
+    o.model = "tiny";
+    tun_report rep;
+    ok(tun_tune(&m->tasks, NULL, d, &o, &rep, &err), "tuning runs (%s)", su_buf_str(&err));
+    unsetenv("BREAK_WRONG");
+    unsetenv("RELAY_TUNE_CC");
+    int64_t budget = 0, trials = 0;
+    for (size_t i = 0; i < rep.n; i++) {
+        budget += rep.tasks[i].budget;
+        trials += rep.tasks[i].trials;
+    }
+    is_int(budget, 12, "the budget is the trials");
+    is_int(rep.measured, 12, "every trial measured");
+    is_int(trials, 12, "every trial counted");
+    int64_t wrong, n = count_records(d, conv->key, dt.name, &wrong) + count_records(d, dense->key, dt.name, &wrong);
+    is_int(n, 12, "every measurement is a record");
+    count_records(d, conv->key, dt.name, &wrong);
+    is_int(wrong, 1, "the wrong answer is a record");
+    const tun_task_report *cr = &rep.tasks[0];
+    ok(cr->default_cost > 0 && cr->best_cost > 0 && cr->best_cost <= cr->default_cost,
+       "the default config is measured and is the baseline of the best");
+    ok(cr->best_index != 3, "the best is never the wrong answer (best %lld)", (long long)cr->best_index);
+    tun_space s;
+    ok(tun_space_init(&s, conv, &tg->hw, &err), "the conv's space");
+    tun_best b;
+    ok(tun_best_config(d, &s, &dt, &b, &err) && b.kind == TUN_BEST_EXACT && b.index == cr->best_index &&
+           b.cost == cr->best_cost,
+       "the best config for compiling is the tuned best");
+    tun_best_free(&b);
+    /* what compiling a whole model asks: by workload key, as schedule JSON */
+    char *sj = api_best_config_for_key(m, d, "cpu -cores=2", conv->key, NULL);
+    sch_config parsed = {0};
+    char *bad = NULL;
+    ok(sj && sch_config_parse(&s.sp, sj, &parsed, &bad) && tun_config_encode(&s, &parsed) == cr->best_index,
+       "by workload key: the tuned best as a config sch_config_parse takes (%s)", sj ? sj : bad ? bad : "none");
+    sch_config_free(&parsed);
+    free(sj);
+    free(bad);
+    ok(!api_best_config_for_key(m, d, "cpu -cores=2", "no such key", NULL), "an unknown key: the default config");
+    tun_report_free(&rep);
+
+    /* again: nothing is measured twice */
+    ok(tun_tune(&m->tasks, NULL, d, &o, &rep, &err), "tuning again runs");
+    is_int(rep.measured, 0, "tuning again measures nothing");
+    n = count_records(d, conv->key, dt.name, &wrong) + count_records(d, dense->key, dt.name, &wrong);
+    is_int(n, 12, "and adds no record");
+    tun_report_free(&rep);
+    /* more trials: only the new ones are measured, the tuner starts from what is there */
+    o.trials = 16;
+    o.tuner = &tun_ga_ops;
+    ok(tun_tune(&m->tasks, NULL, d, &o, &rep, &err), "tuning with a larger budget runs");
+    is_int(rep.measured, 4, "a larger budget measures only the difference");
+    tun_report_free(&rep);
+
+    /* a stale record faster than everything is skipped, and said so */
+    db_record *recs;
+    size_t nr;
+    db_top_k(d, conv->key, dt.name, 1, &a, &recs, &nr);
+    db_record fake = recs[0];
+    char *cj = su_strdup(fake.config);
+    char *v = strstr(cj, "\"template_version\",\"ot\",1]");
+    v[strlen("\"template_version\",\"ot\",")] = '0';
+    double fast = fake.mean_cost / 10;
+    fake.config = cj;
+    fake.costs = &fast;
+    fake.ncosts = 1;
+    fake.session = NULL;
+    fake.timestamp += 1;
+    ok(db_add_records(d, &fake, 1, NULL, NULL, NULL), "a stale record is stored");
+    ok(tun_best_config(d, &s, &dt, &b, &err) && b.kind == TUN_BEST_EXACT && b.cost > fast && b.notes &&
+           strstr(b.notes, "stale"),
+       "the best config skips a stale record and says so (%s)", b.notes ? b.notes : "");
+    tun_best_free(&b);
+    free(cj);
+    /* another target string of the same ISA: the fallback */
+    db_target other = dt;
+    other.name = "cpu -cores=1";
+    ok(tun_best_config(d, &s, &other, &b, &err) && b.kind == TUN_BEST_ISA && !strcmp(b.target, dt.name),
+       "a target never tuned uses the records of the same ISA");
+    tun_best_free(&b);
+    other.isa = "sse2";
+    ok(tun_best_config(d, &s, &other, &b, &err) && b.kind == TUN_BEST_NONE && b.index == s.default_index,
+       "another ISA falls back to the default config");
+    tun_best_free(&b);
+    tun_space_free(&s);
+    su_arena_free(&a);
+    su_buf_free(&err);
+    db_close(d);
+}
+
+int main(void)
+{
+    /* the runner first: binding and folding the weights runs OpenMP kernels */
+    su_buf err = {0};
+    ms_runner *r = ms_runner_start(&err);
+    ok(r != NULL, "runner starts (%s)", su_buf_str(&err));
+    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    snprintf(dir, sizeof dir, "%s/rt-tune-XXXXXX", tmp);
+    if (!mkdtemp(dir))
+        su_panic("mkdtemp");
+    atexit(cleanup);
+    char cache[300];
+    snprintf(cache, sizeof cache, "%s/cache", dir);
+    setenv("RELAY_TUNE_CACHE", cache, 1);
+    rt_module *m = rt_module_parse("tiny.relay", MODEL, strlen(MODEL), stdout);
+    rt_opt_options oo = {.level = 3};
+    ok(m && rt_module_bind_random_params(m, 0, 1, stdout) == 2 && rt_module_optimize(m, &oo, stdout) == 0,
+       "the tiny model loads with bound weights");
+    const rt_task *pub;
+    size_t nt;
+    rt_module_tasks(m, &pub, &nt);
+    is_int(nt, 2, "two tasks: the conv and the dense");
+    ok(m->tasks.items[0].param_const && !m->tasks.items[0].param_const[0] && m->tasks.items[0].param_const[1],
+       "the conv's weight is a constant parameter, its data is not");
+    tg_target tg;
+    const char *why;
+    tg_target_parse("cpu -cores=2", &tg, &why);
+    test_budgets();
+    tun_space conv, dense;
+    ok(tun_space_init(&conv, &m->tasks.items[0], &tg.hw, &err) && tun_space_init(&dense, &m->tasks.items[1], &tg.hw, &err),
+       "spaces of both tasks (%s)", su_buf_str(&err));
+    ok(conv.default_index >= 0 && conv.default_index < conv.size, "the default config is in the space");
+    test_configs(&conv);
+    test_tuners(&dense);
+    test_errors(r, &tg, &conv);
+    test_loop(r, &tg, m);
+    tun_space_free(&conv);
+    tun_space_free(&dense);
+    rt_module_free(m);
+    ms_runner_stop(r);
+    su_buf_free(&err);
+    return tap_done();
+}

@@ -1,0 +1,153 @@
+#!/bin/sh
+# tune.sh — `relay-tune tune` on a tiny model (a conv2d + relu and a dense):
+# each tuner stores a record per trial and prints the end-of-run table;
+# running the same command again measures nothing; a run killed with SIGKILL
+# mid-way loses at most its batch in flight and the restart finishes the
+# budget without measuring any config twice; SIGINT stores the batch in
+# flight, prints the summary and exits 0; compile errors become records and
+# the table still comes; `tasks --space` prints every task's space.
+. "$(dirname "$0")/../lib.sh"
+export RELAY_TUNE_CACHE="$TMP/cache"
+M="$TMP/tiny.relay"
+cat >"$M" <<'EOF'
+#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 8, 8, 8), float32], %w: Tensor[(16, 8, 3, 3), float32], %d: Tensor[(16, 1024), float32]) {
+  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1], channels=16, kernel_size=[3, 3]);
+  %1 = nn.relu(%0);
+  %2 = reshape(%1, newshape=[1, 1024]);
+  nn.dense(%2, %d, units=16)
+}
+EOF
+# a quick measurement: these tests are about bookkeeping, not speed
+Q="--repeat 1 --min-repeat-ms 1 --progress lines"
+
+records() { "$RELAY_TUNE" db stats --json --db "$1" 2>/dev/null | sed -n 's/.*"records": *\([0-9]*\).*/\1/p'; }
+# configs measured twice in a database (workload hash + config index)
+twice() {
+    "$RELAY_TUNE" db export --db "$1" | sed -n 's/.*"hash":"\([0-9a-f]*\)".*"index":\([0-9]*\)}.*/\1 \2/p' | sort | uniq -d | wc -l
+}
+
+# ---- the space of every task --------------------------------------------
+if "$RELAY_TUNE" tasks "$M" --space >"$TMP/space" 2>"$TMP/err" &&
+    grep -q "template conv2d_nchw (version 1): [0-9]* configs" "$TMP/space" &&
+    grep -q "template dense (version 1): [0-9]* configs" "$TMP/space" && grep -q "tile_oc: split 16 into 2:" "$TMP/space"; then
+    tap_ok "tasks --space: each task's template, version, knobs and size"
+else
+    tap_fail "tasks --space: each task's template, version, knobs and size" "$(cat "$TMP/space" "$TMP/err")"
+fi
+
+# ---- each tuner makes progress and stores every trial ----------------------
+for tuner in random grid ga; do
+    db="$TMP/$tuner.db"
+    if "$RELAY_TUNE" tune "$M" --trials 8 --tuner "$tuner" --db "$db" --seed 3 $Q >"$TMP/out" 2>"$TMP/err"; then
+        n=$(records "$db")
+        if [ "$n" = 8 ] && grep -q "^#   hash" "$TMP/out" && grep -q "^done: 8 measurements" "$TMP/out" &&
+            grep -Eq '^0 .* [0-9.]+x +[0-9]+ +[0-9]+ +0$' "$TMP/out"; then
+            tap_ok "tune --tuner $tuner: 8 trials, 8 records, the table with default, best and speedup"
+        else
+            tap_fail "tune --tuner $tuner: 8 trials, 8 records, the table" "records: $n" "$(cat "$TMP/out")"
+        fi
+    else
+        tap_fail "tune --tuner $tuner runs" "$(cat "$TMP/err")"
+    fi
+done
+if grep -q "^\[1/2\] task 0 conv2d_nchw .* trials" "$TMP/err"; then
+    tap_ok "progress: a line per batch when stderr is not a terminal"
+else
+    tap_fail "progress: a line per batch when stderr is not a terminal" "$(cat "$TMP/err")"
+fi
+
+# ---- resume: the same command again measures nothing ------------------------
+db="$TMP/ga.db"
+"$RELAY_TUNE" tune "$M" --trials 8 --db "$db" --seed 3 $Q >"$TMP/out" 2>"$TMP/err"
+if [ $? = 0 ] && grep -q "^done: 0 measurements" "$TMP/out" && [ "$(records "$db")" = 8 ]; then
+    tap_ok "the same command again measures nothing and adds no record"
+else
+    tap_fail "the same command again measures nothing" "$(cat "$TMP/out" "$TMP/err")"
+fi
+"$RELAY_TUNE" tune "$M" --trials 12 --db "$db" --tuner random $Q >"$TMP/out" 2>"$TMP/err"
+if [ $? = 0 ] && grep -q "^done: 4 measurements" "$TMP/out" && [ "$(records "$db")" = 12 ] && [ "$(twice "$db")" = 0 ]; then
+    tap_ok "a larger budget measures only the new trials, never a config twice"
+else
+    tap_fail "a larger budget measures only the new trials" "$(cat "$TMP/out" "$TMP/err")"
+fi
+if "$RELAY_TUNE" tune "$M" --trials 4 --db "$db" --tasks 1 --tuner bogus >"$TMP/out" 2>"$TMP/err"; then
+    tap_fail "an unknown tuner is an error"
+else
+    grep -q "unknown tuner 'bogus'" "$TMP/err" && tap_ok "an unknown tuner is an error" ||
+        tap_fail "an unknown tuner is an error" "$(cat "$TMP/err")"
+fi
+if "$RELAY_TUNE" tune "$M" --trials 4 --db "$db" --tasks 7 >"$TMP/out" 2>"$TMP/err"; then
+    tap_fail "a task selection out of range is an error"
+else
+    grep -q "out of range" "$TMP/err" && tap_ok "a task selection out of range is an error" ||
+        tap_fail "a task selection out of range is an error" "$(cat "$TMP/err")"
+fi
+
+# ---- SIGKILL mid-run, then the same command: it resumes ---------------------
+# a slow measurement (--min-repeat-ms) keeps the run going long enough to be killed
+db="$TMP/kill.db"
+"$RELAY_TUNE" tune "$M" --trials 24 --tasks 0 --db "$db" --batch 4 --tuner grid --repeat 1 --min-repeat-ms 150 \
+    --progress none >"$TMP/out1" 2>"$TMP/err1" &
+pid=$!
+i=0
+while [ "$(records "$db")" = "" ] || [ "$(records "$db")" -lt 8 ]; do
+    i=$((i + 1))
+    if [ $i -gt 600 ] || ! kill -0 $pid 2>/dev/null; then break; fi
+    sleep 0.1
+done
+kill -KILL $pid 2>/dev/null
+wait $pid 2>/dev/null
+killed=$(records "$db")
+if [ -n "$killed" ] && [ "$killed" -ge 8 ] && [ "$killed" -lt 24 ] && [ $((killed % 4)) = 0 ]; then
+    tap_ok "a run killed with SIGKILL keeps its committed batches whole ($killed records)"
+else
+    tap_fail "a run killed with SIGKILL keeps its committed batches whole" "records: $killed" "$(cat "$TMP/err1")"
+fi
+"$RELAY_TUNE" tune "$M" --trials 24 --tasks 0 --db "$db" --batch 4 --tuner grid $Q >"$TMP/out" 2>"$TMP/err"
+rc=$?
+total=$(records "$db")
+new=$(sed -n 's/^done: \([0-9]*\) measurements.*/\1/p' "$TMP/out")
+if [ $rc = 0 ] && [ "$total" = 24 ] && [ "$new" = $((24 - killed)) ] && [ "$(twice "$db")" = 0 ]; then
+    tap_ok "the restart resumes: measures the $new configs left, none twice"
+else
+    tap_fail "the restart resumes without measuring again" "killed at $killed, now $total, new $new" \
+        "$(cat "$TMP/out" "$TMP/err")"
+fi
+
+# ---- SIGINT: the batch in flight is stored, the summary printed, exit 0 ----
+db="$TMP/int.db"
+"$RELAY_TUNE" tune "$M" --trials 40 --tasks 0 --db "$db" --batch 4 --tuner grid --repeat 1 --min-repeat-ms 150 \
+    --progress lines >"$TMP/out" 2>"$TMP/err" &
+pid=$!
+i=0
+while [ "$(records "$db")" = "" ] || [ "$(records "$db")" -lt 4 ]; do
+    i=$((i + 1))
+    if [ $i -gt 600 ] || ! kill -0 $pid 2>/dev/null; then break; fi
+    sleep 0.1
+done
+kill -INT $pid 2>/dev/null
+wait $pid
+rc=$?
+n=$(records "$db")
+if [ $rc = 0 ] && grep -q "^interrupted: $n measurements" "$TMP/out" && grep -q "^#   hash" "$TMP/out" &&
+    [ $((n % 4)) = 0 ] && [ "$n" -lt 40 ] && grep -q "finishing the batch in flight" "$TMP/err"; then
+    tap_ok "SIGINT: the batch in flight is stored ($n records), the summary printed, exit 0"
+else
+    tap_fail "SIGINT: the batch in flight is stored, the summary printed, exit 0" "rc $rc, records $n" \
+        "$(cat "$TMP/out" "$TMP/err")"
+fi
+
+# ---- broken candidates become records; the run goes on -----------------
+db="$TMP/broken.db"
+RELAY_TUNE_CC="$top_srcdir/tests/tuner/breaking-cc.sh" BREAK_COMPILE='k_[0-9a-f]*_[0-3]' \
+    "$RELAY_TUNE" tune "$M" --trials 8 --tasks 0 --db "$db" --tuner grid $Q >"$TMP/out" 2>"$TMP/err"
+rc=$?
+if [ $rc = 0 ] && [ "$(records "$db")" = 8 ] &&
+    "$RELAY_TUNE" db stats --json --db "$db" | grep -q '"compile_error":4,'; then
+    tap_ok "compile errors become error records; the neighbours in their unit are measured"
+else
+    tap_fail "compile errors become error records" "$(cat "$TMP/out" "$TMP/err")" \
+        "$("$RELAY_TUNE" db stats --db "$db")"
+fi
+tap_done

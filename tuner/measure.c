@@ -1,0 +1,174 @@
+/* measure.c — a measurement maps (target, task, config) to a result: costs,
+ * an error code with its message, counters, build and run time. Per task,
+ * the inputs are seeded random values for the primitive function's
+ * parameters (ir_random_param: the ranges suit each parameter's use) and
+ * the expected outputs are the reference interpreter's on the same inputs
+ * (the function becomes @main of a temporary module); both are written once
+ * to the task's data file, which every candidate's process maps and checks
+ * its output against. A batch is built at once (measure/builder.c), then
+ * each candidate that built runs in the runner's child, one after the
+ * other, so that candidates never share the machine with each other or
+ * with the compiler. */
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#include "tuner/tuner.h"
+
+/* A candidate's output matches when |o - e| <= ATOL_REL * max|e| + RTOL * |e|
+ * everywhere: float32 sums in another order differ by a few ulps of the
+ * output's magnitude (2e-6 at worst over the zoo), a wrong schedule by far
+ * more than this. */
+#define RTOL 1e-4
+#define ATOL_REL 1e-4
+
+struct tun_task_data {
+    ms_task_data *data;
+};
+
+typedef SU_VEC(const ir_tensor *) tensor_vec;
+
+/* Flattens a value into tensors (tuples depth first). */
+static void flatten(ir_value *v, tensor_vec *out)
+{
+    if (v->kind == IR_VAL_TENSOR) {
+        su_vec_push(out, v->tensor);
+        return;
+    }
+    for (int i = 0; i < v->n; i++)
+        flatten(v->items[i], out);
+}
+
+tun_task_data *tun_task_data_new(const tun_task *task, uint64_t seed, su_buf *err)
+{
+    const ir_expr *f = task->func;
+    int np = f->u.func.nparams;
+    ir_tensor **in = su_calloc((size_t)np + 1, sizeof *in);
+    ir_value **args = su_calloc((size_t)np + 1, sizeof *args);
+    tun_task_data *td = NULL;
+    bool ok = true;
+    for (int i = 0; i < np && ok; i++) {
+        const ir_type *t = f->u.func.params[i]->type ? f->u.func.params[i]->type : f->u.func.params[i]->u.var.annot;
+        if (!t || t->kind != IR_TY_TENSOR || !(in[i] = ir_tensor_alloc(t->dtype, t->ndim, t->shape))) {
+            su_buf_printf(err, "task %s: parameter %d is not a tensor that fits in memory", task->hash, i);
+            ok = false;
+            break;
+        }
+        ir_random_param(f, i, seed, in[i]);
+        args[i] = ir_value_tensor(in[i], false);
+    }
+    /* the reference: the function as @main of a module of its own */
+    ir_module *m = ok ? ir_module_new() : NULL;
+    ir_value *res = NULL;
+    if (ok) {
+        su_span nowhere = {0};
+        ir_module_add(m, "main", ir_global(m, nowhere, "main"), (ir_expr *)f);
+        ir_interp *ip = ir_interp_new(m, NULL);
+        su_diags d = {0};
+        if (!ir_interp_call(ip, "main", np, args, &res, &d)) {
+            su_buf_printf(err, "task %s: the reference interpreter failed", task->hash);
+            for (size_t i = 0; i < d.len; i++)
+                su_buf_printf(err, ": %s", d.items[i].msg);
+            ok = false;
+        }
+        su_diags_free(&d);
+        ir_interp_free(ip);
+    }
+    if (ok) {
+        tensor_vec outs = {0};
+        flatten(res, &outs);
+        double big = 0;
+        for (size_t o = 0; o < outs.len; o++)
+            for (int64_t i = 0; i < ir_tensor_numel(outs.data[o]); i++) {
+                double v = fabs(ir_tensor_get(outs.data[o], i));
+                big = v > big && isfinite(v) ? v : big;
+            }
+        double atol = ATOL_REL * (big > 1e-2 ? big : 1e-2);
+        ms_task_data *md = ms_task_data_create(NULL, np, (const ir_tensor *const *)in, (int)outs.len, outs.data,
+                                               RTOL, atol, err);
+        su_vec_free(&outs);
+        if (md) {
+            td = su_calloc(1, sizeof *td);
+            td->data = md;
+        }
+    }
+    ir_value_release(res);
+    for (int i = 0; i < np; i++) {
+        ir_value_release(args[i]);
+        ir_tensor_free(in[i]);
+    }
+    free(args);
+    free(in);
+    ir_module_free(m);
+    return td;
+}
+
+void tun_task_data_free(tun_task_data *td)
+{
+    if (!td)
+        return;
+    ms_task_data_free(td->data);
+    free(td);
+}
+
+void tun_result_free(tun_result *r)
+{
+    free(r->msg);
+    memset(r, 0, sizeof *r);
+}
+
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+bool tun_measure(const tun_measurer *m, const tun_space *s, const tun_task_data *td, int n, const sch_config *cfgs,
+                 tun_result *out)
+{
+    const tun_task *task = s->task;
+    ms_candidate *c = su_calloc((size_t)n + 1, sizeof *c);
+    ms_built *b = su_calloc((size_t)n + 1, sizeof *b);
+    char (*sym)[64] = su_calloc((size_t)n + 1, sizeof *sym);
+    for (int i = 0; i < n; i++) {
+        memset(&out[i], 0, sizeof out[i]);
+        out[i].index = tun_config_encode(s, &cfgs[i]);
+        /* named by task and config: the same candidate is the same source,
+         * so a batch built again (a resumed session) comes from the cache */
+        if (out[i].index >= 0)
+            snprintf(sym[i], sizeof sym[i], "k_%s_%lld", task->hash, (long long)out[i].index);
+        else
+            snprintf(sym[i], sizeof sym[i], "k_%s_bad%d", task->hash, i);
+        c[i] = (ms_candidate){task->func, task->template_name, &cfgs[i], task->param_const, sym[i]};
+    }
+    ms_build(c, n, m->target, &m->build, b);
+    bool alive = true;
+    for (int i = 0; i < n; i++) {
+        tun_result *r = &out[i];
+        r->build_time = b[i].build_time_s;
+        r->timestamp = wall_now();
+        if (b[i].error || !alive) {
+            r->error = alive ? b[i].error : SU_MERR_UNKNOWN;
+            r->msg = alive ? b[i].msg : su_strdup("not run: the runner process died");
+            b[i].msg = alive ? NULL : b[i].msg;
+            ms_built_free(&b[i]);
+            continue;
+        }
+        ms_result mr;
+        alive = ms_runner_measure(m->runner, td->data, b[i].so_path, sym[i], &m->run, &mr);
+        r->error = mr.error;
+        r->msg = su_strdup(mr.msg);
+        r->ncosts = mr.ncosts;
+        memcpy(r->costs, mr.costs, sizeof r->costs);
+        r->mean = mr.mean;
+        r->counters = mr.counters;
+        r->run_time = mr.run_time_s;
+        r->timestamp = wall_now();
+        ms_built_free(&b[i]);
+    }
+    free(c);
+    free(b);
+    free(sym);
+    return alive;
+}
