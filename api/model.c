@@ -19,17 +19,23 @@ typedef struct db_lookup {
     db *d;
     const char *target;
     su_arena arena;
+    rt_module *m;           /* the optimized module whose tasks the keys name */
+    FILE *notes;            /* where skipped records and fallbacks are reported */
 } db_lookup;
 
-/* The tuning database's best record of a workload: its config JSON. */
+/* The best valid config of a workload in the tuning database (exact target
+ * first, then the same ISA; stale or invalid records skipped and reported),
+ * as the schedule's config JSON; NULL: the template's defaults. */
 static const char *best_config(void *ctx, const char *key, const char *template_name)
 {
     (void)template_name;
     db_lookup *l = ctx;
-    db_record r;
-    if (db_best(l->d, key, l->target, &l->arena, &r) != 1)
+    char *json = api_best_config_for_key(l->m, l->d, l->target, key, l->notes);
+    if (!json)
         return NULL;
-    return r.config;
+    const char *kept = su_arena_strdup(&l->arena, json); /* must live until compiling ends */
+    free(json);
+    return kept;
 }
 
 char *rt_model_compile(rt_module *m, const char *out_path, const rt_compile_options *o, rt_compile_report *report,
@@ -52,6 +58,8 @@ char *rt_model_compile(rt_module *m, const char *out_path, const rt_compile_opti
     }
     db_lookup look = {0};
     look.target = t.name;
+    look.m = m;
+    look.notes = errs;
     if (o->db_path) {
         struct stat sb;
         if (stat(o->db_path, &sb) != 0) {

@@ -53,6 +53,12 @@ check "run: no --params for a .so" 2 "$RELAY_TUNE" run "$TMP/mlp.so" --params "$
 printf 'not a model' >"$TMP/bad.so"
 check "run: not a shared object" 1 "$RELAY_TUNE" run "$TMP/bad.so" --random-params 1
 has "cannot load" "$TMP/err" "cannot load"
+# tuned configs from a database are applied, and the tuned model still matches
+check "tune the MLP a little" 0 "$RELAY_TUNE" tune "$M" --random-params 1 --trials 6 --db "$TMP/tuned.db"
+check "compile --db with tuned records" 0 "$RELAY_TUNE" compile "$M" --random-params 1 --db "$TMP/tuned.db" -o "$TMP/tuned.so"
+has "compile --db applies the tuned configs" "$TMP/out" "with a database config"
+check "run the tuned .so" 0 "$RELAY_TUNE" run "$TMP/tuned.so" --random-params 1 --output "$TMP/tuned.npy"
+check "the tuned .so matches the interpreter" 0 "$NPYCMP" "$TMP/tuned.npy" "$TMP/interp.npy" 1e-4
 check "compile --db: a missing database" 1 "$RELAY_TUNE" compile "$M" --random-params 1 --db "$TMP/none.db" -o "$TMP/x.so"
 has "says so" "$TMP/err" "no such database"
 [ ! -e "$TMP/none.db" ] && tap_ok "--db does not create a database" || tap_fail "--db does not create a database"
