@@ -26,11 +26,17 @@ struct rt_tensor {
 /* Wraps a heap tensor (taking it over). */
 rt_tensor *api_tensor_wrap(ir_tensor *t);
 
+/* Item i of the inputs (false past the end). */
+bool api_inputs_item(const rt_inputs *in, size_t i, const char **name, const rt_tensor **t, const char **origin);
+
+
 /* ---- db.c: the tuning database ------------------------------------------ */
 
 struct rt_db {
     db *d;                  /* the open database */
 };
+
+/* ---- model.c: compiled models (rt_model_compile, rt_cmodel_*) ------------ */
 
 /* ---- lower.c: rt_task_lower (schedules and code of one task) ------------ */
 

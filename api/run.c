@@ -93,6 +93,16 @@ struct rt_inputs {
     SU_VEC(input) items;
 };
 
+bool api_inputs_item(const rt_inputs *in, size_t i, const char **name, const rt_tensor **t, const char **origin)
+{
+    if (i >= in->items.len)
+        return false;
+    *name = in->items.data[i].name;
+    *t = in->items.data[i].tensor;
+    *origin = in->items.data[i].origin;
+    return true;
+}
+
 rt_inputs *rt_inputs_new(void)
 {
     return su_calloc(1, sizeof(rt_inputs));

@@ -3,6 +3,8 @@
 #ifndef RT_CLI_H
 #define RT_CLI_H
 
+#include <stdbool.h>
+
 #include "relaytune.h"
 
 /* A subcommand: argv[0] is the subcommand's name; returns the exit status. */
@@ -35,6 +37,21 @@ int cli_cmd_db(int argc, char **argv);
 /* relay-tune run MODEL.relay [--params W.npz] [--input NAME=FILE.npy ...] [--output OUT.npy | --output-dir DIR]
  *                [--target interp] [--random-params SEED] */
 int cli_cmd_run(int argc, char **argv);
+
+/* ---- cmd_compile.c ---- */
+/* relay-tune compile MODEL.relay [--params W.npz | --random-params S] [--target cpu] [--db DB] [-o OUT.so] */
+int cli_cmd_compile(int argc, char **argv);
+/* Loads MODEL.relay, binds --params files and (random) seeded weights for all
+ * parameters but the first, optimizes at -O3 and compiles it to out (NULL:
+ * into the cache); the object's path (malloc'd) or NULL after a message. */
+char *cli_compile(const char *model, const char *const *params, int nparams, bool random, unsigned long long seed,
+                  const rt_compile_options *o, const char *out, rt_compile_report *rep);
+/* Parses a --random-params seed; false after a message. */
+bool cli_parse_seed(const char *cmd, const char *s, unsigned long long *seed);
+
+/* ---- cmd_bench.c ---- */
+/* relay-tune bench MODEL.relay|MODEL.so [--target cpu] [--db DB] [--repeat N] [--json] */
+int cli_cmd_bench(int argc, char **argv);
 
 /* ---- main.c ---- */
 /* Writes text to the file out (standard output when NULL); returns the exit

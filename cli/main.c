@@ -19,7 +19,9 @@ static const struct {
     {"lower", cli_cmd_lower, "print the loop nest (or C) of a task under a schedule"},
     {"tune", cli_cmd_tune, "search the tasks' schedules on this machine; every measurement into the database"},
     {"db", cli_cmd_db, "the tuning database: export, import, merge, stats, best, gc"},
-    {"run", cli_cmd_run, "run a model's @main on .npz/.npy inputs (or seeded random ones) with the interpreter"},
+    {"compile", cli_cmd_compile, "compile a model into one shared object (kernels, weights, memory plan)"},
+    {"run", cli_cmd_run, "run a model's @main on .npz/.npy inputs (or seeded random ones): interpreter or compiled"},
+    {"bench", cli_cmd_bench, "latency of a compiled model: median, p10, p90 of N runs"},
 };
 
 void cli_error(const char *fmt, ...)

@@ -337,6 +337,66 @@ enum {
  * and conv2d) are packed by prologues, as the compiled model does once. */
 char *rt_task_lower(rt_module *m, size_t index, const char *config_json, const char *target, int what, FILE *errs);
 
+/* ---- compiled models ---------------------------------------------------------
+ * A compiled model is one shared object with the ABI of relaytune_model.h
+ * (docs/compiled-model.md). */
+
+typedef struct rt_compile_options {
+    const char *target;         /* "cpu" (NULL: cpu) */
+    const char *db_path;        /* best configs from this tuning database (NULL: every task with
+                                   its template's defaults) */
+    int jobs;                   /* compilers at once (0: one per core) */
+} rt_compile_options;
+
+/* What went into a compiled model. */
+typedef struct rt_compile_report {
+    int calls;                  /* kernel calls per run */
+    int kernels;                /* distinct kernels */
+    int tuned;                  /* kernels built from a database config */
+    int inputs, outputs;
+    int weights;                /* weight tensors stored */
+    int packed;                 /* of them, packed at compile time */
+    long long weight_bytes;
+    int intermediates;          /* intermediate tensors */
+    long long peak_bytes;       /* the memory plan's arena */
+    long long sum_bytes;        /* every intermediate in a buffer of its own */
+    long long live_bytes;       /* the most bytes live at once (a lower bound on the peak) */
+    double seconds;             /* wall-clock compile time */
+} rt_compile_report;
+
+/* Compiles @main of an optimized module (rt_module_optimize at level 3, so
+ * that it calls only fused functions) into the shared object out_path; with
+ * out_path NULL, into the cache (named by the hash of its sources; an object
+ * already there is reused). Parameters of @main become the model's inputs,
+ * bound parameters its weights. Returns the object's path (malloc'd), or
+ * NULL after writing the error to errs. report may be NULL. */
+char *rt_model_compile(rt_module *m, const char *out_path, const rt_compile_options *o, rt_compile_report *report,
+                       FILE *errs);
+
+/* A loaded compiled model with one instance. */
+typedef struct rt_cmodel rt_cmodel;
+
+/* Loads a compiled model; NULL after a message when the file is not one. */
+rt_cmodel *rt_cmodel_load(const char *path, FILE *errs);
+size_t rt_cmodel_num_inputs(const rt_cmodel *c);
+size_t rt_cmodel_num_outputs(const rt_cmodel *c);
+const char *rt_cmodel_input_name(const rt_cmodel *c, size_t i);
+/* The bytes of the model's intermediate arena. */
+size_t rt_cmodel_arena_bytes(const rt_cmodel *c);
+/* Sets the input called name from t (dtype and shape must match; the
+ * message names the input and both types); 0, or -1 after writing errs. */
+int rt_cmodel_set_input(rt_cmodel *c, const char *name, const rt_tensor *t, FILE *errs);
+/* Sets every input the inputs name (unknown names are an error); fills the
+ * inputs they do not name with seeded random values when random, else
+ * reports the first missing one. 0, or -1 after a message. */
+int rt_cmodel_set_inputs(rt_cmodel *c, const rt_inputs *in, int random, uint64_t seed, FILE *errs);
+/* Runs the model once: 0, or -1 after a message. */
+int rt_cmodel_run(rt_cmodel *c, FILE *errs);
+/* A copy of output i after a run (free with rt_tensor_free). */
+rt_tensor *rt_cmodel_output(const rt_cmodel *c, size_t i);
+/* Unloads (NULL is fine). */
+void rt_cmodel_free(rt_cmodel *c);
+
 #ifdef __cplusplus
 }
 #endif

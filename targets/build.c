@@ -96,17 +96,21 @@ static int split_flags(char *flags, char **argv, int max)
  * own: a time limit kills the whole group (the driver and its cc1 and as),
  * and a Ctrl-C at the terminal, meant for the tool, does not kill the
  * compilers of the batch the tool is finishing. */
-static pid_t spawn_compiler(const char *cc, const char *cflags, const char *src, const char *out, const char *log_path)
+static pid_t spawn_compiler(const char *cc, const char *cflags, bool object, const char *src, const char *out,
+                            const char *log_path)
 {
     char *flags = su_strdup(cflags);
     char *argv[64];
     int n = 0;
     argv[n++] = (char *)cc;
     n += split_flags(flags, argv + n, 48);
+    if (object)
+        argv[n++] = "-c";
     argv[n++] = "-o";
     argv[n++] = (char *)out;
     argv[n++] = (char *)src;
-    argv[n++] = "-lm";
+    if (!object)
+        argv[n++] = "-lm";
     argv[n] = NULL;
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
@@ -225,21 +229,25 @@ static void wait_one(unit *units, int n, double timeout_s)
     }
 }
 
-void tg_build_units(const char *const *srcs, int n, const tg_target *t, const tg_build_opts *o, tg_lib **out,
-                    tg_err *errs, char **logs, double *seconds)
+static const char *compiler(void)
 {
     const char *cc = getenv("RELAY_TUNE_CC");
-    if (!cc || !*cc)
-        cc = "cc";
-    int jobs = o && o->jobs > 0 ? o->jobs : 1;
-    double timeout_s = o ? o->timeout_s : 0;
-    char *dir = tg_cache_dir();
-    unit *units = su_calloc((size_t)(n ? n : 1), sizeof *units);
+    return cc && *cc ? cc : "cc";
+}
+
+/* Compiles srcs[0..n) into cached shared objects (or, with object, object
+ * files), up to jobs at once, each within timeout_s (0: no limit);
+ * units[i].so names the result, units[i].err says whether it is there. */
+static void compile_units(const char *const *srcs, int n, const tg_target *t, int jobs, double timeout_s, bool object,
+                          unit *units, const char *dir)
+{
+    const char *cc = compiler();
+    if (jobs < 1)
+        jobs = 1;
     bool dir_ok = make_dirs(dir);
     int running = 0;
     for (int i = 0; i < n; i++) {
         unit *u = &units[i];
-        out[i] = NULL;
         u->src = srcs[i];
         u->pid = -1;
         /* the key: two FNV-1a streams over compiler, flags and source */
@@ -249,7 +257,8 @@ void tg_build_units(const char *const *srcs, int n, const tg_target *t, const tg
         h2 = su_hash_bytes(h2, u->src, strlen(u->src));
         h2 = su_hash_bytes(h2, t->cflags, strlen(t->cflags));
         h2 = su_hash_bytes(h2, cc, strlen(cc));
-        su_buf_printf(&u->so, "%s/%016llx%016llx.so", dir, (unsigned long long)h1, (unsigned long long)h2);
+        su_buf_printf(&u->so, "%s/%016llx%016llx.%s", dir, (unsigned long long)h1, (unsigned long long)h2,
+                      object ? "o" : "so");
         if (access(su_buf_str(&u->so), R_OK) == 0)
             continue;
         su_buf_printf(&u->c, "%s/%016llx%016llx.c", dir, (unsigned long long)h1, (unsigned long long)h2);
@@ -264,7 +273,7 @@ void tg_build_units(const char *const *srcs, int n, const tg_target *t, const tg
             running--;
         }
         u->started = now_s();
-        u->pid = spawn_compiler(cc, t->cflags, su_buf_str(&u->c), su_buf_str(&u->tmp), su_buf_str(&u->lg));
+        u->pid = spawn_compiler(cc, t->cflags, object, su_buf_str(&u->c), su_buf_str(&u->tmp), su_buf_str(&u->lg));
         if (u->pid < 0)
             unit_fail(u, TG_E_COMPILE, "the compiler could not be run");
         else
@@ -274,8 +283,26 @@ void tg_build_units(const char *const *srcs, int n, const tg_target *t, const tg
         wait_one(units, n, timeout_s);
         running--;
     }
+}
+
+static void unit_free(unit *u)
+{
+    free(u->log);
+    su_buf_free(&u->so);
+    su_buf_free(&u->c);
+    su_buf_free(&u->tmp);
+    su_buf_free(&u->lg);
+}
+
+void tg_build_units(const char *const *srcs, int n, const tg_target *t, const tg_build_opts *o, tg_lib **out,
+                    tg_err *errs, char **logs, double *seconds)
+{
+    char *dir = tg_cache_dir();
+    unit *units = su_calloc((size_t)(n ? n : 1), sizeof *units);
+    compile_units(srcs, n, t, o && o->jobs > 0 ? o->jobs : 1, o ? o->timeout_s : 0, false, units, dir);
     for (int i = 0; i < n; i++) {
         unit *u = &units[i];
+        out[i] = NULL;
         if (!u->err) {
             pin_openmp();
             void *h = dlopen(su_buf_str(&u->so), RTLD_NOW | RTLD_LOCAL);
@@ -295,11 +322,7 @@ void tg_build_units(const char *const *srcs, int n, const tg_target *t, const tg
         }
         if (seconds)
             seconds[i] = u->seconds;
-        free(u->log);
-        su_buf_free(&u->so);
-        su_buf_free(&u->c);
-        su_buf_free(&u->tmp);
-        su_buf_free(&u->lg);
+        unit_free(u);
     }
     free(units);
     free(dir);
@@ -326,6 +349,80 @@ tg_err tg_build_many(const char *const *srcs, int n, const tg_target *t, int job
     }
     free(errs);
     free(logs);
+    return err;
+}
+
+tg_err tg_build_shared(const char *const *srcs, int n, const tg_target *t, int jobs, const char *out_path, char **log)
+{
+    if (log)
+        *log = NULL;
+    char *dir = tg_cache_dir();
+    unit *units = su_calloc((size_t)(n ? n : 1), sizeof *units);
+    compile_units(srcs, n, t, jobs, 0, true, units, dir);
+    tg_err err = TG_E_OK;
+    for (int i = 0; i < n && !err; i++)
+        if (units[i].err) {
+            err = units[i].err;
+            if (log) {
+                *log = units[i].log;
+                units[i].log = NULL;
+            }
+        }
+    if (!err) {
+        /* link: cc -shared -fopenmp -o OUT.tmp UNITS... -lm, then rename */
+        su_buf tmp = {0}, lg = {0};
+        su_buf_printf(&tmp, "%s.%ld.tmp", out_path, (long)getpid());
+        su_buf_printf(&lg, "%s/link.%ld.log", dir, (long)getpid());
+        const char **argv = su_calloc((size_t)n + 10, sizeof *argv);
+        int a = 0;
+        argv[a++] = compiler();
+        argv[a++] = "-shared";
+        argv[a++] = "-fopenmp";
+        argv[a++] = "-o";
+        argv[a++] = su_buf_str(&tmp);
+        for (int i = 0; i < n; i++)
+            argv[a++] = su_buf_str(&units[i].so);
+        argv[a++] = "-lm";
+        argv[a] = NULL;
+        posix_spawn_file_actions_t fa;
+        posix_spawn_file_actions_init(&fa);
+        posix_spawn_file_actions_addopen(&fa, 2, su_buf_str(&lg), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+        pid_t pid;
+        int st = 0;
+        if (posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)argv, environ) != 0) {
+            err = TG_E_COMPILE;
+        } else {
+            pid_t r;
+            while ((r = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
+                ;
+            if (r < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+                err = TG_E_COMPILE;
+        }
+        posix_spawn_file_actions_destroy(&fa);
+        if (err) {
+            size_t len;
+            char *text = su_read_file(su_buf_str(&lg), &len);
+            if (log)
+                *log = text ? text : su_strdup("the linker could not be run");
+            else
+                free(text);
+            unlink(su_buf_str(&tmp));
+        } else if (rename(su_buf_str(&tmp), out_path) != 0) {
+            err = TG_E_IO;
+            if (log)
+                *log = su_strdup(strerror(errno));
+            unlink(su_buf_str(&tmp));
+        }
+        unlink(su_buf_str(&lg));
+        free(argv);
+        su_buf_free(&tmp);
+        su_buf_free(&lg);
+    }
+    for (int i = 0; i < n; i++)
+        unit_free(&units[i]);
+    free(units);
+    free(dir);
     return err;
 }
 

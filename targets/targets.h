@@ -73,6 +73,11 @@ tg_err tg_build(const char *src, const tg_target *t, tg_lib **out, char **log);
  * out[i] gets unit i's object (NULL where it failed). Returns the first
  * error (its log in *log), TG_E_OK when all were built. */
 tg_err tg_build_many(const char *const *srcs, int n, const tg_target *t, int jobs, tg_lib **out, char **log);
+/* Compiles n translation units into cached object files (up to `jobs`
+ * compilers at once, keyed like tg_build) and links them into one shared
+ * object at out_path (written under a private name, then renamed), linked
+ * only against libc, libm and the OpenMP runtime. Nothing is loaded. */
+tg_err tg_build_shared(const char *const *srcs, int n, const tg_target *t, int jobs, const char *out_path, char **log);
 /* Options of tg_build_units. */
 typedef struct tg_build_opts {
     int jobs;               /* compilers run at once (at least 1) */
@@ -93,5 +98,67 @@ void tg_lib_close(tg_lib *l);
 
 /* The signature of every generated entry point. */
 typedef int (*tg_entry_fn)(void *const *args);
+
+/* ---- memplan.c: the static memory plan of a compiled model -------------- */
+
+/* One intermediate buffer: its size and the steps (calls) from the one that
+ * writes it to the last that reads it; the plan fills offset. */
+typedef struct tg_mem_item {
+    int64_t bytes;
+    int first, last;
+    int64_t offset;
+} tg_mem_item;
+
+/* What a plan costs. */
+typedef struct tg_mem_stats {
+    int64_t peak;           /* the arena: max offset + bytes */
+    int64_t sum;            /* every intermediate in a buffer of its own */
+    int64_t live;           /* the most bytes live at one step (a lower bound on peak) */
+} tg_mem_stats;
+
+/* Places the items in one arena so that two whose lifetimes overlap never
+ * share bytes: largest first, each at the lowest offset (a multiple of
+ * align) that is free over its lifetime. Returns the statistics. */
+tg_mem_stats tg_memplan(tg_mem_item *items, int n, int64_t align);
+
+/* ---- model.c: ahead-of-time compiled models ------------------------------ */
+
+/* The tuned config (JSON, {"knobs": {...}} as sch_config_parse reads it) of a
+ * task, or NULL for the template's defaults. The string is the callee's and
+ * must live until tg_model_compile returns. */
+typedef const char *(*tg_config_fn)(void *ctx, const char *workload_key, const char *template_name);
+
+typedef struct tg_model_opts {
+    const char *out_path;   /* the shared object to write (NULL: in the cache, named by
+                               the hash of its sources; one already there is reused) */
+    tg_config_fn config;    /* NULL: every task with its template's defaults */
+    void *config_ctx;
+    int jobs;               /* compilers at once (0: the target's cores) */
+    FILE *notes;            /* where to say that a config was rejected (NULL: nowhere) */
+} tg_model_opts;
+
+/* What went into a compiled model. */
+typedef struct tg_model_info {
+    int ncalls;             /* kernel calls per run */
+    int nkernels;           /* distinct kernels */
+    int ntuned;             /* kernels built from a config the hook gave */
+    int ninputs, noutputs;
+    int nconsts;            /* weights stored */
+    int64_t weight_bytes;   /* bytes of weights stored (packed where packed) */
+    int npacked;            /* weights packed at compile time */
+    int nintermediates;
+    tg_mem_stats mem;       /* the plan of the intermediates */
+    char *path;             /* the object written (malloc'd; the caller frees it) */
+} tg_model_info;
+
+/* Compiles @main of m (type-checked and optimized, so that it calls only
+ * primitive functions) into one shared object exporting the ABI of
+ * include/relaytune_model.h: every called primitive function lowered with
+ * its template (config from o->config, else the defaults), weights packed
+ * at compile time, the calls in order over a static memory plan. Parameters
+ * of @main are the model's inputs; constants are its weights. False with
+ * the reason in *err (malloc'd). */
+bool tg_model_compile(const ir_module *m, const tg_target *t, const tg_model_opts *o, tg_model_info *info,
+                      char **err);
 
 #endif

@@ -110,8 +110,8 @@ has "summary of field 1.0" "$TMP/out" "result 1.0: Tensor[(2, 3), float32]"
 check "--output and --output-dir together: exit 2" 2 "$RELAY_TUNE" run "$TMP/t.relay" --output a.npy --output-dir d
 
 # targets, options, run-time errors, results that are not data
-check "unknown target: exit 1" 1 "$RELAY_TUNE" run "$TMP/m.relay" --params "$IO/savez.npz" --target cpu
-has "unknown target is named" "$TMP/err" "error: unknown target 'cpu'"
+check "unknown target: exit 1" 1 "$RELAY_TUNE" run "$TMP/m.relay" --params "$IO/savez.npz" --target tpu
+has "unknown target is named" "$TMP/err" "target 'tpu'"
 check "--target interp" 0 "$RELAY_TUNE" run "$TMP/m.relay" --params "$IO/savez.npz" --target interp
 check "bad seed: exit 2" 2 "$RELAY_TUNE" run "$TMP/m.relay" --random-params abc
 check "unknown option: exit 2" 2 "$RELAY_TUNE" run "$TMP/m.relay" --bogus

@@ -12,72 +12,7 @@
 #include "tests/codegen/harness.h"
 #include "tests/tap.h"
 
-#define HDR "#[version = \"0.0.5\"]\n"
-
-static const struct {
-    const char *name;
-    double lo, hi;          /* input range */
-    const char *text;
-} models[] = {
-    {"conv2d+bias+relu", -1, 1, HDR "def @main(%x: Tensor[(1, 5, 9, 11), float32], %w: Tensor[(24, 5, 3, 3), float32], "
-                                    "%b: Tensor[(24), float32]) { nn.relu(nn.bias_add(nn.conv2d(%x, %w, padding=[1, 1]), %b)) }"},
-    {"conv2d stride 2, dilation", -1, 1, HDR "def @main(%x: Tensor[(2, 3, 13, 12), float32], %w: Tensor[(16, 3, 3, 3), float32]) "
-                                             "{ nn.conv2d(%x, %w, strides=[2, 2], padding=[2, 1, 0, 1], dilation=[2, 1]) }"},
-    {"conv2d 1x1 + residual", -1, 1, HDR "def @main(%x: Tensor[(1, 32, 7, 7), float32], %w: Tensor[(48, 32, 1, 1), float32], "
-                                         "%r: Tensor[(1, 48, 7, 7), float32]) { add(nn.conv2d(%x, %w), %r) }"},
-    {"depthwise conv2d + clip", -1, 1, HDR "def @main(%x: Tensor[(1, 24, 10, 10), float32], %w: Tensor[(24, 1, 3, 3), float32]) "
-                                           "{ clip(nn.conv2d(%x, %w, padding=[1, 1], groups=24), a_min=0f, a_max=6f) }"},
-    {"group conv2d", -1, 1, HDR "def @main(%x: Tensor[(1, 8, 6, 6), float32], %w: Tensor[(12, 2, 3, 3), float32]) "
-                                "{ nn.conv2d(%x, %w, groups=4) }"},
-    {"dense+bias", -1, 1, HDR "def @main(%x: Tensor[(7, 40), float32], %w: Tensor[(50, 40), float32], %b: Tensor[(50), float32]) "
-                              "{ add(nn.dense(%x, %w), %b) }"},
-    {"dense gelu", -1, 1, HDR "def @main(%x: Tensor[(16, 32), float32], %w: Tensor[(64, 32), float32]) { "
-                              "%0 = nn.dense(%x, %w); multiply(multiply(%0, add(erf(multiply(%0, 0.70710677f)), 1f)), 0.5f) }"},
-    {"dense vector", -1, 1, HDR "def @main(%x: Tensor[(1, 30), float32], %w: Tensor[(10, 30), float32]) { nn.dense(%x, %w) }"},
-    {"batch_matmul", -1, 1, HDR "def @main(%a: Tensor[(3, 9, 20), float32], %b: Tensor[(3, 17, 20), float32]) "
-                                "{ divide(nn.batch_matmul(%a, %b), 8f) }"},
-    {"batch_matmul nt bcast", -1, 1, HDR "def @main(%a: Tensor[(1, 20, 9), float32], %b: Tensor[(4, 20, 33), float32]) "
-                                         "{ nn.batch_matmul(%a, %b, transpose_a=True, transpose_b=False) }"},
-    {"max_pool2d ceil", -1, 1, HDR "def @main(%x: Tensor[(1, 4, 13, 13), float32]) "
-                                   "{ nn.max_pool2d(%x, pool_size=[3, 3], strides=[2, 2], ceil_mode=True) }"},
-    {"max_pool2d pad", -1, 1, HDR "def @main(%x: Tensor[(1, 4, 12, 12), float32]) "
-                                  "{ nn.max_pool2d(%x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1]) }"},
-    {"avg_pool2d", -1, 1, HDR "def @main(%x: Tensor[(2, 3, 9, 9), float32]) "
-                              "{ nn.avg_pool2d(%x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1]) }"},
-    {"avg_pool2d incl", -1, 1, HDR "def @main(%x: Tensor[(1, 3, 8, 8), float32]) "
-                                   "{ nn.avg_pool2d(%x, pool_size=[2, 3], padding=[1, 1], count_include_pad=True) }"},
-    {"global_avg_pool2d", -1, 1, HDR "def @main(%x: Tensor[(1, 20, 7, 7), float32]) { nn.global_avg_pool2d(%x) }"},
-    {"adaptive_avg_pool2d", -1, 1, HDR "def @main(%x: Tensor[(1, 3, 10, 7), float32]) "
-                                       "{ nn.adaptive_avg_pool2d(%x, output_size=[3, 4]) }"},
-    {"softmax", -3, 3, HDR "def @main(%x: Tensor[(2, 5, 37), float32]) { nn.softmax(%x) }"},
-    {"log_softmax axis 1", -3, 3, HDR "def @main(%x: Tensor[(2, 5, 6), float32]) { nn.log_softmax(%x, axis=1) }"},
-    {"layer_norm", -2, 2, HDR "def @main(%x: Tensor[(6, 40), float32], %g: Tensor[(40), float32], %b: Tensor[(40), float32]) "
-                              "{ nn.layer_norm(%x, %g, %b, epsilon=1e-5f) }"},
-    {"elementwise", 0.1, 2, HDR "def @main(%x: Tensor[(3, 33), float32], %y: Tensor[(33), float32]) { "
-                                "%0 = add(log(%x), sqrt(%y)); %1 = multiply(tanh(%0), sigmoid(%x)); "
-                                "%2 = subtract(rsqrt(%x), exp(negative(%y))); %3 = maximum(%1, %2); "
-                                "%4 = power(%x, %y); add(minimum(%3, %4), abs(nn.leaky_relu(%0, alpha=0.1f))) }"},
-    {"compare where", -1, 1, HDR "def @main(%x: Tensor[(4, 5), float32], %y: Tensor[(5), float32]) { "
-                                 "where(logical_and(greater(%x, %y), logical_not(equal(%x, %y))), %x, multiply(%y, 2f)) }"},
-    {"transpose reshape", -1, 1, HDR "def @main(%x: Tensor[(6, 20), float32]) { "
-                                     "%0 = reshape(%x, newshape=[1, 6, 4, 5]); %1 = transpose(%0, axes=[0, 2, 1, 3]); "
-                                     "reshape(%1, newshape=[4, 30]) }"},
-    {"flatten squeeze expand", -1, 1, HDR "def @main(%x: Tensor[(2, 3, 1, 4), float32]) { "
-                                          "expand_dims(nn.batch_flatten(squeeze(%x, axis=[2])), axis=1) }"},
-    {"concatenate", -1, 1, HDR "def @main(%x: Tensor[(2, 3), float32], %y: Tensor[(2, 5), float32]) { "
-                               "concatenate((%x, %y, %x), axis=1) }"},
-    {"split", -1, 1, HDR "def @main(%x: Tensor[(6, 4), float32]) { %0 = split(%x, indices_or_sections=3); "
-                         "add(%0.0, %0.2) }"},
-    {"strided_slice", -1, 1, HDR "def @main(%x: Tensor[(7, 9), float32]) { "
-                                 "strided_slice(%x, begin=[1, -7], end=[6, 9], strides=[2, 3]) }"},
-    {"take", -1, 1, HDR "def @main(%x: Tensor[(5, 6), float32], %i: Tensor[(3, 2), int32]) { take(%x, %i, axis=1) }"},
-    {"pad", -1, 1, HDR "def @main(%x: Tensor[(2, 3), float32]) { nn.pad(%x, 1.5f, pad_width=[[1, 0], [2, 3]]) }"},
-    {"sum mean", -1, 1, HDR "def @main(%x: Tensor[(3, 4, 5), float32]) { "
-                            "add(sum(%x, axis=[1], keepdims=True), mean(%x, axis=[1, 2], keepdims=True)) }"},
-    {"max min", -1, 1, HDR "def @main(%x: Tensor[(3, 4, 5), float32]) { subtract(max(%x, axis=[0, 2]), min(%x, axis=[0, 2])) }"},
-    {"argmax", -1, 1, HDR "def @main(%x: Tensor[(3, 7), float32]) { argmax(%x, axis=[1]) }"},
-    {"cast", -3, 3, HDR "def @main(%x: Tensor[(10), float32]) { cast(cast(%x, dtype=\"int32\"), dtype=\"float32\") }"},
-};
+#include "tests/codegen/op_models.h"
 
 enum { NMODELS = sizeof models / sizeof *models, MAXK = 256 };
 

@@ -1,0 +1,325 @@
+/* model.c — compiled models in the public API: rt_model_compile (the
+ * module's @main through tg_model_compile, with the best configs of a
+ * tuning database when one is given) and rt_cmodel, a compiled model
+ * loaded with dlopen and driven through the ABI of relaytune_model.h, with
+ * the user's tensors checked against the model's inputs by name, dtype and
+ * shape. */
+#include <dlfcn.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "api/api.h"
+#include "db/db.h"
+#include "targets/targets.h"
+
+/* ---- compiling ----------------------------------------------------------- */
+
+typedef struct db_lookup {
+    db *d;
+    const char *target;
+    su_arena arena;
+} db_lookup;
+
+/* The tuning database's best record of a workload: its config JSON. */
+static const char *best_config(void *ctx, const char *key, const char *template_name)
+{
+    (void)template_name;
+    db_lookup *l = ctx;
+    db_record r;
+    if (db_best(l->d, key, l->target, &l->arena, &r) != 1)
+        return NULL;
+    return r.config;
+}
+
+char *rt_model_compile(rt_module *m, const char *out_path, const rt_compile_options *o, rt_compile_report *report,
+                       FILE *errs)
+{
+    rt_compile_options none = {0};
+    if (!o)
+        o = &none;
+    tg_target t;
+    const char *why;
+    if (!tg_target_parse(o->target ? o->target : "cpu", &t, &why)) {
+        if (errs)
+            fprintf(errs, "relay-tune: error: target '%s': %s\n", o->target, why);
+        return NULL;
+    }
+    if (t.kind != TG_CPU) {
+        if (errs)
+            fprintf(errs, "relay-tune: error: target '%s': compiled models are for cpu only\n", o->target);
+        return NULL;
+    }
+    db_lookup look = {0};
+    look.target = t.name;
+    if (o->db_path) {
+        struct stat sb;
+        if (stat(o->db_path, &sb) != 0) {
+            if (errs)
+                fprintf(errs, "relay-tune: error: %s: no such database\n", o->db_path);
+            return NULL;
+        }
+        su_buf err = {0};
+        db_open_opts dopts = {DB_OPEN_NO_CREATE | DB_OPEN_READONLY, 0, 0};
+        look.d = db_open(o->db_path, &dopts, &err);
+        if (!look.d) {
+            if (errs)
+                fprintf(errs, "relay-tune: error: %s\n", su_buf_str(&err));
+            su_buf_free(&err);
+            return NULL;
+        }
+        su_buf_free(&err);
+    }
+    tg_model_opts to = {out_path, look.d ? best_config : NULL, &look, o->jobs, errs};
+    tg_model_info info;
+    char *err = NULL;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    bool okk = tg_model_compile(m->ir, &t, &to, &info, &err);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (look.d) {
+        db_close(look.d);
+        su_arena_free(&look.arena);
+    }
+    if (!okk) {
+        if (errs)
+            fprintf(errs, "relay-tune: error: compile: %s\n", err);
+        free(err);
+        free(info.path);
+        return NULL;
+    }
+    if (report) {
+        *report = (rt_compile_report){info.ncalls,
+                                      info.nkernels,
+                                      info.ntuned,
+                                      info.ninputs,
+                                      info.noutputs,
+                                      info.nconsts,
+                                      info.npacked,
+                                      info.weight_bytes,
+                                      info.nintermediates,
+                                      info.mem.peak,
+                                      info.mem.sum,
+                                      info.mem.live,
+                                      (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9};
+    }
+    return info.path;
+}
+
+/* ---- loading and running --------------------------------------------------- */
+
+struct rt_cmodel {
+    void *handle;
+    void *inst;
+    int (*num_inputs)(void);
+    int (*num_outputs)(void);
+    const char *(*input_name)(int);
+    const char *(*input_dtype)(int);
+    int (*input_ndim)(int);
+    const int64_t *(*input_shape)(int);
+    size_t (*input_nbytes)(int);
+    const char *(*output_dtype)(int);
+    int (*output_ndim)(int);
+    const int64_t *(*output_shape)(int);
+    size_t (*output_nbytes)(int);
+    void *(*input)(void *, int);
+    const void *(*output)(const void *, int);
+    int (*run)(void *);
+    void (*destroy)(void *);
+    size_t (*arena_bytes)(void);
+};
+
+rt_cmodel *rt_cmodel_load(const char *path, FILE *errs)
+{
+    /* the model's OpenMP threads outlive it: keep libgomp loaded for good */
+    (void)dlopen("libgomp.so.1", RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE);
+    /* dlopen searches the library path for a name without a slash */
+    su_buf p = {0};
+    su_buf_printf(&p, "%s%s", strchr(path, '/') ? "" : "./", path);
+    void *h = dlopen(su_buf_str(&p), RTLD_NOW | RTLD_LOCAL);
+    su_buf_free(&p);
+    if (!h) {
+        if (errs)
+            fprintf(errs, "relay-tune: error: cannot load %s: %s\n", path, dlerror());
+        return NULL;
+    }
+    rt_cmodel *c = su_calloc(1, sizeof *c);
+    c->handle = h;
+    int (*abi)(void) = (int (*)(void))dlsym(h, "rtm_abi_version");
+    void *(*create)(void) = (void *(*)(void))dlsym(h, "rtm_create");
+#define SYM(field, name) c->field = (__typeof__(c->field))dlsym(h, name)
+    SYM(num_inputs, "rtm_num_inputs");
+    SYM(num_outputs, "rtm_num_outputs");
+    SYM(input_name, "rtm_input_name");
+    SYM(input_dtype, "rtm_input_dtype");
+    SYM(input_ndim, "rtm_input_ndim");
+    SYM(input_shape, "rtm_input_shape");
+    SYM(input_nbytes, "rtm_input_nbytes");
+    SYM(output_dtype, "rtm_output_dtype");
+    SYM(output_ndim, "rtm_output_ndim");
+    SYM(output_shape, "rtm_output_shape");
+    SYM(output_nbytes, "rtm_output_nbytes");
+    SYM(input, "rtm_input");
+    SYM(output, "rtm_output");
+    SYM(run, "rtm_run");
+    SYM(destroy, "rtm_destroy");
+    SYM(arena_bytes, "rtm_arena_bytes");
+#undef SYM
+    if (!abi || abi() != 1 || !create || !c->num_inputs || !c->num_outputs || !c->input_name || !c->input_dtype ||
+        !c->input_ndim || !c->input_shape || !c->input_nbytes || !c->output_dtype || !c->output_ndim ||
+        !c->output_shape || !c->output_nbytes || !c->input || !c->output || !c->run || !c->destroy ||
+        !c->arena_bytes) {
+        if (errs)
+            fprintf(errs, "relay-tune: error: %s is not a relay-tune compiled model (ABI 1)\n", path);
+        dlclose(h);
+        free(c);
+        return NULL;
+    }
+    if (!(c->inst = create())) {
+        if (errs)
+            fprintf(errs, "relay-tune: error: %s: not enough memory for the model's buffers\n", path);
+        rt_cmodel_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+size_t rt_cmodel_num_inputs(const rt_cmodel *c)
+{
+    return (size_t)c->num_inputs();
+}
+
+size_t rt_cmodel_num_outputs(const rt_cmodel *c)
+{
+    return (size_t)c->num_outputs();
+}
+
+const char *rt_cmodel_input_name(const rt_cmodel *c, size_t i)
+{
+    return c->input_name((int)i);
+}
+
+size_t rt_cmodel_arena_bytes(const rt_cmodel *c)
+{
+    return c->arena_bytes();
+}
+
+static void type_text(su_buf *b, const char *dtype, int ndim, const int64_t *shape)
+{
+    su_buf_puts(b, "Tensor[(");
+    for (int d = 0; d < ndim; d++)
+        su_buf_printf(b, "%s%lld", d ? ", " : "", (long long)shape[d]);
+    su_buf_printf(b, "%s), %s]", ndim == 1 ? "," : "", dtype);
+}
+
+static int input_index(const rt_cmodel *c, const char *name)
+{
+    for (int i = 0; i < c->num_inputs(); i++)
+        if (!strcmp(c->input_name(i), name))
+            return i;
+    return -1;
+}
+
+int rt_cmodel_set_input(rt_cmodel *c, const char *name, const rt_tensor *t, FILE *errs)
+{
+    int i = input_index(c, name);
+    if (i < 0) {
+        if (errs)
+            fprintf(errs, "relay-tune: error: the model has no input named '%s'\n", name);
+        return -1;
+    }
+    bool same = !strcmp(rt_tensor_dtype(t), c->input_dtype(i)) && rt_tensor_ndim(t) == c->input_ndim(i);
+    for (int d = 0; same && d < c->input_ndim(i); d++)
+        same = rt_tensor_shape(t)[d] == c->input_shape(i)[d];
+    if (!same) {
+        if (errs) {
+            su_buf want = {0};
+            type_text(&want, c->input_dtype(i), c->input_ndim(i), c->input_shape(i));
+            char *got = rt_tensor_type(t);
+            fprintf(errs, "relay-tune: error: input '%s' is a %s, but the value given is a %s\n", name,
+                    su_buf_str(&want), got);
+            free(got);
+            su_buf_free(&want);
+        }
+        return -1;
+    }
+    memcpy(c->input(c->inst, i), rt_tensor_cdata(t), c->input_nbytes(i));
+    return 0;
+}
+
+int rt_cmodel_set_inputs(rt_cmodel *c, const rt_inputs *in, int random, uint64_t seed, FILE *errs)
+{
+    int n = c->num_inputs();
+    bool *given = su_calloc((size_t)n + 1, sizeof *given);
+    const char *name, *origin;
+    const rt_tensor *t;
+    int rc = 0;
+    for (size_t k = 0; in && api_inputs_item(in, k, &name, &t, &origin) && !rc; k++) {
+        int i = input_index(c, name);
+        if (i < 0) {
+            if (errs)
+                fprintf(errs, "relay-tune: error: %s: the model has no input named '%s'\n", origin ? origin : "",
+                        name);
+            rc = -1;
+        } else if (rt_cmodel_set_input(c, name, t, errs)) {
+            rc = -1;
+        } else {
+            given[i] = true;
+        }
+    }
+    for (int i = 0; i < n && !rc; i++) {
+        if (given[i])
+            continue;
+        if (!random) {
+            if (errs)
+                fprintf(errs, "relay-tune: error: input '%s' has no value (give it with --input %s=FILE.npy)\n",
+                        c->input_name(i), c->input_name(i));
+            rc = -1;
+            break;
+        }
+        ir_dtype dt;
+        const char *dn = c->input_dtype(i);
+        if (!ir_dtype_parse(dn, strlen(dn), &dt))
+            su_panic("compiled model input of dtype %s", dn);
+        ir_tensor *x = ir_tensor_alloc(dt, c->input_ndim(i), c->input_shape(i));
+        if (!x) {
+            rc = -1;
+            break;
+        }
+        ir_random_fill(x, c->input_name(i), seed, -1, 1);
+        memcpy(c->input(c->inst, i), x->data, c->input_nbytes(i));
+        ir_tensor_free(x);
+    }
+    free(given);
+    return rc;
+}
+
+int rt_cmodel_run(rt_cmodel *c, FILE *errs)
+{
+    if (c->run(c->inst) != 0) {
+        if (errs)
+            fprintf(errs, "relay-tune: error: the compiled model failed (a kernel could not allocate memory)\n");
+        return -1;
+    }
+    return 0;
+}
+
+rt_tensor *rt_cmodel_output(const rt_cmodel *c, size_t i)
+{
+    if (i >= rt_cmodel_num_outputs(c))
+        return NULL;
+    rt_tensor *t = rt_tensor_new(c->output_dtype((int)i), c->output_ndim((int)i), c->output_shape((int)i));
+    if (t)
+        memcpy(rt_tensor_data(t), c->output(c->inst, (int)i), c->output_nbytes((int)i));
+    return t;
+}
+
+void rt_cmodel_free(rt_cmodel *c)
+{
+    if (!c)
+        return;
+    if (c->inst)
+        c->destroy(c->inst);
+    dlclose(c->handle);
+    free(c);
+}

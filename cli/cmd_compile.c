@@ -1,0 +1,144 @@
+/* cmd_compile.c — `relay-tune compile MODEL.relay -o model.so`: binds the
+ * weights (--params or --random-params), optimizes at -O3 and compiles @main
+ * into one shared object with the ABI of relaytune_model.h; prints what went
+ * in and the memory plan. Also cli_compile, which `run` and `bench` use to
+ * compile a .relay file into the cache. Exit 0, 1 on failure, 2 for usage. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static void help(FILE *out)
+{
+    fprintf(out,
+            "usage: relay-tune compile MODEL.relay [--params W.npz | --random-params SEED] [--target cpu]\n"
+            "                          [--db DB] [-j N] [-o MODEL.so]\n"
+            "  Compiles @main into one shared object holding every kernel, the packed weights\n"
+            "  and the calls over a static memory plan; its C ABI is relaytune_model.h\n"
+            "  (docs/compiled-model.md).\n"
+            "  --params W.npz          bind these arrays (key = parameter name without %%) as weights;\n"
+            "                          may be given several times\n"
+            "  --random-params SEED    bind every parameter but the first to seeded random weights\n"
+            "  --target cpu            the target (default cpu)\n"
+            "  --db DB                 build each task with its best config in tuning database DB\n"
+            "  -j N                    run N compilers at once (default: one per core)\n"
+            "  -o MODEL.so             the object to write (default: MODEL's name with .so, here)\n"
+            "  The parameters left unbound are the model's inputs.\n");
+}
+
+bool cli_parse_seed(const char *cmd, const char *s, unsigned long long *seed)
+{
+    char *end;
+    errno = 0;
+    *seed = strtoull(s, &end, 10);
+    if (!*s || *end || *s == '-' || errno) {
+        cli_error("%s: --random-params needs a seed (a non-negative integer), not '%s'", cmd, s);
+        return false;
+    }
+    return true;
+}
+
+char *cli_compile(const char *model, const char *const *params, int nparams, bool random, unsigned long long seed,
+                  const rt_compile_options *o, const char *out, rt_compile_report *rep)
+{
+    rt_module *m = rt_module_load(model, stderr);
+    if (!m)
+        return NULL;
+    char *path = NULL;
+    for (int i = 0; i < nparams; i++)
+        if (rt_module_bind_params(m, params[i], stderr) < 0)
+            goto done;
+    if (random && rt_module_bind_random_params(m, seed, 1, stderr) < 0)
+        goto done;
+    rt_opt_options opt = {0};
+    opt.level = 3;
+    if (rt_module_optimize(m, &opt, stderr) != 0)
+        goto done;
+    path = rt_model_compile(m, out, o, rep, stderr);
+done:
+    rt_module_free(m);
+    return path;
+}
+
+static double mib(long long b)
+{
+    return (double)b / (1024.0 * 1024.0);
+}
+
+int cli_cmd_compile(int argc, char **argv)
+{
+    const char *model = NULL, *out = NULL;
+    const char **params = calloc((size_t)argc, sizeof *params);
+    int nparams = 0, rc = 2;
+    bool random = false;
+    unsigned long long seed = 0;
+    rt_compile_options o = {0};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        bool has_value = i + 1 < argc;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            help(stdout);
+            rc = 0;
+            goto out;
+        } else if (!strcmp(a, "--params") && has_value) {
+            params[nparams++] = argv[++i];
+        } else if (!strcmp(a, "--random-params") && has_value) {
+            if (!cli_parse_seed("compile", argv[++i], &seed))
+                goto out;
+            random = true;
+        } else if (!strcmp(a, "--target") && has_value) {
+            o.target = argv[++i];
+        } else if (!strcmp(a, "--db") && has_value) {
+            o.db_path = argv[++i];
+        } else if (!strcmp(a, "-j") && has_value) {
+            o.jobs = atoi(argv[++i]);
+        } else if (!strcmp(a, "-o") && has_value) {
+            out = argv[++i];
+        } else if (a[0] == '-' && a[1]) {
+            cli_error(has_value || strncmp(a, "--", 2) ? "compile: unknown option '%s'" : "compile: %s needs a value",
+                      a);
+            help(stderr);
+            goto out;
+        } else if (!model) {
+            model = a;
+        } else {
+            cli_error("compile: more than one model file ('%s' and '%s')", model, a);
+            goto out;
+        }
+    }
+    if (!model) {
+        help(stderr);
+        goto out;
+    }
+    char *def = NULL;
+    if (!out) {
+        const char *base = strrchr(model, '/') ? strrchr(model, '/') + 1 : model;
+        size_t n = strlen(base);
+        if (n > 6 && !strcmp(base + n - 6, ".relay"))
+            n -= 6;
+        def = malloc(n + 4);
+        memcpy(def, base, n);
+        strcpy(def + n, ".so");
+        out = def;
+    }
+    rt_compile_report r;
+    char *path = cli_compile(model, params, nparams, random, seed, &o, out, &r);
+    rc = path ? 0 : 1;
+    if (path) {
+        printf("compiled %s -> %s in %.1f s\n", model, path, r.seconds);
+        printf("  %d kernel calls, %d distinct kernels (%d with a database config)\n", r.calls, r.kernels, r.tuned);
+        printf("  %d inputs, %d outputs; %d weights (%d packed at compile time), %.2f MiB\n", r.inputs, r.outputs,
+               r.weights, r.packed, mib(r.weight_bytes));
+        printf("  memory plan: %d intermediates, peak %.2f MiB (sum of all %.2f MiB, %.1fx less; most live at once "
+               "%.2f MiB)\n",
+               r.intermediates, mib(r.peak_bytes), mib(r.sum_bytes),
+               r.peak_bytes ? (double)r.sum_bytes / (double)r.peak_bytes : 1.0, mib(r.live_bytes));
+    }
+    free(path);
+    free(def);
+out:
+    free(params);
+    return rc;
+}

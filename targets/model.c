@@ -1,0 +1,861 @@
+/* model.c — the ahead-of-time compiled model (docs/compiled-model.md).
+ * @main of an optimized module is a graph of calls of primitive functions
+ * over its parameters (the model's inputs) and constants (its weights).
+ * Each distinct primitive function (by workload key and by which of its
+ * arguments are constants) is scheduled with its template — with the config
+ * the caller's hook gives, else the template's defaults — and lowered with
+ * the packing of its constant arguments hoisted into prologues. The
+ * prologues are built and run here, so the object holds packed weights.
+ * Intermediates get offsets in one arena from the liveness-based plan
+ * (memplan.c). The result is C: kernel units (kernel entries hidden) and
+ * one graph unit with the ABI of include/relaytune_model.h, the calls in
+ * topological order and the weights, which an assembler `.incbin` pulls
+ * from a file in the cache named by its hash. Generated identifiers come
+ * from counters (k<N>); names from the model (input names) appear only as
+ * escaped string literals. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "targets/targets.h"
+#include "tuner/tuner.h"
+
+enum { B_INPUT, B_CONST, B_TEMP, B_OUTPUT };
+
+/* A buffer of the graph. */
+typedef struct mbuf {
+    int kind;
+    int index;              /* input / output number, or the temp's plan item */
+    ir_dtype dtype;
+    int ndim;
+    const int64_t *shape;
+    int64_t bytes;
+    const void *data;       /* CONST: the values (the tensor's or a packed copy) */
+    bool stored;            /* CONST: read directly by some kernel (goes into the blob) */
+    int64_t offset;         /* CONST: in the blob */
+    int first, last;        /* TEMP: the steps that write and last read it */
+    int src_const, src_kernel, src_pro; /* packed CONST: what it was packed from */
+} mbuf;
+
+typedef SU_VEC(int) int_vec;
+typedef SU_VEC(void *) ptr_vec;
+
+/* A distinct kernel. */
+typedef struct mkernel {
+    char *key;              /* workload key + constness mask */
+    const ir_expr *func;
+    sch_schedule *s;
+    sch_lowered *l;
+    bool *reads;            /* per parameter: the kernel body loads from it */
+} mkernel;
+
+/* A call of a kernel: buffers of its arguments in the kernel's order. */
+typedef struct mcall {
+    int kernel;
+    int_vec args;
+} mcall;
+
+/* What an expression evaluates to: its buffers, tuples flattened. */
+typedef struct mval {
+    const ir_expr *e;
+    int_vec bufs;
+} mval;
+
+typedef struct mctx {
+    const tg_target *t;
+    const tg_model_opts *o;
+    tg_model_info *info;
+    const ir_expr *main;
+    SU_VEC(mbuf) bufs;
+    SU_VEC(mkernel) kernels;
+    SU_VEC(mcall) calls;
+    SU_VEC(mval) memo;
+    su_buf err;
+    bool failed;
+} mctx;
+
+static void fail(mctx *c, const char *fmt, const char *arg)
+{
+    if (!c->failed)
+        su_buf_printf(&c->err, fmt, arg);
+    c->failed = true;
+}
+
+static int64_t tensor_bytes(ir_dtype dt, int ndim, const int64_t *shape)
+{
+    int64_t n = ir_dtype_bytes(dt);
+    for (int i = 0; i < ndim; i++)
+        n *= shape[i];
+    return n;
+}
+
+static int new_buf(mctx *c, int kind, const ir_type *ty)
+{
+    mbuf b = {0};
+    b.kind = kind;
+    b.dtype = ty->dtype;
+    b.ndim = ty->ndim;
+    b.shape = ty->shape;
+    b.bytes = tensor_bytes(ty->dtype, ty->ndim, ty->shape);
+    b.src_const = b.src_kernel = b.src_pro = -1;
+    su_vec_push(&c->bufs, b);
+    return (int)c->bufs.len - 1;
+}
+
+static int leaves(const ir_type *t)
+{
+    if (t->kind != IR_TY_TUPLE)
+        return 1;
+    int n = 0;
+    for (int i = 0; i < t->nfields; i++)
+        n += leaves(t->fields[i]);
+    return n;
+}
+
+static mval *memo_find(mctx *c, const ir_expr *e)
+{
+    for (size_t i = 0; i < c->memo.len; i++)
+        if (c->memo.data[i].e == e)
+            return &c->memo.data[i];
+    return NULL;
+}
+
+/* Kernel for primitive function f called with constant arguments where
+ * mask says; built once per distinct (workload, mask). */
+static int get_kernel(mctx *c, const ir_expr *f, const char *mask)
+{
+    const char *tmpl = NULL;
+    char *wk = tun_workload_key(f, &tmpl, NULL);
+    su_buf key = {0};
+    su_buf_printf(&key, "%s|%s", mask, wk);
+    for (size_t i = 0; i < c->kernels.len; i++)
+        if (!strcmp(c->kernels.data[i].key, su_buf_str(&key))) {
+            su_buf_free(&key);
+            free(wk);
+            return (int)i;
+        }
+    mkernel k = {0};
+    k.key = su_buf_take(&key);
+    k.func = f;
+    su_diags d = {0};
+    k.s = sch_create(f, &d);
+    su_diags_free(&d);
+    if (!k.s) {
+        fail(c, "cannot schedule a primitive function (%s)", wk);
+        free(wk);
+        free(k.key);
+        return -1;
+    }
+    sch_space sp = {0};
+    sch_config cfg = {0};
+    sch_err e = sch_apply_template(k.s, tmpl, &c->t->hw, NULL, &sp);
+    const char *cj = tmpl && c->o->config ? c->o->config(c->o->config_ctx, wk, tmpl) : NULL;
+    if (!e && cj) {
+        char *bad = NULL;
+        if (sch_config_parse(&sp, cj, &cfg, &bad)) {
+            sch_schedule *s2 = sch_create(f, &d);
+            su_diags_free(&d);
+            sch_err e2 = s2 ? sch_apply_template(s2, tmpl, &c->t->hw, &cfg, NULL) : SCH_E_UNSUPPORTED;
+            if (s2 && !e2) {
+                sch_free(k.s);
+                k.s = s2;
+                c->info->ntuned++;
+            } else {
+                if (c->o->notes)
+                    fprintf(c->o->notes, "relay-tune: note: config of task %s does not apply; using the defaults\n",
+                            tmpl);
+                sch_free(s2);
+            }
+        } else if (c->o->notes) {
+            fprintf(c->o->notes, "relay-tune: note: config of a %s task rejected (%s); using the defaults\n", tmpl,
+                    bad ? bad : "?");
+        }
+        free(bad);
+    }
+    sch_config_free(&cfg);
+    sch_space_free(&sp);
+    if (e) {
+        fail(c, "schedule template failed on %s", wk);
+        free(wk);
+        return -1;
+    }
+    free(wk);
+    int np = f->u.func.nparams;
+    bool *consts = su_calloc((size_t)np + 1, sizeof *consts);
+    for (int i = 0; i < np; i++)
+        consts[i] = mask[i] == 'c';
+    sch_lower_opts lo = {consts, true, false};
+    k.l = sch_lower(k.s, &lo);
+    free(consts);
+    if (!k.l) {
+        fail(c, "cannot lower a primitive function: %s", k.s->err_msg ? k.s->err_msg : "?");
+        return -1;
+    }
+    k.reads = su_calloc((size_t)np + 1, sizeof *k.reads);
+    su_vec_push(&c->kernels, k);
+    return (int)c->kernels.len - 1;
+}
+
+static void eval(mctx *c, const ir_expr *e, int_vec *out);
+
+/* A call of a primitive function: a step of the graph. */
+static void eval_call(mctx *c, const ir_expr *e, int_vec *out)
+{
+    const ir_expr *f = e->u.call.fn;
+    if (!f || f->kind != IR_FUNC || !tr_is_primitive(f)) {
+        fail(c, "@main calls %s; a compiled model calls only fused (primitive) functions: optimize it first",
+             f && f->kind == IR_OP ? "an operator directly" : "a function that is not primitive");
+        return;
+    }
+    int np = e->u.call.nargs;
+    int_vec args = {0};
+    char *mask = su_calloc((size_t)np + 1, 1);
+    for (int i = 0; i < np && !c->failed; i++) {
+        int_vec a = {0};
+        eval(c, e->u.call.args[i], &a);
+        if (!c->failed && a.len != 1)
+            fail(c, "%s", "a primitive function takes a tuple argument (unsupported)");
+        if (!c->failed) {
+            su_vec_push(&args, a.data[0]);
+            mask[i] = c->bufs.data[a.data[0]].kind == B_CONST ? 'c' : 'v';
+        }
+        su_vec_free(&a);
+    }
+    int k = c->failed ? -1 : get_kernel(c, f, mask);
+    free(mask);
+    if (k < 0) {
+        su_vec_free(&args);
+        return;
+    }
+    mkernel *kn = &c->kernels.data[k];
+    int step = (int)c->calls.len;
+    mcall call = {k, {0}};
+    for (int i = 0; i < np; i++) {
+        int b = args.data[i];
+        su_vec_push(&call.args, b);
+        if (c->bufs.data[b].kind == B_TEMP)
+            c->bufs.data[b].last = step;
+    }
+    /* packed weights: one per (constant, kernel, prologue) */
+    for (int p = 0; p < kn->l->nprologues; p++) {
+        int src = args.data[kn->l->prologues[p].param];
+        int found = -1;
+        for (size_t j = 0; j < c->bufs.len; j++)
+            if (c->bufs.data[j].src_const == src && c->bufs.data[j].src_kernel == k && c->bufs.data[j].src_pro == p)
+                found = (int)j;
+        if (found < 0) {
+            const sch_buffer *pb = kn->l->prologues[p].packed;
+            mbuf b = {0};
+            b.kind = B_CONST;
+            b.dtype = pb->dtype;
+            b.ndim = pb->ndim;
+            b.shape = pb->shape;
+            b.bytes = pb->size * ir_dtype_bytes(pb->dtype);
+            b.stored = true;
+            b.src_const = src;
+            b.src_kernel = k;
+            b.src_pro = p;
+            su_vec_push(&c->bufs, b);
+            found = (int)c->bufs.len - 1;
+            c->info->npacked++;
+        }
+        su_vec_push(&call.args, found);
+    }
+    const sch_func *kf = kn->l->kernel;
+    for (int i = 0; i < kf->nargs; i++) {
+        const sch_buffer *a = kf->args[i];
+        if (a->scope != SCH_SCOPE_OUTPUT)
+            continue;
+        mbuf b = {0};
+        b.kind = B_TEMP;
+        b.dtype = a->dtype;
+        b.ndim = a->ndim;
+        b.shape = a->shape;
+        b.bytes = a->size * ir_dtype_bytes(a->dtype);
+        b.first = b.last = step;
+        b.src_const = b.src_kernel = b.src_pro = -1;
+        su_vec_push(&c->bufs, b);
+        int id = (int)c->bufs.len - 1;
+        su_vec_push(&call.args, id);
+        su_vec_push(out, id);
+    }
+    su_vec_push(&c->calls, call);
+    su_vec_free(&args);
+}
+
+static void eval(mctx *c, const ir_expr *e, int_vec *out)
+{
+    if (c->failed)
+        return;
+    mval *m = memo_find(c, e);
+    if (m) {
+        for (size_t i = 0; i < m->bufs.len; i++)
+            su_vec_push(out, m->bufs.data[i]);
+        return;
+    }
+    int_vec v = {0};
+    switch (e->kind) {
+    case IR_VAR: {
+        const ir_expr *fn = c->main;
+        for (int i = 0; i < fn->u.func.nparams; i++)
+            if (fn->u.func.params[i] == e) {
+                const ir_type *ty = e->type ? e->type : e->u.var.annot;
+                if (ty->kind == IR_TY_TUPLE) {
+                    fail(c, "parameter %%%s is a tuple (unsupported in a compiled model)", e->u.var.name);
+                    return;
+                }
+                int b = new_buf(c, B_INPUT, ty);
+                c->bufs.data[b].index = i;
+                su_vec_push(&v, b);
+            }
+        if (!v.len) {
+            fail(c, "variable %%%s is not bound", e->u.var.name);
+            return;
+        }
+        break;
+    }
+    case IR_CONST: {
+        const ir_tensor *t = e->u.constant.value;
+        int b = new_buf(c, B_CONST, e->type);
+        c->bufs.data[b].data = t->data;
+        su_vec_push(&v, b);
+        break;
+    }
+    case IR_CALL: eval_call(c, e, &v); break;
+    case IR_TUPLE:
+        for (int i = 0; i < e->u.tuple.n; i++)
+            eval(c, e->u.tuple.fields[i], &v);
+        break;
+    case IR_PROJ: {
+        int_vec all = {0};
+        eval(c, e->u.proj.tuple, &all);
+        const ir_type *tt = e->u.proj.tuple->type;
+        if (c->failed || !tt || tt->kind != IR_TY_TUPLE) {
+            fail(c, "%s", "a projection of something that is not a tuple");
+            su_vec_free(&all);
+            return;
+        }
+        int at = 0;
+        for (int i = 0; i < e->u.proj.index; i++)
+            at += leaves(tt->fields[i]);
+        int n = leaves(tt->fields[e->u.proj.index]);
+        for (int i = 0; i < n && at + i < (int)all.len; i++)
+            su_vec_push(&v, all.data[at + i]);
+        su_vec_free(&all);
+        break;
+    }
+    case IR_LET: {
+        int_vec val = {0};
+        eval(c, e->u.let.value, &val);
+        mval bind = {e->u.let.var, val};
+        su_vec_push(&c->memo, bind);
+        eval(c, e->u.let.body, &v);
+        break;
+    }
+    default: fail(c, "a compiled model cannot hold an expression of kind %s", ir_expr_kind_name(e->kind)); return;
+    }
+    if (c->failed) {
+        su_vec_free(&v);
+        return;
+    }
+    for (size_t i = 0; i < v.len; i++)
+        su_vec_push(out, v.data[i]);
+    mval mv = {e, v};
+    su_vec_push(&c->memo, mv);
+}
+
+/* ---- which parameters a kernel body reads -------------------------------- */
+
+typedef struct reads_ctx {
+    const sch_buffer *buf;
+    bool found;
+} reads_ctx;
+
+static void expr_reads(reads_ctx *r, const sch_expr *e)
+{
+    if (!e || r->found)
+        return;
+    if (e->kind == SCH_LOAD && e->buf == r->buf)
+        r->found = true;
+    expr_reads(r, e->a);
+    expr_reads(r, e->b);
+    expr_reads(r, e->c);
+    for (int i = 0; i < e->n && e->args; i++)
+        expr_reads(r, e->args[i]);
+}
+
+static void visit_reads(void *ctx, const sch_expr *e)
+{
+    expr_reads(ctx, e);
+}
+
+static bool body_reads(const sch_func *f, const sch_buffer *b)
+{
+    reads_ctx r = {b, false};
+    sch_stmt_visit_exprs(f->body, visit_reads, &r);
+    return r.found;
+}
+
+/* ---- emitting C ----------------------------------------------------------- */
+
+/* s as a C string literal: printable ASCII but quote and backslash as is,
+ * everything else as an octal escape. */
+static void c_string(su_buf *b, const char *s)
+{
+    su_buf_putc(b, '"');
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\' && *p != '?')
+            su_buf_putc(b, (char)*p);
+        else
+            su_buf_printf(b, "\\%03o", *p);
+    }
+    su_buf_putc(b, '"');
+}
+
+static int64_t align64(int64_t v)
+{
+    return (v + 63) & ~(int64_t)63;
+}
+
+/* The tables of one side (inputs or outputs) of the ABI. */
+static void emit_side(su_buf *g, const char *side, int n, const mbuf *const *bs, const char *const *names)
+{
+    su_buf_printf(g, "static const char *const %s_names[%d] = {", side, n + 1);
+    for (int i = 0; i < n; i++) {
+        c_string(g, names[i]);
+        su_buf_puts(g, ", ");
+    }
+    su_buf_printf(g, "0};\nstatic const char *const %s_dtypes[%d] = {", side, n + 1);
+    for (int i = 0; i < n; i++)
+        su_buf_printf(g, "\"%s\", ", ir_dtype_name(bs[i]->dtype));
+    su_buf_printf(g, "0};\nstatic const int %s_ndim[%d] = {", side, n + 1);
+    for (int i = 0; i < n; i++)
+        su_buf_printf(g, "%d, ", bs[i]->ndim);
+    su_buf_printf(g, "0};\nstatic const size_t %s_bytes[%d] = {", side, n + 1);
+    for (int i = 0; i < n; i++)
+        su_buf_printf(g, "%lld, ", (long long)bs[i]->bytes);
+    su_buf_puts(g, "0};\n");
+    for (int i = 0; i < n; i++) {
+        su_buf_printf(g, "static const int64_t %s_shape%d[%d] = {", side, i, bs[i]->ndim + 1);
+        for (int d = 0; d < bs[i]->ndim; d++)
+            su_buf_printf(g, "%lld, ", (long long)bs[i]->shape[d]);
+        su_buf_puts(g, "0};\n");
+    }
+    su_buf_printf(g, "static const int64_t *const %s_shapes[%d] = {", side, n + 1);
+    for (int i = 0; i < n; i++)
+        su_buf_printf(g, "%s_shape%d, ", side, i);
+    su_buf_puts(g, "0};\n");
+}
+
+static const char abi_functions[] =
+    "struct rtm_model {\n"
+    "    unsigned char *arena;\n"
+    "    void *in[NIN + 1];\n"
+    "    void *out[NOUT + 1];\n"
+    "};\n"
+    "static void *rtm_alloc(size_t n)\n"
+    "{\n"
+    "    n = (n + 63) / 64 * 64;\n"
+    "    void *p = aligned_alloc(64, n ? n : 64);\n"
+    "    if (p)\n"
+    "        memset(p, 0, n ? n : 64);\n"
+    "    return p;\n"
+    "}\n"
+    "RTM_API int rtm_abi_version(void) { return 1; }\n"
+    "RTM_API int rtm_num_inputs(void) { return NIN; }\n"
+    "RTM_API int rtm_num_outputs(void) { return NOUT; }\n"
+    "RTM_API size_t rtm_arena_bytes(void) { return ARENA; }\n"
+    "RTM_API const char *rtm_input_name(int i) { return i >= 0 && i < NIN ? in_names[i] : 0; }\n"
+    "RTM_API const char *rtm_input_dtype(int i) { return i >= 0 && i < NIN ? in_dtypes[i] : 0; }\n"
+    "RTM_API int rtm_input_ndim(int i) { return i >= 0 && i < NIN ? in_ndim[i] : -1; }\n"
+    "RTM_API const int64_t *rtm_input_shape(int i) { return i >= 0 && i < NIN ? in_shapes[i] : 0; }\n"
+    "RTM_API size_t rtm_input_nbytes(int i) { return i >= 0 && i < NIN ? in_bytes[i] : 0; }\n"
+    "RTM_API const char *rtm_output_name(int i) { return i >= 0 && i < NOUT ? out_names[i] : 0; }\n"
+    "RTM_API const char *rtm_output_dtype(int i) { return i >= 0 && i < NOUT ? out_dtypes[i] : 0; }\n"
+    "RTM_API int rtm_output_ndim(int i) { return i >= 0 && i < NOUT ? out_ndim[i] : -1; }\n"
+    "RTM_API const int64_t *rtm_output_shape(int i) { return i >= 0 && i < NOUT ? out_shapes[i] : 0; }\n"
+    "RTM_API size_t rtm_output_nbytes(int i) { return i >= 0 && i < NOUT ? out_bytes[i] : 0; }\n"
+    "RTM_API int rtm_input_index(const char *name)\n"
+    "{\n"
+    "    for (int i = 0; name && i < NIN; i++)\n"
+    "        if (!strcmp(in_names[i], name))\n"
+    "            return i;\n"
+    "    return -1;\n"
+    "}\n"
+    "RTM_API void rtm_destroy(rtm_model *m)\n"
+    "{\n"
+    "    if (!m)\n"
+    "        return;\n"
+    "    free(m->arena);\n"
+    "    for (int i = 0; i < NIN; i++)\n"
+    "        free(m->in[i]);\n"
+    "    for (int i = 0; i < NOUT; i++)\n"
+    "        free(m->out[i]);\n"
+    "    free(m);\n"
+    "}\n"
+    "RTM_API rtm_model *rtm_create(void)\n"
+    "{\n"
+    "    rtm_model *m = calloc(1, sizeof *m);\n"
+    "    if (!m)\n"
+    "        return 0;\n"
+    "    int ok = (m->arena = rtm_alloc(ARENA)) != 0;\n"
+    "    for (int i = 0; i < NIN; i++)\n"
+    "        ok &= (m->in[i] = rtm_alloc(in_bytes[i])) != 0;\n"
+    "    for (int i = 0; i < NOUT; i++)\n"
+    "        ok &= (m->out[i] = rtm_alloc(out_bytes[i])) != 0;\n"
+    "    if (!ok) {\n"
+    "        rtm_destroy(m);\n"
+    "        return 0;\n"
+    "    }\n"
+    "    return m;\n"
+    "}\n"
+    "RTM_API void *rtm_input(rtm_model *m, int i) { return m && i >= 0 && i < NIN ? m->in[i] : 0; }\n"
+    "RTM_API const void *rtm_output(const rtm_model *m, int i) { return m && i >= 0 && i < NOUT ? m->out[i] : 0; }\n"
+    "RTM_API int rtm_set_input(rtm_model *m, const char *name, const void *data, size_t nbytes)\n"
+    "{\n"
+    "    int i = rtm_input_index(name);\n"
+    "    if (!m || i < 0 || nbytes != in_bytes[i] || (nbytes && !data))\n"
+    "        return -1;\n"
+    "    memcpy(m->in[i], data, nbytes);\n"
+    "    return 0;\n"
+    "}\n";
+
+static bool write_blob(const char *path, const unsigned char *data, size_t n)
+{
+    if (access(path, R_OK) == 0)
+        return true;
+    su_buf tmp = {0};
+    su_buf_printf(&tmp, "%s.%ld.tmp", path, (long)getpid());
+    bool ok = su_write_file(su_buf_str(&tmp), data, n) && rename(su_buf_str(&tmp), path) == 0;
+    if (!ok)
+        unlink(su_buf_str(&tmp));
+    su_buf_free(&tmp);
+    return ok;
+}
+
+/* A path the assembler's .incbin can take inside a C string literal. */
+static bool plain_path(const char *p)
+{
+    for (; *p; p++)
+        if (*p < 0x20 || *p >= 0x7f || *p == '"' || *p == '\\' || *p == '?')
+            return false;
+    return true;
+}
+
+/* Builds and runs the prologues: fills the data of every packed constant. */
+static bool pack_weights(mctx *c, ptr_vec *owned)
+{
+    su_buf src = {0};
+    tg_c_prelude(&src);
+    int any = 0;
+    for (size_t k = 0; k < c->kernels.len; k++) {
+        const sch_lowered *l = c->kernels.data[k].l;
+        for (int p = 0; p < l->nprologues; p++) {
+            char name[48];
+            snprintf(name, sizeof name, "pk%zu_%d", k, p);
+            tg_c_func(&src, l->prologues[p].fn, name);
+            any++;
+        }
+    }
+    if (!any) {
+        su_buf_free(&src);
+        return true;
+    }
+    tg_lib *lib = NULL;
+    char *log = NULL;
+    tg_err e = tg_build(su_buf_str(&src), c->t, &lib, &log);
+    su_buf_free(&src);
+    if (e) {
+        fail(c, "cannot build the weight-packing prologues: %s", log ? log : tg_err_name(e));
+        free(log);
+        return false;
+    }
+    free(log);
+    for (size_t i = 0; i < c->bufs.len; i++) {
+        mbuf *b = &c->bufs.data[i];
+        if (b->src_const < 0)
+            continue;
+        char name[48];
+        snprintf(name, sizeof name, "pk%d_%d", b->src_kernel, b->src_pro);
+        tg_entry_fn fn = (tg_entry_fn)tg_lib_sym(lib, name);
+        void *dst = aligned_alloc(64, (size_t)align64(b->bytes ? b->bytes : 1));
+        memset(dst, 0, (size_t)b->bytes);
+        su_vec_push(owned, dst);
+        void *args[2] = {(void *)c->bufs.data[b->src_const].data, dst};
+        if (!fn || fn(args) != 0) {
+            fail(c, "%s", "a weight-packing prologue failed");
+            break;
+        }
+        b->data = dst;
+    }
+    tg_lib_close(lib);
+    return !c->failed;
+}
+
+static void emit_arg(su_buf *g, const mbuf *b)
+{
+    switch (b->kind) {
+    case B_INPUT: su_buf_printf(g, "m->in[%d]", b->index); break;
+    case B_OUTPUT: su_buf_printf(g, "m->out[%d]", b->index); break;
+    case B_TEMP: su_buf_printf(g, "A + %lld", (long long)b->offset); break;
+    default:
+        if (b->stored)
+            su_buf_printf(g, "(void *)(W + %lld)", (long long)b->offset);
+        else
+            su_buf_puts(g, "0");
+    }
+}
+
+bool tg_model_compile(const ir_module *m, const tg_target *t, const tg_model_opts *o, tg_model_info *info,
+                      char **err)
+{
+    mctx c = {0};
+    c.t = t;
+    c.o = o;
+    c.info = info;
+    memset(info, 0, sizeof *info);
+    *err = NULL;
+    ir_global_def *g = ir_module_find(m, "main");
+    if (!g) {
+        *err = su_strdup("the module has no @main");
+        return false;
+    }
+    c.main = g->func;
+    int_vec outs = {0};
+    /* the inputs first, in parameter order, so their numbers are the params' */
+    for (int i = 0; i < c.main->u.func.nparams; i++) {
+        int_vec tmp = {0};
+        eval(&c, c.main->u.func.params[i], &tmp);
+        su_vec_free(&tmp);
+    }
+    eval(&c, c.main->u.func.body, &outs);
+    ptr_vec owned = {0};
+    su_buf *units = NULL;
+    int nu = 0;
+    bool okk = false;
+    if (c.failed)
+        goto done;
+    /* which parameters each kernel reads (a constant only packed is not stored) */
+    for (size_t k = 0; k < c.kernels.len; k++) {
+        mkernel *kn = &c.kernels.data[k];
+        for (int i = 0; i < kn->func->u.func.nparams; i++)
+            kn->reads[i] = body_reads(kn->l->kernel, kn->l->kernel->args[i]);
+    }
+    for (size_t s = 0; s < c.calls.len; s++) {
+        const mcall *cl = &c.calls.data[s];
+        const mkernel *kn = &c.kernels.data[cl->kernel];
+        for (int i = 0; i < kn->func->u.func.nparams; i++)
+            if (kn->reads[i] && c.bufs.data[cl->args.data[i]].kind == B_CONST)
+                c.bufs.data[cl->args.data[i]].stored = true;
+    }
+    /* the outputs: kernel results written in place (first occurrence), the
+     * rest copied after the last call */
+    int nout = (int)outs.len, nin = c.main->u.func.nparams;
+    const mbuf **outb = su_calloc((size_t)nout + 1, sizeof *outb);
+    const mbuf **inb = su_calloc((size_t)nin + 1, sizeof *inb);
+    int *copy_from = su_calloc((size_t)nout + 1, sizeof *copy_from);
+    for (int i = 0; i < nout; i++) {
+        mbuf *b = &c.bufs.data[outs.data[i]];
+        copy_from[i] = -1;
+        if (b->kind == B_TEMP) {
+            b->kind = B_OUTPUT;
+            b->index = i;
+        } else {
+            copy_from[i] = outs.data[i];
+            if (b->kind == B_CONST)
+                b->stored = true;
+        }
+    }
+    for (size_t i = 0; i < c.bufs.len; i++)
+        if (c.bufs.data[i].kind == B_INPUT && !inb[c.bufs.data[i].index])
+            inb[c.bufs.data[i].index] = &c.bufs.data[i];
+    /* the memory plan */
+    SU_VEC(tg_mem_item) items = {0};
+    for (size_t i = 0; i < c.bufs.len; i++) {
+        mbuf *b = &c.bufs.data[i];
+        if (b->kind != B_TEMP)
+            continue;
+        b->index = (int)items.len;
+        tg_mem_item it = {b->bytes, b->first, b->last, 0};
+        su_vec_push(&items, it);
+    }
+    info->mem = tg_memplan(items.data, (int)items.len, 64);
+    info->nintermediates = (int)items.len;
+    for (size_t i = 0; i < c.bufs.len; i++)
+        if (c.bufs.data[i].kind == B_TEMP)
+            c.bufs.data[i].offset = items.data[c.bufs.data[i].index].offset;
+    su_vec_free(&items);
+    /* weights */
+    if (!pack_weights(&c, &owned))
+        goto done_free;
+    int64_t wbytes = 0;
+    for (size_t i = 0; i < c.bufs.len; i++) {
+        mbuf *b = &c.bufs.data[i];
+        if (b->kind == B_CONST && b->stored) {
+            b->offset = wbytes;
+            wbytes = align64(wbytes + b->bytes);
+            info->nconsts++;
+        }
+    }
+    info->weight_bytes = wbytes;
+    char *dir = tg_cache_dir();
+    su_buf blob_path = {0};
+    if (wbytes) {
+        unsigned char *blob = aligned_alloc(64, (size_t)wbytes);
+        memset(blob, 0, (size_t)wbytes);
+        for (size_t i = 0; i < c.bufs.len; i++) {
+            mbuf *b = &c.bufs.data[i];
+            if (b->kind == B_CONST && b->stored && b->bytes)
+                memcpy(blob + b->offset, b->data, (size_t)b->bytes);
+        }
+        uint64_t h1 = su_hash_bytes(SU_HASH_INIT, blob, (size_t)wbytes);
+        uint64_t h2 = su_hash_bytes(su_hash_u64(SU_HASH_INIT, 0x9e3779b97f4a7c15ULL), blob, (size_t)wbytes);
+        su_buf_printf(&blob_path, "%s/w%016llx%016llx.bin", dir, (unsigned long long)h1, (unsigned long long)h2);
+        bool wrote = plain_path(su_buf_str(&blob_path)) && write_blob(su_buf_str(&blob_path), blob, (size_t)wbytes);
+        free(blob);
+        if (!wrote) {
+            fail(&c, "cannot write the weights to %s (or the path has characters the assembler cannot take)",
+                 su_buf_str(&blob_path));
+            free(dir);
+            su_buf_free(&blob_path);
+            goto done_free;
+        }
+    }
+    free(dir);
+    /* kernel units: round robin over a few units compiled side by side */
+    int jobs = o->jobs > 0 ? o->jobs : t->cores;
+    int nk = (int)c.kernels.len;
+    int nku = nk < 2 * jobs ? nk : 2 * jobs;
+    nu = nku + 1;
+    units = su_calloc((size_t)nu, sizeof *units);
+    for (int u = 0; u < nku; u++) {
+        tg_c_prelude(&units[u + 1]);
+        su_buf_puts(&units[u + 1], "#pragma GCC visibility push(hidden)\n");
+    }
+    for (int k = 0; k < nk; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "k%d", k);
+        tg_c_func(&units[1 + k % nku], c.kernels.data[k].l->kernel, name);
+    }
+    /* the graph unit */
+    su_buf *gu = &units[0];
+    su_buf_puts(gu, "/* relay-tune compiled model: the graph, the weights and the ABI of relaytune_model.h */\n"
+                    "#include <stddef.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n"
+                    "#define RTM_API __attribute__((visibility(\"default\")))\n"
+                    "typedef struct rtm_model rtm_model;\n");
+    su_buf_printf(gu, "#define NIN %d\n#define NOUT %d\n#define ARENA %lld\n", nin, nout,
+                  (long long)info->mem.peak);
+    for (int k = 0; k < nk; k++)
+        su_buf_printf(gu, "__attribute__((visibility(\"hidden\"))) int k%d(void *const *args);\n", k);
+    if (wbytes) {
+        su_buf_printf(gu,
+                      "__asm__(\".pushsection .rodata\\n.balign 64\\n.globl rtm_weights\\n.hidden rtm_weights\\n"
+                      ".type rtm_weights, @object\\nrtm_weights:\\n.incbin \\\"%s\\\"\\n.size rtm_weights, %lld\\n"
+                      ".popsection\\n\");\n",
+                      su_buf_str(&blob_path), (long long)wbytes);
+        su_buf_puts(gu, "extern const unsigned char rtm_weights[] __attribute__((visibility(\"hidden\"), aligned(64)));\n");
+    }
+    su_buf_free(&blob_path);
+    {
+        const char **in_names = su_calloc((size_t)nin + 1, sizeof *in_names);
+        const char **out_names = su_calloc((size_t)nout + 1, sizeof *out_names);
+        char (*onames)[16] = su_calloc((size_t)nout + 1, sizeof *onames);
+        for (int i = 0; i < nin; i++)
+            in_names[i] = c.main->u.func.params[i]->u.var.name;
+        for (int i = 0; i < nout; i++) {
+            snprintf(onames[i], sizeof onames[i], "%d", i);
+            out_names[i] = onames[i];
+            outb[i] = &c.bufs.data[outs.data[i]];
+        }
+        emit_side(gu, "in", nin, inb, in_names);
+        emit_side(gu, "out", nout, outb, out_names);
+        free(in_names);
+        free(out_names);
+        free(onames);
+    }
+    su_buf_puts(gu, abi_functions);
+    su_buf_printf(gu, "RTM_API int rtm_run(rtm_model *m)\n{\n    unsigned char *A = m->arena;\n");
+    su_buf_printf(gu, "    const unsigned char *W = %s;\n    (void)A;\n    (void)W;\n", wbytes ? "rtm_weights" : "0");
+    for (size_t s = 0; s < c.calls.len; s++) {
+        const mcall *cl = &c.calls.data[s];
+        su_buf_printf(gu, "    {\n        void *const a[] = {");
+        for (size_t i = 0; i < cl->args.len; i++) {
+            if (i)
+                su_buf_puts(gu, ", ");
+            emit_arg(gu, &c.bufs.data[cl->args.data[i]]);
+        }
+        su_buf_printf(gu, "};\n        if (k%d(a))\n            return -1;\n    }\n", cl->kernel);
+    }
+    for (int i = 0; i < nout; i++) {
+        if (copy_from[i] < 0)
+            continue;
+        su_buf_printf(gu, "    memcpy(m->out[%d], ", i);
+        emit_arg(gu, &c.bufs.data[copy_from[i]]);
+        su_buf_printf(gu, ", %lld);\n", (long long)outb[i]->bytes);
+    }
+    su_buf_puts(gu, "    return 0;\n}\n");
+    {
+        const char **srcs = su_calloc((size_t)nu, sizeof *srcs);
+        for (int u = 0; u < nu; u++)
+            srcs[u] = su_buf_str(&units[u]);
+        char *log = NULL;
+        su_buf path = {0};
+        if (o->out_path) {
+            su_buf_puts(&path, o->out_path);
+        } else {
+            uint64_t h1 = su_hash_str(t->cflags), h2 = su_hash_u64(SU_HASH_INIT, 0x9e3779b97f4a7c15ULL);
+            for (int u = 0; u < nu; u++) {
+                h1 = su_hash_bytes(h1, srcs[u], strlen(srcs[u]) + 1);
+                h2 = su_hash_bytes(h2, srcs[u], strlen(srcs[u]) + 1);
+            }
+            char *cdir = tg_cache_dir();
+            su_buf_printf(&path, "%s/m%016llx%016llx.so", cdir, (unsigned long long)h1, (unsigned long long)h2);
+            free(cdir);
+        }
+        tg_err e = !o->out_path && access(su_buf_str(&path), R_OK) == 0
+                       ? TG_E_OK
+                       : tg_build_shared(srcs, nu, t, jobs, su_buf_str(&path), &log);
+        info->path = su_buf_take(&path);
+        free(srcs);
+        if (e) {
+            su_buf_printf(&c.err, "%s: %s", tg_err_name(e), log ? log : "");
+            c.failed = true;
+        }
+        free(log);
+    }
+    info->ncalls = (int)c.calls.len;
+    info->nkernels = nk;
+    info->ninputs = nin;
+    info->noutputs = nout;
+    okk = !c.failed;
+done_free:
+    free(outb);
+    free(inb);
+    free(copy_from);
+done:
+    if (!okk)
+        *err = c.err.len ? su_buf_take(&c.err) : su_strdup("compile failed");
+    su_buf_free(&c.err);
+    for (int u = 0; u < nu; u++)
+        su_buf_free(&units[u]);
+    free(units);
+    for (size_t i = 0; i < owned.len; i++)
+        free(owned.data[i]);
+    su_vec_free(&owned);
+    su_vec_free(&outs);
+    for (size_t i = 0; i < c.kernels.len; i++) {
+        free(c.kernels.data[i].key);
+        free(c.kernels.data[i].reads);
+        sch_free(c.kernels.data[i].s);
+    }
+    su_vec_free(&c.kernels);
+    for (size_t i = 0; i < c.calls.len; i++)
+        su_vec_free(&c.calls.data[i].args);
+    su_vec_free(&c.calls);
+    for (size_t i = 0; i < c.memo.len; i++)
+        su_vec_free(&c.memo.data[i].bufs);
+    su_vec_free(&c.memo);
+    su_vec_free(&c.bufs);
+    return okk;
+}
