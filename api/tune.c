@@ -411,27 +411,34 @@ int rt_task_best_config(rt_module *m, size_t index, rt_db *h, const char *target
     return kind;
 }
 
-char *api_best_config_for_key(rt_module *m, db *d, const char *target, const char *key, FILE *notes)
+char *api_best_config_for_key(rt_module *m, db *d, const char *target, const char *key, FILE *notes, long *task,
+                              int *kind)
 {
+    *task = -1;
+    *kind = -1;
     ensure_tasks(m);
-    for (size_t i = 0; i < m->tasks.len; i++) {
-        if (strcmp(m->tasks.items[i].key, key) != 0)
-            continue;
-        int kind;
-        char *why = NULL;
-        char *json = best_json(m, i, d, target ? target : "cpu", &kind, &why, notes);
-        for (char *line = why, *end; notes && line && *line; line = end + 1) {
-            end = strchr(line, '\n');
-            if (!end)
-                end = line + strlen(line) - 1;
-            fprintf(notes, "relay-tune: note: task %zu (%s): %.*s\n", i, m->tasks.items[i].hash, (int)(end - line),
-                    line);
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < m->tasks.len; i++) {
+            if (strcmp(m->tasks.items[i].key, key) != 0)
+                continue;
+            char *why = NULL;
+            char *json = best_json(m, i, d, target ? target : "cpu", kind, &why, notes);
+            *task = (long)i;
+            for (char *line = why, *end; notes && line && *line; line = end + 1) {
+                end = strchr(line, '\n');
+                if (!end)
+                    end = line + strlen(line) - 1;
+                fprintf(notes, "relay-tune: note: task %zu (%s): %.*s\n", i, m->tasks.items[i].hash,
+                        (int)(end - line), line);
+            }
+            free(why);
+            return json;
         }
-        if (notes && kind == 0)
-            fprintf(notes, "relay-tune: note: task %zu (%s) has no valid tuning record for %s: default config\n", i,
-                    m->tasks.items[i].hash, target ? target : "cpu");
-        free(why);
-        return json;
+        /* tasks listed before the module changed: list them again, once */
+        const rt_task *t;
+        size_t n;
+        if (pass == 0)
+            rt_module_tasks(m, &t, &n);
     }
     return NULL;
 }
