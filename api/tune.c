@@ -417,28 +417,21 @@ char *api_best_config_for_key(rt_module *m, db *d, const char *target, const cha
     *task = -1;
     *kind = -1;
     ensure_tasks(m);
-    for (int pass = 0; pass < 2; pass++) {
-        for (size_t i = 0; i < m->tasks.len; i++) {
-            if (strcmp(m->tasks.items[i].key, key) != 0)
-                continue;
-            char *why = NULL;
-            char *json = best_json(m, i, d, target ? target : "cpu", kind, &why, notes);
-            *task = (long)i;
-            for (char *line = why, *end; notes && line && *line; line = end + 1) {
-                end = strchr(line, '\n');
-                if (!end)
-                    end = line + strlen(line) - 1;
-                fprintf(notes, "relay-tune: note: task %zu (%s): %.*s\n", i, m->tasks.items[i].hash,
-                        (int)(end - line), line);
-            }
-            free(why);
-            return json;
+    for (size_t i = 0; i < m->tasks.len; i++) {
+        if (strcmp(m->tasks.items[i].key, key) != 0)
+            continue;
+        char *why = NULL;
+        char *json = best_json(m, i, d, target ? target : "cpu", kind, &why, notes);
+        *task = (long)i;
+        for (char *line = why, *end; notes && line && *line; line = end + 1) {
+            end = strchr(line, '\n');
+            if (!end)
+                end = line + strlen(line) - 1;
+            fprintf(notes, "relay-tune: note: task %zu (%s): %.*s\n", i, m->tasks.items[i].hash, (int)(end - line),
+                    line);
         }
-        /* tasks listed before the module changed: list them again, once */
-        const rt_task *t;
-        size_t n;
-        if (pass == 0)
-            rt_module_tasks(m, &t, &n);
+        free(why);
+        return json;
     }
     return NULL;
 }
