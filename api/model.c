@@ -17,25 +17,33 @@
 
 typedef struct db_lookup {
     db *d;
-    const char *target;
-    su_arena arena;
-    rt_module *m;           /* the optimized module whose tasks the keys name */
-    FILE *notes;            /* where skipped records and fallbacks are reported */
+    rt_module *m;           /* whose tasks the workloads are */
+    const char *target;     /* the target string records are looked up by */
+    FILE *notes;            /* stale records and fallbacks are said here */
+    su_arena arena;         /* the configs handed out */
+    su_buf fallback;        /* tasks compiled with their default config */
+    su_buf isa;             /* tasks with a config of another target of the same ISA */
 } db_lookup;
 
-/* The best valid config of a workload in the tuning database (exact target
- * first, then the same ISA; stale or invalid records skipped and reported),
- * as the schedule's config JSON; NULL: the template's defaults. */
+/* The config of a workload: its task's best valid record in the tuning
+ * database (tuner/best.c: exact target, then same ISA; stale and invalid
+ * records skipped), as schedule JSON; NULL for the default config. */
 static const char *best_config(void *ctx, const char *key, const char *template_name)
 {
     (void)template_name;
     db_lookup *l = ctx;
-    char *json = api_best_config_for_key(l->m, l->d, l->target, key, l->notes);
+    long task;
+    int kind;
+    char *json = api_best_config_for_key(l->m, l->d, l->target, key, l->notes, &task, &kind);
+    if (task >= 0 && kind == 0)
+        su_buf_printf(&l->fallback, " %ld", task);
+    if (task >= 0 && kind == 2)
+        su_buf_printf(&l->isa, " %ld", task);
     if (!json)
         return NULL;
-    const char *kept = su_arena_strdup(&l->arena, json); /* must live until compiling ends */
+    const char *r = su_arena_strdup(&l->arena, json);
     free(json);
-    return kept;
+    return r;
 }
 
 char *rt_model_compile(rt_module *m, const char *out_path, const rt_compile_options *o, rt_compile_report *report,
@@ -57,8 +65,8 @@ char *rt_model_compile(rt_module *m, const char *out_path, const rt_compile_opti
         return NULL;
     }
     db_lookup look = {0};
-    look.target = t.name;
     look.m = m;
+    look.target = o->target ? o->target : "cpu";
     look.notes = errs;
     if (o->db_path) {
         struct stat sb;
@@ -86,8 +94,18 @@ char *rt_model_compile(rt_module *m, const char *out_path, const rt_compile_opti
     bool okk = tg_model_compile(m->ir, &t, &to, &info, &err);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (look.d) {
+        /* the tasks that fell back to the default config, and those that
+         * took a config of another target */
+        if (okk && errs && look.isa.len)
+            fprintf(errs, "relay-tune: note: tasks with configs of target than %s with the same ISA:%s\n",
+                    look.target, su_buf_str(&look.isa));
+        if (okk && errs && look.fallback.len)
+            fprintf(errs, "relay-tune: note: tasks with no valid tuning record for %s (default config):%s\n",
+                    look.target, su_buf_str(&look.fallback));
         db_close(look.d);
         su_arena_free(&look.arena);
+        su_buf_free(&look.isa);
+        su_buf_free(&look.fallback);
     }
     if (!okk) {
         if (errs)

@@ -411,15 +411,18 @@ int rt_task_best_config(rt_module *m, size_t index, rt_db *h, const char *target
     return kind;
 }
 
-char *api_best_config_for_key(rt_module *m, db *d, const char *target, const char *key, FILE *notes)
+char *api_best_config_for_key(rt_module *m, db *d, const char *target, const char *key, FILE *notes, long *task,
+                              int *kind)
 {
+    *task = -1;
+    *kind = -1;
     ensure_tasks(m);
     for (size_t i = 0; i < m->tasks.len; i++) {
         if (strcmp(m->tasks.items[i].key, key) != 0)
             continue;
-        int kind;
         char *why = NULL;
-        char *json = best_json(m, i, d, target ? target : "cpu", &kind, &why, notes);
+        char *json = best_json(m, i, d, target ? target : "cpu", kind, &why, notes);
+        *task = (long)i;
         for (char *line = why, *end; notes && line && *line; line = end + 1) {
             end = strchr(line, '\n');
             if (!end)
@@ -427,9 +430,6 @@ char *api_best_config_for_key(rt_module *m, db *d, const char *target, const cha
             fprintf(notes, "relay-tune: note: task %zu (%s): %.*s\n", i, m->tasks.items[i].hash, (int)(end - line),
                     line);
         }
-        if (notes && kind == 0)
-            fprintf(notes, "relay-tune: note: task %zu (%s) has no valid tuning record for %s: default config\n", i,
-                    m->tasks.items[i].hash, target ? target : "cpu");
         free(why);
         return json;
     }

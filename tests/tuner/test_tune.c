@@ -263,15 +263,19 @@ static void test_loop(ms_runner *r, const tg_target *tg, rt_module *m)
        "the best config for compiling is the tuned best");
     tun_best_free(&b);
     /* what compiling a whole model asks: by workload key, as schedule JSON */
-    char *sj = api_best_config_for_key(m, d, "cpu -cores=2", conv->key, NULL);
+    long ti;
+    int kind;
+    char *sj = api_best_config_for_key(m, d, "cpu -cores=2", conv->key, NULL, &ti, &kind);
     sch_config parsed = {0};
     char *bad = NULL;
-    ok(sj && sch_config_parse(&s.sp, sj, &parsed, &bad) && tun_config_encode(&s, &parsed) == cr->best_index,
+    ok(sj && ti == 0 && kind == 1 && sch_config_parse(&s.sp, sj, &parsed, &bad) &&
+           tun_config_encode(&s, &parsed) == cr->best_index,
        "by workload key: the tuned best as a config sch_config_parse takes (%s)", sj ? sj : bad ? bad : "none");
     sch_config_free(&parsed);
     free(sj);
     free(bad);
-    ok(!api_best_config_for_key(m, d, "cpu -cores=2", "no such key", NULL), "an unknown key: the default config");
+    ok(!api_best_config_for_key(m, d, "cpu -cores=2", "no such key", NULL, &ti, &kind) && ti == -1 && kind == -1,
+       "an unknown key: the default config");
     tun_report_free(&rep);
 
     /* again: nothing is measured twice */

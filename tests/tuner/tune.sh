@@ -4,7 +4,9 @@
 # running the same command again measures nothing; a run killed with SIGKILL
 # mid-way loses at most its batch in flight and the restart finishes the
 # budget without measuring any config twice; SIGINT stores the batch in
-# flight, prints the summary and exits 0; compile errors become records and
+# flight, prints the summary and exits 0; compile --db builds each task with
+# its best config, lists the tasks falling back to the default, and the
+# tuned model matches the interpreter; compile errors become records and
 # the table still comes; `tasks --space` prints every task's space.
 . "$(dirname "$0")/../lib.sh"
 export RELAY_TUNE_CACHE="$TMP/cache"
@@ -136,6 +138,27 @@ if [ $rc = 0 ] && grep -q "^interrupted: $n measurements" "$TMP/out" && grep -q 
 else
     tap_fail "SIGINT: the batch in flight is stored, the summary printed, exit 0" "rc $rc, records $n" \
         "$(cat "$TMP/out" "$TMP/err")"
+fi
+
+# ---- compiling with the best -----------------------------------------------
+# kill.db holds the conv's records only: the dense falls back, and says so
+NPYCMP="$top_builddir/tests/tools/npycmp"
+if "$RELAY_TUNE" compile "$M" --random-params 0 --db "$TMP/kill.db" -o "$TMP/tiny.so" >"$TMP/out" 2>"$TMP/err" &&
+    grep -q "(1 with a database config)" "$TMP/out" &&
+    grep -q "tasks with no valid tuning record for cpu (default config): 1$" "$TMP/err"; then
+    tap_ok "compile --db: the tuned task with its best config, the other listed as falling back"
+else
+    tap_fail "compile --db: the tuned task with its best config, the other listed as falling back" \
+        "$(cat "$TMP/out" "$TMP/err")"
+fi
+"$RELAY_TUNE" compile "$M" --random-params 0 --db "$TMP/ga.db" -o "$TMP/tiny.so" >"$TMP/out" 2>"$TMP/err"
+"$RELAY_TUNE" run "$TMP/tiny.so" --random-params 0 --output "$TMP/so.npy" >/dev/null 2>&1
+"$RELAY_TUNE" run "$M" --random-params 0 --output "$TMP/interp.npy" >/dev/null 2>&1
+if grep -q "(2 with a database config)" "$TMP/out" && ! grep -q "no valid tuning record" "$TMP/err" &&
+    "$NPYCMP" "$TMP/so.npy" "$TMP/interp.npy" 1e-4 >"$TMP/cmp" 2>&1; then
+    tap_ok "compile --db: every task tuned; the tuned model matches the interpreter"
+else
+    tap_fail "compile --db: every task tuned; the tuned model matches the interpreter" "$(cat "$TMP/out" "$TMP/err" "$TMP/cmp")"
 fi
 
 # ---- broken candidates become records; the run goes on -----------------
