@@ -54,6 +54,11 @@ bool cli_parse_seed(const char *cmd, const char *s, unsigned long long *seed);
 int cli_cmd_bench(int argc, char **argv);
 
 /* ---- main.c ---- */
+/* Loads MODEL and binds its weights: the arrays of each of the nparams .npz
+ * files, then (when random) seeded random values for every parameter but
+ * the first; NULL after printing errors. */
+rt_module *cli_load_model(const char *file, const char *const *params, int nparams, bool random,
+                          unsigned long long seed);
 /* Writes text to the file out (standard output when NULL); returns the exit
  * status, after reporting a failure as "CMD: cannot write ...". */
 int cli_write_output(const char *cmd, const char *out, const char *text);

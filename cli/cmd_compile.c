@@ -43,15 +43,10 @@ bool cli_parse_seed(const char *cmd, const char *s, unsigned long long *seed)
 char *cli_compile(const char *model, const char *const *params, int nparams, bool random, unsigned long long seed,
                   const rt_compile_options *o, const char *out, rt_compile_report *rep)
 {
-    rt_module *m = rt_module_load(model, stderr);
+    rt_module *m = cli_load_model(model, params, nparams, random, seed);
     if (!m)
         return NULL;
     char *path = NULL;
-    for (int i = 0; i < nparams; i++)
-        if (rt_module_bind_params(m, params[i], stderr) < 0)
-            goto done;
-    if (random && rt_module_bind_random_params(m, seed, 1, stderr) < 0)
-        goto done;
     rt_opt_options opt = {0};
     opt.level = 3;
     if (rt_module_optimize(m, &opt, stderr) != 0)

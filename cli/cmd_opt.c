@@ -84,14 +84,9 @@ int cli_cmd_opt(int argc, char **argv)
         help(stderr);
         return 2;
     }
-    rt_module *m = rt_module_load(file, stderr);
+    rt_module *m = cli_load_model(file, &params, params != NULL, random_params, random_seed);
     if (!m)
         return 1;
-    if ((params && rt_module_bind_params(m, params, stderr) < 0) ||
-        (random_params && rt_module_bind_random_params(m, random_seed, 1, stderr) < 0)) {
-        rt_module_free(m);
-        return 1;
-    }
     long ops0, prim0, ops1, prim1;
     rt_module_counts(m, &ops0, &prim0);
     if (rt_module_optimize(m, &o, stderr) != 0) {

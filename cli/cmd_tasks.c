@@ -66,14 +66,9 @@ int cli_cmd_tasks(int argc, char **argv)
         cli_error("tasks: unknown target '%s' (this build knows: cpu)", target);
         return 2;
     }
-    rt_module *m = rt_module_load(file, stderr);
+    rt_module *m = cli_load_model(file, &params, params != NULL, random_params, random_seed);
     if (!m)
         return 1;
-    if ((params && rt_module_bind_params(m, params, stderr) < 0) ||
-        (random_params && rt_module_bind_random_params(m, random_seed, 1, stderr) < 0)) {
-        rt_module_free(m);
-        return 1;
-    }
     if (rt_module_optimize(m, &o, stderr) != 0) {
         rt_module_free(m);
         return 1;

@@ -194,11 +194,8 @@ int cli_cmd_tune(int argc, char **argv)
     int rc = 1;
     rt_db *db = NULL;
     rt_tune_report *rep = NULL;
-    rt_module *m = rt_module_load(file, stderr);
+    rt_module *m = cli_load_model(file, &params, params != NULL, random_params, random_seed);
     if (!m)
-        goto done;
-    if ((params && rt_module_bind_params(m, params, stderr) < 0) ||
-        (random_params && rt_module_bind_random_params(m, random_seed, 1, stderr) < 0))
         goto done;
     if (rt_module_optimize(m, &oo, stderr) != 0)
         goto done;

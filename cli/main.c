@@ -54,6 +54,23 @@ int cli_write_output(const char *cmd, const char *out, const char *text)
     return 0;
 }
 
+rt_module *cli_load_model(const char *file, const char *const *params, int nparams, bool random,
+                          unsigned long long seed)
+{
+    rt_module *m = rt_module_load(file, stderr);
+    if (!m)
+        return NULL;
+    for (int i = 0; i < nparams; i++)
+        if (rt_module_bind_params(m, params[i], stderr) < 0)
+            goto fail;
+    if (random && rt_module_bind_random_params(m, seed, 1, stderr) < 0)
+        goto fail;
+    return m;
+fail:
+    rt_module_free(m);
+    return NULL;
+}
+
 static void usage(FILE *out)
 {
     fprintf(out, "usage: relay-tune COMMAND [ARGS]\n\ncommands:\n");
