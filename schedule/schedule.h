@@ -660,6 +660,10 @@ char *sch_config_json(const sch_space *sp, const sch_config *c);
  * space must be given a candidate value; unknown knobs are errors). False
  * with a message (malloc'd) in *why. */
 bool sch_config_parse(const sch_space *sp, const char *json, sch_config *c, char **why);
+/* The candidate of knob k whose value is the JSON v (an integer for a choice
+ * knob, an array of nparts integers for a split), or -1. */
+struct json_t;
+int sch_knob_candidate(const sch_knob *k, struct json_t *v);
 /* Appends the space as text, one knob a line with its candidates. */
 void sch_space_print(su_buf *b, const sch_space *sp);
 

@@ -82,7 +82,7 @@ char *sch_config_json(const sch_space *sp, const sch_config *c)
 }
 
 /* The candidate of k equal to JSON value v, or -1. */
-static int find_candidate(const sch_knob *k, json_t *v)
+int sch_knob_candidate(const sch_knob *k, json_t *v)
 {
     for (int c = 0; c < k->ncand; c++) {
         const int64_t *cv = &k->cands[(size_t)c * k->nparts];
@@ -138,7 +138,7 @@ bool sch_config_parse(const sch_space *sp, const char *text, sch_config *c, char
                 ok = fail(why, "unknown knob %s", key);
                 break;
             }
-            if (find_candidate(k, v) < 0) {
+            if (sch_knob_candidate(k, v) < 0) {
                 ok = fail(why, "knob %s has a value outside its candidates", key);
                 break;
             }
@@ -152,7 +152,7 @@ bool sch_config_parse(const sch_space *sp, const char *text, sch_config *c, char
             json_t *v = json_object_get(knobs, k->name);
             if (!v)
                 ok = fail(why, "knob %s is missing", k->name);
-            else if ((c->choice[i] = find_candidate(k, v)) < 0)
+            else if ((c->choice[i] = sch_knob_candidate(k, v)) < 0)
                 ok = fail(why, "knob %s has a value outside its candidates", k->name);
         }
         if (!ok)

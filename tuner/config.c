@@ -121,22 +121,7 @@ static int candidate_of(const sch_knob *k, json_t *kind, json_t *v)
     const char *kd = json_string_value(kind);
     if (!kd || strcmp(kd, k->kind == SCH_KNOB_SPLIT ? "sp" : "ot") != 0)
         return -1;
-    for (int c = 0; c < k->ncand; c++) {
-        const int64_t *cv = &k->cands[(size_t)c * k->nparts];
-        if (k->kind == SCH_KNOB_CHOICE) {
-            if (json_is_integer(v) && json_integer_value(v) == cv[0])
-                return c;
-            continue;
-        }
-        if (!json_is_array(v) || (int)json_array_size(v) != k->nparts)
-            return -1;
-        bool same = true;
-        for (int j = 0; j < k->nparts && same; j++)
-            same = json_is_integer(json_array_get(v, j)) && json_integer_value(json_array_get(v, j)) == cv[j];
-        if (same)
-            return c;
-    }
-    return -1;
+    return sch_knob_candidate(k, v);
 }
 
 tun_cfg_status tun_config_from_record(const tun_space *s, const char *text, sch_config *c, su_buf *why)
