@@ -312,7 +312,11 @@ bool ir_attr_is_none(const ir_attrs *at, int idx)
 
 int ir_attr_ints(const ir_attrs *at, int idx, int64_t *out, int max)
 {
-    const ir_attr_val *v = ir_attr_get(at, idx);
+    return ir_attr_val_ints(ir_attr_get(at, idx), out, max);
+}
+
+int ir_attr_val_ints(const ir_attr_val *v, int64_t *out, int max)
+{
     if (v->kind == IR_AV_INT) {
         if (max < 1)
             return -1;

@@ -271,6 +271,8 @@ bool ir_attr_is_none(const ir_attrs *at, int idx);
 /* Copies an integer list (or single integer) into out[max]; returns the count,
  * or -1 when the value is not integers or has more than max items. */
 int ir_attr_ints(const ir_attrs *at, int idx, int64_t *out, int max);
+/* The same for one attribute value (None gives -1). */
+int ir_attr_val_ints(const ir_attr_val *v, int64_t *out, int max);
 
 /* ---- op_registry.c: the operator table (rows in ops.def) --------------- */
 

@@ -278,20 +278,5 @@ bool sch_attr_is_none(const sch_cctx *cx, const char *name)
 int sch_attr_ints(const sch_cctx *cx, const char *name, int64_t *out, int max)
 {
     const ir_attr_val *v = attr(cx, name);
-    if (v->kind == IR_AV_NONE)
-        return 0;
-    if (v->kind == IR_AV_INT) {
-        if (max < 1)
-            return -1;
-        out[0] = v->i;
-        return 1;
-    }
-    if (v->kind != IR_AV_LIST || v->n > max)
-        return -1;
-    for (int i = 0; i < v->n; i++) {
-        if (v->items[i].kind != IR_AV_INT)
-            return -1;
-        out[i] = v->items[i].i;
-    }
-    return v->n;
+    return v->kind == IR_AV_NONE ? 0 : ir_attr_val_ints(v, out, max);
 }
