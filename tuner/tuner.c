@@ -81,15 +81,37 @@ const tun_tuner_ops *tun_tuner_find(const char *name)
     return NULL;
 }
 
-tun_tuner *tun_tuner_new(const tun_tuner_ops *ops, const tun_space *space, uint64_t seed)
+/* AutoTVM's XGBTuner plans from 64 configs with 5% random ones; 128
+ * annealing walkers. */
+const tun_tuner_conf tun_tuner_conf_default = {
+    .plan_size = 64,
+    .epsilon = 0.05,
+    .objective = TUN_OBJ_RANK,
+    .walkers = 128,
+};
+
+tun_tuner *tun_tuner_new_conf(const tun_tuner_ops *ops, const tun_space *space, uint64_t seed,
+                              const tun_tuner_conf *conf)
 {
     tun_tuner *t = su_calloc(1, sizeof *t);
     t->ops = ops;
     t->space = space;
     t->rng = seed ^ 0x2545f4914f6cdd1dULL;
+    t->conf = conf ? *conf : tun_tuner_conf_default;
     if (ops->init)
         ops->init(t);
     return t;
+}
+
+tun_tuner *tun_tuner_new(const tun_tuner_ops *ops, const tun_space *space, uint64_t seed)
+{
+    return tun_tuner_new_conf(ops, space, seed, NULL);
+}
+
+void tun_transfer(tun_tuner *t, size_t n, const tun_transfer_rec *recs)
+{
+    if (n && t->ops->transfer)
+        t->ops->transfer(t, n, recs);
 }
 
 void tun_tuner_free(tun_tuner *t)

@@ -102,6 +102,28 @@ void tun_idxset_free(tun_idxset *s);
 
 typedef struct tun_tuner tun_tuner;
 
+/* One measured config of another task (transfer learning): a record of the
+ * same template on another shape, or on another target of the same ISA. */
+typedef struct tun_transfer_rec {
+    const tun_space *space; /* the other task's space (its task and template) */
+    int64_t index;          /* the config in that space */
+    double gflops;          /* its throughput; 0 for a failed measurement */
+} tun_transfer_rec;
+
+/* The cost model's training objective. */
+typedef enum { TUN_OBJ_RANK, TUN_OBJ_REG } tun_objective;
+
+/* What a model-based tuner is told (the others ignore it). */
+typedef struct tun_tuner_conf {
+    int plan_size;          /* configs a batch is planned from (the top of the model's ranking) */
+    double epsilon;         /* share of each batch drawn at random */
+    tun_objective objective;
+    int walkers;            /* parallel simulated-annealing walkers */
+} tun_tuner_conf;
+
+/* The settings a tuner gets when none are given. */
+extern const tun_tuner_conf tun_tuner_conf_default;
+
 /* A tuner: proposes batches, learns from results (AutoTVM's Tuner). */
 typedef struct tun_tuner_ops {
     const char *name;               /* "random", "grid", "ga" (stored in records) */
@@ -113,6 +135,9 @@ typedef struct tun_tuner_ops {
      * failure (may be NULL). */
     void (*update)(tun_tuner *t, int n, const int64_t *idx, const double *cost);
     void (*free)(tun_tuner *t);     /* frees t->state (may be NULL) */
+    /* Learns from n measured configs of other tasks before the first
+     * measurement of this one (may be NULL: the tuner does not transfer). */
+    void (*transfer)(tun_tuner *t, size_t n, const tun_transfer_rec *recs);
 } tun_tuner_ops;
 
 struct tun_tuner {
@@ -121,12 +146,19 @@ struct tun_tuner {
     uint64_t rng;           /* splitmix64 state (seeded) */
     tun_idxset seen;        /* configs proposed or measured */
     void *state;            /* the tuner's own */
+    tun_tuner_conf conf;    /* model-based tuners' settings */
 };
 
 extern const tun_tuner_ops tun_random_ops, tun_grid_ops, tun_ga_ops;
 /* The tuner named name, or NULL. */
 const tun_tuner_ops *tun_tuner_find(const char *name);
 tun_tuner *tun_tuner_new(const tun_tuner_ops *ops, const tun_space *space, uint64_t seed);
+/* The same with settings (conf NULL: tun_tuner_conf_default). */
+tun_tuner *tun_tuner_new_conf(const tun_tuner_ops *ops, const tun_space *space, uint64_t seed,
+                              const tun_tuner_conf *conf);
+/* Gives the tuner what other tasks' records teach (nothing for tuners
+ * without transfer). Call before the first batch. */
+void tun_transfer(tun_tuner *t, size_t n, const tun_transfer_rec *recs);
 void tun_tuner_free(tun_tuner *t);
 /* Up to n new configs to measure; 0 when the space is exhausted. */
 int tun_next_batch(tun_tuner *t, int n, int64_t *out);
