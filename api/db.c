@@ -160,3 +160,58 @@ long long rt_db_gc(rt_db *h, double days, FILE *errs)
     }
     return (long long)n;
 }
+
+long long rt_db_bench_add(rt_db *h, FILE *in, const char *name, FILE *errs)
+{
+    su_arena a;
+    su_arena_init(&a);
+    SU_VEC(db_bench) v = {0};
+    su_buf why = {0};
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    long long lineno = 0, stored = -1;
+    bool good = true;
+    while (good && (len = getline(&line, &cap, in)) >= 0) {
+        lineno++;
+        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+            len--;
+        if (len == 0)
+            continue;
+        db_bench b;
+        good = db_bench_parse(line, (size_t)len, &a, &b, &why);
+        if (good) {
+            b.timestamp = b.timestamp ? b.timestamp : db_now();
+            b.host = b.host[0] ? b.host : tun_host_name();
+            su_vec_push(&v, b);
+        }
+    }
+    if (!good && errs)
+        fprintf(errs, "relay-tune: error: %s:%lld: %s\n", name, lineno, su_buf_str(&why));
+    if (good && db_add_benches(h->d, v.data, v.len))
+        stored = (long long)v.len;
+    else if (good)
+        fail(errs, db_errmsg(h->d));
+    free(line);
+    su_buf_free(&why);
+    su_vec_free(&v);
+    su_arena_free(&a);
+    return stored;
+}
+
+char *rt_db_benchmarks(rt_db *h, const char *model, int flags, FILE *errs)
+{
+    su_arena a;
+    su_arena_init(&a);
+    db_bench *rows;
+    size_t n;
+    if (!db_benches(h->d, model, &a, &rows, &n)) {
+        fail(errs, db_errmsg(h->d));
+        su_arena_free(&a);
+        return NULL;
+    }
+    su_buf b = {0};
+    db_benches_print(rows, n, (flags & RT_DB_JSON) != 0, &b);
+    su_arena_free(&a);
+    return su_buf_take(&b);
+}

@@ -15,8 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "benchmarks/bench_util.h"
 #include "config.h"
 #include "ir/transform/transform.h"
 #include "schedule/schedule.h"
@@ -26,45 +26,13 @@
 #include <cblas.h>
 #endif
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static void *buffer(size_t floats)
-{
-    void *p = aligned_alloc(64, (floats * 4 + 63) & ~(size_t)63);
-    if (!p) {
-        fprintf(stderr, "out of memory\n");
-        exit(1);
-    }
-    return p;
-}
-
 /* Times fn(ctx) `repeat` times after two warm-up runs; best and median. */
-typedef void (*run_fn)(void *ctx);
-static void timeit(run_fn fn, void *ctx, int repeat, double *best, double *median)
+static void time_best_median(bench_fn fn, void *ctx, int repeat, double *best, double *median)
 {
-    double *t = malloc((size_t)repeat * sizeof *t);
-    fn(ctx);
-    fn(ctx);
-    for (int i = 0; i < repeat; i++) {
-        double t0 = now();
-        fn(ctx);
-        t[i] = now() - t0;
-    }
-    qsort(t, (size_t)repeat, sizeof *t, cmp_double);
-    *best = t[0];
-    *median = t[repeat / 2];
-    free(t);
+    bench_opts o = {repeat, 0, 2};
+    bench_stats st = bench_time(fn, ctx, &o);
+    *best = st.best;
+    *median = st.median;
 }
 
 typedef struct kctx { tg_entry_fn fn; void *args[4]; } kctx;
@@ -169,8 +137,8 @@ int main(int argc, char **argv)
     char *cj = sch_config_json(&sp, &cfg);
     printf("dense %dx%dx%d, %d threads, config %s\n", n, n, n, t.cores, cj);
     free(cj);
-    float *x = buffer((size_t)n * n), *w = buffer((size_t)n * n), *y = buffer((size_t)n * n);
-    float *wp = l->nprologues ? buffer((size_t)l->prologues[0].packed->size) : NULL;
+    float *x = bench_buffer((size_t)n * n), *w = bench_buffer((size_t)n * n), *y = bench_buffer((size_t)n * n);
+    float *wp = l->nprologues ? bench_buffer((size_t)l->prologues[0].packed->size) : NULL;
     unsigned seed = 1;
     for (size_t i = 0; i < (size_t)n * n; i++) {
         x[i] = (float)rand_r(&seed) / RAND_MAX - 0.5f;
@@ -181,18 +149,18 @@ int main(int argc, char **argv)
     if (wp) {
         tg_entry_fn pack = (tg_entry_fn)tg_lib_sym(lib, "dense_pack");
         void *pa[2] = {w, wp};
-        double t0 = now();
+        double t0 = bench_now();
         pack(pa);
-        printf("  weight packing (once, ahead of time): %.3f ms\n", (now() - t0) * 1e3);
+        printf("  weight packing (once, ahead of time): %.3f ms\n", (bench_now() - t0) * 1e3);
     }
-    timeit(run_kernel, &k, repeat, &best, &median);
+    time_best_median(run_kernel, &k, repeat, &best, &median);
     double ours = gflop / best;
     printf("  relay-tune default schedule: best %.3f ms (%.1f GFLOP/s), median %.3f ms (%.1f GFLOP/s)\n", best * 1e3,
            ours, median * 1e3, gflop / median);
 #ifdef HAVE_OPENBLAS
-    float *ref = buffer((size_t)n * n);
+    float *ref = bench_buffer((size_t)n * n);
     bctx b = {n, x, w, ref};
-    timeit(run_blas, &b, repeat, &best, &median);
+    time_best_median(run_blas, &b, repeat, &best, &median);
     double blas = gflop / best;
     printf("  OpenBLAS cblas_sgemm:        best %.3f ms (%.1f GFLOP/s), median %.3f ms (%.1f GFLOP/s)\n", best * 1e3,
            blas, median * 1e3, gflop / median);

@@ -13,25 +13,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "benchmarks/bench_util.h"
 #include "ir/transform/transform.h"
 #include "schedule/schedule.h"
 #include "targets/targets.h"
 #include "tuner/tuner.h"
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 /* Every distinct fused function called from @main, as tasks (the ones
  * without a tunable anchor get the default template). */
@@ -180,12 +167,12 @@ int main(int argc, char **argv)
     }
     tg_lib *lib;
     char *log;
-    double t0 = now();
+    double t0 = bench_now();
     if (tg_build(su_buf_str(&src), &t, &lib, &log)) {
         fprintf(stderr, "build failed:\n%s\n", log ? log : "");
         return 1;
     }
-    printf("%s: %zu tasks, built in %.1f s, %d threads\n", file, n, now() - t0, t.cores);
+    printf("%s: %zu tasks, built in %.1f s, %d threads\n", file, n, bench_now() - t0, t.cores);
     printf("%-3s %-22s %10s %9s %5s  %s\n", "#", "template", "ms", "GFLOP/s", "count", "inputs");
     double total = 0, total_flop = 0;
     for (size_t i = 0; i < n; i++) {
@@ -203,15 +190,8 @@ int main(int argc, char **argv)
             for (size_t k = 0; k < bytes / 4; k++)
                 ((float *)args[a])[k] = (float)rand_r(&seed) / RAND_MAX - 0.5f;
         }
-        double *tm = malloc((size_t)repeat * sizeof *tm);
-        fn(args);
-        for (int r = 0; r < repeat; r++) {
-            double s0 = now();
-            fn(args);
-            tm[r] = now() - s0;
-        }
-        qsort(tm, (size_t)repeat, sizeof *tm, cmp_double);
-        double med = tm[repeat / 2];
+        bench_opts bo = {repeat, 0, 1};
+        double med = bench_time(bench_run_entry, &(bench_entry){fn, args}, &bo).median;
         const tun_task *tk = &tasks.items[i];
         if (tk->flops)
             printf("%-3zu %-22s %10.3f %9.1f %5d  %s\n", i, tk->template_name, med * 1e3,
@@ -226,7 +206,6 @@ int main(int argc, char **argv)
         }
         total += med * tk->count;
         total_flop += (double)tk->flops * tk->count;
-        free(tm);
         for (int a = 0; a < f->nargs && a < 64; a++)
             free(args[a]);
     }

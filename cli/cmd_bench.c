@@ -1,8 +1,10 @@
 /* cmd_bench.c — `relay-tune bench MODEL.relay|MODEL.so`: the latency of a
  * compiled model (a .relay is compiled into the cache first): warm-up runs,
  * then N timed runs; prints the median, p10 and p90 in milliseconds, as text
- * or JSON. Inputs are seeded random values. Exit 0, 1 on failure, 2 for
+ * or JSON (with min, max, mean and standard deviation, which
+ * benchmarks/bench_e2e.py stores with `relay-tune db bench-add`). Inputs are seeded random values. Exit 0, 1 on failure, 2 for
  * usage. */
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,6 +120,11 @@ int cli_cmd_bench(int argc, char **argv)
             goto out;
         ms[i] = (now() - t0) * 1e3;
     }
+    double mean = 0, var = 0;
+    for (int i = 0; i < repeat; i++)
+        mean += ms[i] / repeat;
+    for (int i = 0; i < repeat && repeat > 1; i++)
+        var += (ms[i] - mean) * (ms[i] - mean) / (repeat - 1);
     qsort(ms, (size_t)repeat, sizeof *ms, cmp_double);
     double med = quantile(ms, repeat, 0.5), p10 = quantile(ms, repeat, 0.1), p90 = quantile(ms, repeat, 0.9);
     const char *threads = getenv("OMP_NUM_THREADS");
@@ -131,8 +138,9 @@ int cli_cmd_bench(int argc, char **argv)
             else
                 putchar(*c);
         printf("\", \"target\": \"cpu\", \"repeat\": %d, \"warmup\": %d, \"median_ms\": %.4f, \"p10_ms\": %.4f, "
-               "\"p90_ms\": %.4f, \"min_ms\": %.4f, \"max_ms\": %.4f, \"arena_bytes\": %zu}\n",
-               repeat, warmup, med, p10, p90, ms[0], ms[repeat - 1], rt_cmodel_arena_bytes(cm));
+               "\"p90_ms\": %.4f, \"min_ms\": %.4f, \"max_ms\": %.4f, \"mean_ms\": %.4f, \"stddev_ms\": %.4f, "
+               "\"arena_bytes\": %zu}\n",
+               repeat, warmup, med, p10, p90, ms[0], ms[repeat - 1], mean, sqrt(var), rt_cmodel_arena_bytes(cm));
     } else {
         printf("%s on cpu%s%s%s: median %.3f ms, p10 %.3f ms, p90 %.3f ms (%d runs after %d warm-up)\n", model,
                threads ? " (OMP_NUM_THREADS=" : "", threads ? threads : "", threads ? ")" : "", med, p10, p90, repeat,

@@ -1,6 +1,7 @@
 /* cmd_db.c — `relay-tune db ...`: the tuning database from the command line.
  * export / import share logs as JSON lines, merge brings another database in,
- * stats and best answer questions (as text or JSON), gc drops old failures.
+ * stats and best answer questions (as text or JSON), gc drops old failures,
+ * bench-add and benchmarks store and list benchmark results.
  * Every subcommand takes --db PATH; without it $RELAY_TUNE_DB, else
  * ./relay-tune.db. Exit status: 0 done, 1 failed (or, with import --strict,
  * a line was rejected), 2 bad usage. */
@@ -34,13 +35,19 @@ static void help(FILE *out)
             "              template's default config\n"
             "  gc [--days N]\n"
             "              delete failed records older than N days (default 30), compact the file\n"
+            "  bench-add FILE...\n"
+            "              store benchmark results given as JSON objects, one a line (FILE may\n"
+            "              be -; fields in docs/benchmarks.md)\n"
+            "  benchmarks [--model M] [--json]\n"
+            "              benchmark results (of one model), newest first\n"
             "\n"
-            "import and merge create the database when it does not exist; the others need it.\n");
+            "import, merge and bench-add create the database when it does not exist; the others\n"
+            "need it.\n");
 }
 
 /* Options of every db subcommand; which ones a subcommand accepts is checked. */
 typedef struct opts {
-    const char *db, *workload, *target, *out, *days;
+    const char *db, *workload, *target, *out, *days, *model;
     bool json, strict;
     const char *files[256];
     int nfiles;
@@ -62,6 +69,8 @@ static int parse_opts(const char *cmd, int argc, char **argv, opts *o, const cha
             slot = &o->out, key = 'o';
         else if (!strcmp(a, "--days"))
             slot = &o->days, key = 'd';
+        else if (!strcmp(a, "--model"))
+            slot = &o->model, key = 'm';
         else if (!strcmp(a, "--json")) {
             o->json = true;
             key = 'j';
@@ -173,6 +182,27 @@ static int cmd_gc(opts *o, rt_db *db)
     return 0;
 }
 
+static int cmd_bench_add(opts *o, rt_db *db)
+{
+    long long n = 0;
+    for (int i = 0; i < o->nfiles; i++) {
+        bool std = !strcmp(o->files[i], "-");
+        FILE *f = std ? stdin : fopen(o->files[i], "r");
+        if (!f) {
+            cli_error("db bench-add: cannot read %s", o->files[i]);
+            return 1;
+        }
+        long long k = rt_db_bench_add(db, f, std ? "<stdin>" : o->files[i], stderr);
+        if (!std)
+            fclose(f);
+        if (k < 0)
+            return 1;
+        n += k;
+    }
+    printf("stored %lld benchmark results\n", n);
+    return 0;
+}
+
 int cli_cmd_db(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
@@ -180,12 +210,13 @@ int cli_cmd_db(int argc, char **argv)
         return argc < 2 ? 2 : 0;
     }
     static const struct {
-        const char *name, *allowed;   /* option keys: w t o d j s, F = file arguments */
+        const char *name, *allowed;   /* option keys: w t o d m j s, F = file arguments */
         bool create;                  /* create the database when missing */
         int min_files;
     } cmds[] = {
         {"export", "wto", false, 0}, {"import", "Fs", true, 1}, {"merge", "F", true, 1},
         {"stats", "j", false, 0},    {"best", "tj", false, 0},  {"gc", "d", false, 0},
+        {"bench-add", "F", true, 1}, {"benchmarks", "mj", false, 0},
     };
     const char *cmd = argv[1];
     size_t k = 0;
@@ -220,7 +251,9 @@ int cli_cmd_db(int argc, char **argv)
     case 2: rc = cmd_merge(&o, db); break;
     case 3: rc = print_text(rt_db_stats(db, flags, stderr)); break;
     case 4: rc = print_text(rt_db_best(db, o.target, flags, stderr)); break;
-    default: rc = cmd_gc(&o, db); break;
+    case 5: rc = cmd_gc(&o, db); break;
+    case 6: rc = cmd_bench_add(&o, db); break;
+    default: rc = print_text(rt_db_benchmarks(db, o.model, flags, stderr)); break;
     }
     rt_db_close(db);
     return rc;

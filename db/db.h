@@ -81,7 +81,7 @@ typedef bool (*db_config_check_fn)(void *ctx, const char *tmpl, const char *work
 /* ---- schema.c: open, create, check, migrate -------------------------------- */
 
 /* The current schema version (PRAGMA user_version of a database we write). */
-#define DB_SCHEMA_VERSION 2
+#define DB_SCHEMA_VERSION 3
 /* PRAGMA application_id of a relay-tune database: "RTDB". */
 #define DB_APPLICATION_ID 0x52544442
 
@@ -183,9 +183,10 @@ bool db_sessions(db *d, su_arena *a, db_session **out, size_t *n);
 /* True when s is a well-formed uuid (8-4-4-4-12 lowercase hex digits). */
 bool db_uuid_valid(const char *s);
 
-/* ---- benchmarks.c: end-to-end benchmark results ----------------------------- */
+/* ---- benchmarks.c: benchmark results ------------------------------------------ */
 
-/* One latency measurement of a compiled model. */
+/* One latency measurement of a compiled model, or of one kernel of it
+ * (benchmarks/bench_kernels: model names the task, docs/benchmarks.md). */
 typedef struct db_bench {
     const char *model;         /* model file or name */
     const char *target;        /* target name */
@@ -194,12 +195,22 @@ typedef struct db_bench {
     int64_t repeats;           /* runs timed */
     const char *commit;        /* source revision of relay-tune ("" when unknown) */
     double timestamp;          /* seconds since the epoch */
+    const char *host;          /* host name of the machine that ran it ("" when unknown) */
 } db_bench;
 
 /* Stores a benchmark result (validated: finite, ordered statistics). */
 bool db_add_bench(db *d, const db_bench *b);
+/* Stores n results in one transaction: all, or none when one is invalid. */
+bool db_add_benches(db *d, const db_bench *b, size_t n);
 /* Benchmark results of a model (NULL: all), newest first. */
 bool db_benches(db *d, const char *model, su_arena *a, db_bench **out, size_t *n);
+/* Parses one result from a JSON object (fields as db_bench's, "commit",
+ * "timestamp" and "host" optional; unknown fields refused); strings in the
+ * arena. False with the reason in why. Values are checked by db_add_bench. */
+bool db_bench_parse(const char *line, size_t len, su_arena *a, db_bench *out, su_buf *why);
+/* Prints results as a table for people (times in ms), or as a JSON array of
+ * the objects db_bench_parse reads when json. */
+void db_benches_print(const db_bench *rows, size_t n, bool json, su_buf *out);
 
 /* ---- log.c: JSON-lines export and import ------------------------------------ */
 

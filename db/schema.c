@@ -86,6 +86,8 @@ static const char *const migrations[DB_SCHEMA_VERSION] = {
     "  UNIQUE (model, target, config_source, timestamp, mean, median, min, max, stddev,"
     "          repeats, commit_id));"
     "CREATE INDEX benchmarks_model ON benchmarks (model, timestamp);",
+    /* 3: the host of each benchmark result ("" for results from before) */
+    "ALTER TABLE benchmarks ADD COLUMN host TEXT NOT NULL DEFAULT '';",
 };
 
 /* SQL text of each cached statement (db_stmt_id order). */

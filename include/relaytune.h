@@ -135,6 +135,15 @@ char *rt_db_best(rt_db *db, const char *target, int flags, FILE *errs);
 /* Deletes failed records older than days and compacts the file; returns how
  * many were deleted, or -1 after a message. */
 long long rt_db_gc(rt_db *db, double days, FILE *errs);
+/* Stores benchmark results read as JSON objects, one a line (fields in
+ * docs/benchmarks.md; a missing timestamp is now, a missing host this
+ * machine's name). All lines are checked before any is stored: returns how
+ * many results were read (an exact duplicate of a stored one is kept once),
+ * or -1 after a message naming the line. */
+long long rt_db_bench_add(rt_db *db, FILE *in, const char *name, FILE *errs);
+/* Benchmark results of a model (NULL: all), newest first, as a table or
+ * (RT_DB_JSON) a JSON array; malloc'd, NULL after a message. */
+char *rt_db_benchmarks(rt_db *db, const char *model, int flags, FILE *errs);
 /* ---- tensors ---------------------------------------------------------------
  * Dense C-order tensors with 64-byte aligned data, in the dtypes of Relay
  * ("float32", "float16", "float64", "int8", "int16", "int32", "int64",

@@ -1,8 +1,8 @@
 #!/bin/sh
 # cli_db.sh — `relay-tune db`: the default path (--db, $RELAY_TUNE_DB,
 # ./relay-tune.db), import with its counts and rejections, export and its exact
-# round trip, filters, merge, stats and best (text and JSON), gc, refused
-# files and usage errors.
+# round trip, filters, merge, stats and best (text and JSON), gc, benchmark
+# results (bench-add, benchmarks), refused files and usage errors.
 . "$(dirname "$0")/../lib.sh"
 GEN="$top_builddir/tests/db/gen_log"
 RT=$RELAY_TUNE
@@ -128,6 +128,36 @@ has "gc reports what it deleted" "$TMP/out" "deleted "
 "$RT" db stats --db "$TMP/b.db" --json >"$TMP/s.json"
 has "gc leaves no failed record" "$TMP/s.json" '"failed_records":0'
 check "gc --days -1 is a usage error" 2 "$RT" db gc --db "$TMP/b.db" --days -1
+
+# benchmark results: bench-add reads JSON lines, benchmarks lists them
+B='"target":"cpu","mean":0.0105,"median":0.01,"min":0.009,"max":0.012,"stddev":0.001,"repeats":20'
+{
+    printf '{"model":"resnet18.relay","config_source":"tuned","commit":"abc1234","host":"h1",%s}\n' "$B"
+    printf '\n{"model":"resnet18.relay","config_source":"pytorch","timestamp":1700000000,%s}\n' "$B"
+} >"$TMP/bench.jsonl"
+check "bench-add stores results" 0 "$RT" db bench-add --db "$TMP/bench.db" "$TMP/bench.jsonl"
+has "bench-add counts them" "$TMP/out" "stored 2 benchmark results"
+check "benchmarks lists them" 0 "$RT" db benchmarks --db "$TMP/bench.db" --model resnet18.relay
+has "the listing shows the commit and host" "$TMP/out" "abc1234       h1"
+has "the listing shows the median in ms" "$TMP/out" "10.0000"
+has "a given timestamp is kept" "$TMP/out" "2023-11-14 22:13:20  pytorch"
+grep pytorch "$TMP/out" | grep -qF " $(uname -n) " && tap_ok "a missing host is this machine's" ||
+    tap_fail "a missing host is this machine's" "$(cat "$TMP/out")"
+check "benchmarks --json" 0 "$RT" db benchmarks --db "$TMP/bench.db" --json
+has "the JSON carries the host" "$TMP/out" '"host":"h1"'
+"$RT" db benchmarks --db "$TMP/bench.db" --json | tr -d '[]' | sed 's/^ //; s/},$/}/' >"$TMP/again.jsonl"
+check "the JSON reads back into another database" 0 "$RT" db bench-add --db "$TMP/bench2.db" "$TMP/again.jsonl"
+has "all of it" "$TMP/out" "stored 2 benchmark results"
+printf '{"model":"m","config_source":"tuned","colour":"red",%s}\n' "$B" >"$TMP/badfield.jsonl"
+check "an unknown field is refused" 1 "$RT" db bench-add --db "$TMP/bench.db" "$TMP/badfield.jsonl"
+has "the refusal names the line and field" "$TMP/err" "badfield.jsonl:1:"
+has "the refusal names the field" "$TMP/err" "colour"
+printf '{"model":"m2",%s}\n{"model":"m2","target":"cpu","mean":1,"median":2,"min":3,"max":4,"stddev":0,"repeats":1}\n' \
+    "$B" >"$TMP/order.jsonl"
+check "statistics out of order are refused" 1 "$RT" db bench-add --db "$TMP/bench.db" "$TMP/order.jsonl"
+check "nothing of that file was stored" 0 "$RT" db benchmarks --db "$TMP/bench.db" --model m2
+lacks "no row of m2" "$TMP/out" " m2"
+check "benchmarks of a missing database fails" 1 "$RT" db benchmarks --db "$TMP/none.db"
 
 # refused files
 printf 'just some text, not a database\n' >"$TMP/text.db"

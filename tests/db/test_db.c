@@ -102,6 +102,42 @@ static void write_file(const char *path, const void *data, size_t n)
 
 /* ---- schema ------------------------------------------------------------------ */
 
+/* A version-2 file with a benchmark result: read-only it reads with host
+ * "", and opening it migrates to version 3 keeping the result. */
+static void test_migrate_v2(su_arena *a)
+{
+    const char *p2 = tpath("v2.db");
+    su_buf err = {0};
+    db_open_opts o2 = {0, 0, 2};
+    db *d = db_open(p2, &o2, &err);
+    ok(d && db_schema_version(d) == 2, "migrate: a file can be created at version 2");
+    db_close(d);
+    raw_exec(p2, "INSERT INTO benchmarks (model, target, config_source, mean, median, min, max, stddev,"
+                 " repeats, commit_id, timestamp) VALUES ('resnet18.relay', 'cpu', 'tuned', 0.012, 0.011,"
+                 " 0.010, 0.02, 0.001, 100, 'abc123', 1700000000)");
+    db_open_opts ro = {DB_OPEN_READONLY, 0, 0};
+    db_bench *bs = NULL;
+    size_t n = 0;
+    d = db_open(p2, &ro, &err);
+    ok(d && db_benches(d, NULL, a, &bs, &n) && n == 1 && !strcmp(bs[0].host, ""),
+       "migrate: a version-2 file read-only lists its results with host \"\"");
+    db_close(d);
+    d = open_db(p2);
+    ok(d && db_schema_version(d) == 3, "migrate: reopening migrates version 2 to 3");
+    ok(d && db_benches(d, NULL, a, &bs, &n) && n == 1 && bs[0].repeats == 100 && !strcmp(bs[0].commit, "abc123") &&
+           !strcmp(bs[0].host, ""),
+       "migrate: benchmark results survive the migration, host \"\"");
+    db_bench b = bs ? bs[0] : (db_bench){0};
+    b.host = "bench-host";
+    b.timestamp += 1;
+    ok(d && db_add_bench(d, &b) && db_benches(d, NULL, a, &bs, &n) && n == 2 && !strcmp(bs[0].host, "bench-host"),
+       "migrate: a new result keeps its host");
+    ok(d && count_rows(d, "SELECT count(*) FROM sqlite_master WHERE name = 'benchmarks_model'") == 1,
+       "migrate: version 3 keeps the benchmarks index");
+    db_close(d);
+    su_buf_free(&err);
+}
+
 static void test_schema(void)
 {
     const char *p = tpath("new.db");
@@ -142,11 +178,12 @@ static void test_schema(void)
     ok(d && db_schema_version(d) == 1, "migrate: read-only open leaves an old file as it is");
     db_close(d);
     d = open_db(p1);
-    ok(d && db_schema_version(d) == 2, "migrate: reopening migrates version 1 to 2");
+    ok(d && db_schema_version(d) == DB_SCHEMA_VERSION, "migrate: reopening migrates version 1 to the current one");
     ok(d && count_rows(d, "SELECT count(*) FROM records") == 1, "migrate: records survive the migration");
     ok(d && count_rows(d, "SELECT count(*) FROM sqlite_master WHERE name = 'benchmarks'") == 1,
        "migrate: version 2 adds the benchmarks table");
     db_close(d);
+    test_migrate_v2(&a);
     su_arena_free(&a);
     su_buf_free(&err);
 
@@ -489,14 +526,16 @@ static void test_sessions(void)
     size_t n;
     ok(db_sessions(d, &a, &all, &n) && n == 1, "session: listed");
 
-    db_bench b = {"resnet18.relay", "cpu", "tuned", 0.012, 0.011, 0.010, 0.02, 0.001, 100, "abc123", 1700000000};
+    db_bench b = {"resnet18.relay", "cpu", "tuned", 0.012, 0.011, 0.010, 0.02, 0.001, 100, "abc123", 1700000000,
+                  "host-a"};
     ok(db_add_bench(d, &b), "bench: a result is stored");
     ok(db_add_bench(d, &b), "bench: storing it again is fine");
     db_bench bad = b;
     bad.min = 1;
     ok(!db_add_bench(d, &bad) && strstr(db_errmsg(d), "out of order"), "bench: min above median is refused");
     db_bench *bs;
-    ok(db_benches(d, "resnet18.relay", &a, &bs, &n) && n == 1 && bs[0].repeats == 100, "bench: read back once");
+    ok(db_benches(d, "resnet18.relay", &a, &bs, &n) && n == 1 && bs[0].repeats == 100 && !strcmp(bs[0].host, "host-a"),
+       "bench: read back once, with its host");
     db_close(d);
     su_arena_free(&a);
 }
