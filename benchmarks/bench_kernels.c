@@ -372,11 +372,16 @@ int main(int argc, char **argv)
     printf("%zu shapes; %zu with a tuned config in %s\n", n, tuned, o.db ? o.db : "(no --db)");
     if (!time_ours(rows, n, &o))
         return 1;
+    /* one library after the other: OpenBLAS's threads spin a while after
+     * each call, which would slow whatever ran next on these cores */
     for (size_t i = 0; i < n; i++) {
         char why[160] = "";
         rows[i].have[DNN] = bk_onednn_time(&rows[i].shape, &o.timing, &rows[i].st[DNN], why, sizeof why);
         if (!rows[i].have[DNN])
             fprintf(stderr, "bench_kernels: %s: oneDNN: %s\n", rows[i].name, why);
+    }
+    for (size_t i = 0; i < n; i++) {
+        char why[160] = "";
         rows[i].have[BLAS] = bk_openblas_time(&rows[i].shape, &o.timing, &rows[i].st[BLAS], why, sizeof why);
         if (!rows[i].have[BLAS])
             fprintf(stderr, "bench_kernels: %s: OpenBLAS: %s\n", rows[i].name, why);
