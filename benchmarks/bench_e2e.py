@@ -6,7 +6,7 @@ Usage (`make bench-e2e DB=t.db` runs it with the environment below):
 
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive \\
     /usr/bin/python3 benchmarks/bench_e2e.py --relay-tune ./relay-tune [--db DB]
-        [--repeat N] [--warmup N] [--threads T] [--commit C] [--no-torch] [--no-store]
+        [--repeat N] [--warmup N] [--rounds K] [--threads T] [--commit C] [--no-torch] [--no-store]
         benchmarks/models/resnet18.relay ...
 
 For each model:
@@ -21,8 +21,9 @@ For each model:
   torch.inference_mode with torch.set_num_threads(T) (PyTorch defaults to
   one thread here), timed with time.perf_counter.
 
-Every variant gets --warmup runs, then --repeat timed runs; the table gives
-medians in ms and the ratio tuned/PyTorch (the target: <= 1.0 for resnet18
+Every variant gets --warmup runs, then --repeat timed runs, in --rounds
+interleaved rounds (untuned, tuned, PyTorch, untuned, ...), each keeping its
+round of lowest median; the table gives medians in ms and the ratio tuned/PyTorch (the target: <= 1.0 for resnet18
 and resnet50). With --db, every result is stored in the database's
 benchmark table (config_source default, tuned, pytorch) with the commit and
 host, through `relay-tune db bench-add` (docs/benchmarks.md).
@@ -64,8 +65,9 @@ def relay_bench(relay_tune, model, db, repeat, warmup):
     return stats, fallback
 
 
-def torch_bench(name, repeat, warmup, threads):
-    """The PyTorch model of the zoo, jit-frozen; its statistics in seconds."""
+def torch_model(name, threads):
+    """The PyTorch model of the zoo, jit-frozen, and its input; None when
+    the zoo has no such model."""
     import torch
     sys.path.insert(0, os.path.join(HERE, "gen"))
     import make_zoo
@@ -77,7 +79,14 @@ def torch_bench(name, repeat, warmup, threads):
     model = ctor().eval()
     x = torch.rand(*shape)
     with torch.inference_mode():
-        frozen = torch.jit.freeze(torch.jit.trace(model, x))
+        return torch.jit.freeze(torch.jit.trace(model, x)), x
+
+
+def torch_bench(frozen_x, repeat, warmup):
+    """Times a model of torch_model; its statistics in seconds."""
+    import torch
+    frozen, x = frozen_x
+    with torch.inference_mode():
         for _ in range(warmup):
             frozen(x)
         times = []
@@ -112,13 +121,15 @@ def main():
     ap.add_argument("--db", help="tuned configs from, and results stored in, this database")
     ap.add_argument("--repeat", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=2,
+                    help="interleaved rounds of the three; each keeps its round of lowest median")
     ap.add_argument("--threads", type=int, default=2, help="PyTorch's threads (relay-tune: OMP_NUM_THREADS)")
     ap.add_argument("--commit", default=None, help="stored with the results (default: git describe)")
     ap.add_argument("--no-torch", action="store_true")
     ap.add_argument("--no-store", action="store_true")
     a = ap.parse_args()
-    if a.repeat < 1 or a.warmup < 0 or a.threads < 1:
-        ap.error("--repeat >= 1, --warmup >= 0, --threads >= 1")
+    if a.repeat < 1 or a.warmup < 0 or a.threads < 1 or a.rounds < 1:
+        ap.error("--repeat >= 1, --warmup >= 0, --threads >= 1, --rounds >= 1")
     if a.db and not os.path.exists(a.db):
         ap.error("%s: no such database (tune first: relay-tune tune MODEL --db %s)" % (a.db, a.db))
     commit = git_commit() if a.commit is None else a.commit
@@ -127,9 +138,18 @@ def main():
     lines, rows = [], []
     for path in a.models:
         name = model_name(path)
-        untuned, _ = relay_bench(a.relay_tune, path, None, a.repeat, a.warmup)
-        tuned, fallback = relay_bench(a.relay_tune, path, a.db, a.repeat, a.warmup) if a.db else (None, [])
-        pt = None if a.no_torch else torch_bench(name, a.repeat, a.warmup, a.threads)
+        model = None if a.no_torch else torch_model(name, a.threads)
+        untuned = tuned = pt = None
+        fallback = []
+        best = lambda old, new: new if old is None or new["median"] < old["median"] else old
+        # the three in turn, so that a change of load on the machine hits all of them
+        for _ in range(a.rounds):
+            untuned = best(untuned, relay_bench(a.relay_tune, path, None, a.repeat, a.warmup)[0])
+            if a.db:
+                st, fallback = relay_bench(a.relay_tune, path, a.db, a.repeat, a.warmup)
+                tuned = best(tuned, st)
+            if model:
+                pt = best(pt, torch_bench(model, a.repeat, a.warmup))
         rows.append((name, untuned, tuned, pt, fallback))
         for source, st in (("default", untuned), ("tuned", tuned), ("pytorch", pt)):
             if st:
@@ -144,8 +164,9 @@ def main():
         print("%-14s %s %s %s %s %s" % (name, ms(untuned), ms(tuned), ms(pt), r_un, r_pt))
         for ln in fallback:
             print("    " + ln)
-    print("(medians of %d runs after %d warm-up; t/PyTorch: tuned (untuned without --db) over PyTorch,"
-          " target <= 1.00 for resnet18 and resnet50)" % (a.repeat, a.warmup))
+    print("(medians of %d runs after %d warm-up, the lowest of %d interleaved rounds; t/PyTorch: tuned"
+          " (untuned without --db) over PyTorch, target <= 1.00 for resnet18 and resnet50)"
+          % (a.repeat, a.warmup, a.rounds))
     for name, untuned, tuned, pt, _ in rows:
         if pt and name in ("resnet18", "resnet50"):
             r = (tuned or untuned)["median"] / pt["median"]
