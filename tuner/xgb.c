@@ -59,6 +59,7 @@ typedef struct xgb_state {
     SU_VEC(float) tx;           /* transferred rows x nf */
     SU_VEC(float) ty;           /* their throughput */
     SU_VEC(int) tgroup;         /* their task (1, 2, ...) */
+    int ngroups;                /* tasks transferred from so far */
     /* the search */
     int64_t *walker;            /* the walkers' configs */
     float *wscore;
@@ -265,10 +266,12 @@ static int by_score(const void *a, const void *b)
     return x->index < y->index ? -1 : x->index > y->index;
 }
 
-/* Visits a space of at most this many configs whole. */
+/* Scores a space of at most this many configs whole: twice what annealing
+ * would visit, as long as the features of all of them stay cached. */
 static int64_t whole_limit(const tun_tuner *t)
 {
-    return 2 * (int64_t)t->conf.walkers * SA_STEPS;
+    int64_t visits = (int64_t)t->conf.walkers * SA_STEPS;
+    return 2 * visits < CACHE_MAX ? 2 * visits : CACHE_MAX;
 }
 
 static void make_plan(tun_tuner *t)
@@ -388,18 +391,21 @@ static void xgb_transfer(tun_tuner *t, size_t n, const tun_transfer_rec *recs)
     xgb_state *x = t->state;
     float *f = su_malloc((size_t)x->nf * sizeof *f);
     const tun_space **spaces = su_calloc(n + 1, sizeof *spaces);
-    int nspaces = x->tgroup.len ? x->tgroup.data[x->tgroup.len - 1] : 0, first = nspaces;
+    /* groups number on from those of earlier transfers; 0 is this task */
+    int nspaces = 0;
     su_buf why = {0};
     for (size_t i = 0; i < n; i++) {
-        int g = first;
-        while (g < nspaces && spaces[g - first] != recs[i].space)
-            g++;
-        if (g == nspaces)
-            spaces[nspaces++ - first] = recs[i].space;
+        int j = 0;
+        while (j < nspaces && spaces[j] != recs[i].space)
+            j++;
+        if (j == nspaces)
+            spaces[nspaces++] = recs[i].space;
         su_buf_clear(&why);
+        double y = isfinite(recs[i].gflops) && recs[i].gflops > 0 ? recs[i].gflops : 0;
         if (tun_config_features(recs[i].space, recs[i].index, f, &why))
-            push_row(x, true, f, isfinite(recs[i].gflops) && recs[i].gflops > 0 ? (float)recs[i].gflops : 0, g + 1);
+            push_row(x, true, f, (float)y, x->ngroups + 1 + j);
     }
+    x->ngroups += nspaces;
     su_buf_free(&why);
     free(spaces);
     free(f);

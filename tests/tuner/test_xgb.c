@@ -322,24 +322,32 @@ static double relative_cost(const tun_space *s, int n, const int64_t *idx)
     return batch / n / mean;
 }
 
-static void test_transfer(const tun_space *target, const tun_space *source)
+static void test_transfer(const tun_space *target, const tun_space *source, const tun_space *dense)
 {
-    tun_transfer_rec *recs = su_malloc((size_t)source->size * sizeof *recs);
+    /* the other conv's configs, then a dense's (another template, its own
+     * group), then the conv's first config again */
+    size_t n = (size_t)source->size + (size_t)dense->size + 1, k = 0;
+    tun_transfer_rec *recs = su_malloc(n * sizeof *recs);
     for (int64_t i = 0; i < source->size; i++) {
         double c = cost(source, i);
-        recs[i] = (tun_transfer_rec){source, i, isfinite(c) ? 1e-9 / c : 0};
+        recs[k++] = (tun_transfer_rec){source, i, isfinite(c) ? 1e-9 / c : 0};
     }
+    for (int64_t i = 0; i < dense->size; i++)
+        recs[k++] = (tun_transfer_rec){dense, i, (double)(1 + i % 5)};
+    recs[k++] = recs[0];
     int64_t cold[16], warm[16];
     tun_tuner *t = tun_tuner_new(&tun_xgb_ops, target, 3);
     int nc = tun_next_batch(t, 16, cold);
     tun_tuner_free(t);
     t = tun_tuner_new(&tun_xgb_ops, target, 3);
-    tun_transfer(t, (size_t)source->size, recs);
+    tun_transfer(t, n, recs);
     int nw = tun_next_batch(t, 16, warm);
     tun_tuner_free(t);
     double rc = relative_cost(target, nc, cold), rw = relative_cost(target, nw, warm);
     ok(nc == 16 && nw == 16 && rw < 0.8 * rc && rw < 0.8,
-       "transfer from another conv's records: the first batch costs %.2f of the space's mean (random: %.2f)", rw, rc);
+       "transfer from another conv's records (and a dense's): the first batch costs %.2f of the space's mean "
+       "(random: %.2f)",
+       rw, rc);
     free(recs);
 }
 
@@ -367,7 +375,7 @@ int main(void)
     test_model_learns(TUN_OBJ_REG, "reg:squarederror");
     test_model_quirks();
     test_tuner(&a);
-    test_transfer(&a, &b);
+    test_transfer(&a, &b, &d);
     tun_space_free(&a);
     tun_space_free(&b);
     tun_space_free(&d);
