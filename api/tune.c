@@ -165,6 +165,26 @@ static bool run_options(const rt_tune_options *o, ms_run_options *run, su_arena 
     return true;
 }
 
+/* The model-based tuner's settings from the options; false after a message. */
+static bool tuner_conf(const rt_tune_options *o, tun_tuner_conf *c, FILE *errs)
+{
+    if (o->plan_size < 0 || o->epsilon > 1) {
+        fail(errs, "the plan size cannot be negative, and epsilon is a share (at most 1)");
+        return false;
+    }
+    if (o->plan_size > 0)
+        c->plan_size = o->plan_size;
+    if (o->epsilon != 0)
+        c->epsilon = o->epsilon < 0 ? 0 : o->epsilon;
+    if (o->objective && !strcmp(o->objective, "reg")) {
+        c->objective = TUN_OBJ_REG;
+    } else if (o->objective && strcmp(o->objective, "rank") != 0) {
+        fail(errs, "unknown objective '%s' (known: rank, reg)", o->objective);
+        return false;
+    }
+    return true;
+}
+
 int rt_tune(rt_module *m, rt_runner *r, rt_db *h, const rt_tune_options *o, rt_tune_report **out, FILE *errs)
 {
     if (out)
@@ -177,11 +197,14 @@ int rt_tune(rt_module *m, rt_runner *r, rt_db *h, const rt_tune_options *o, rt_t
         fail(errs, "target '%s': %s", tname, why);
         return -1;
     }
-    const tun_tuner_ops *tuner = tun_tuner_find(o->tuner ? o->tuner : "ga");
+    const tun_tuner_ops *tuner = tun_tuner_find(o->tuner ? o->tuner : "xgb");
     if (!tuner) {
-        fail(errs, "unknown tuner '%s' (known: random, grid, ga)", o->tuner);
+        fail(errs, "unknown tuner '%s' (known: xgb, ga, random, grid)", o->tuner);
         return -1;
     }
+    tun_tuner_conf conf = tun_tuner_conf_default;
+    if (!tuner_conf(o, &conf, errs))
+        return -1;
     if (o->trials < 0 || o->early_stopping < 0 || o->jobs < 0 || o->batch < 0 || o->per_unit < 0 ||
         o->compile_timeout < 0 || o->run_timeout < 0) {
         fail(errs, "trials, early stopping, jobs, batch and time limits cannot be negative");
@@ -201,6 +224,7 @@ int rt_tune(rt_module *m, rt_runner *r, rt_db *h, const rt_tune_options *o, rt_t
     tun_target_describe(&tg, tname, &a, &dt);
     relay rl = {o, m};
     to.tuner = tuner;
+    to.conf = &conf;
     to.trials = o->trials;
     to.early_stopping = o->early_stopping;
     to.seed = o->seed;

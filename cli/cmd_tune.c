@@ -16,9 +16,10 @@
 static void help(FILE *out)
 {
     fprintf(out,
-            "usage: relay-tune tune MODEL.relay --trials N [--target cpu] [--db DB] [--tuner random|grid|ga]\n"
+            "usage: relay-tune tune MODEL.relay --trials N [--target cpu] [--db DB] [--tuner xgb|ga|random|grid]\n"
             "                       [--tasks SELECTION] [--early-stopping N] [--seed S] [--jobs J]\n"
             "                       [--params W.npz | --random-params S] [-O0..3]\n"
+            "                       [--plan-size N] [--objective rank|reg] [--epsilon F]\n"
             "  Searches each task's schedule, measuring every candidate in an isolated process and\n"
             "  checking it against the reference interpreter; every result goes into the database\n"
             "  (--db, else $RELAY_TUNE_DB, else ./relay-tune.db). Configs already measured for this\n"
@@ -26,7 +27,11 @@ static void help(FILE *out)
             "  resume, raise --trials to tune longer. Ctrl-C stops after the batch in flight.\n"
             "  --trials N          trials over all tasks, spread by FLOPs x calls (each task's\n"
             "                      default config is always measured)\n"
-            "  --tuner NAME        ga (default: genetic), random, or grid (index order)\n"
+            "  --tuner NAME        xgb (default: a cost model searched by simulated annealing),\n"
+            "                      ga (genetic), random, or grid (index order)\n"
+            "  --plan-size N       xgb: each batch comes from the model's best N unmeasured configs (64)\n"
+            "  --objective rank|reg  xgb: the cost model ranks configs (default) or regresses speed\n"
+            "  --epsilon F         xgb: share of random configs in each batch (0.05)\n"
             "  --tasks SELECTION   task indices, ranges and hash prefixes: 0,3-5,e6a6 (relay-tune tasks)\n"
             "  --early-stopping N  stop a task after N trials without improvement\n"
             "  --seed S            the tuners' and the inputs' seed (default 0)\n"
@@ -115,7 +120,7 @@ int cli_cmd_tune(int argc, char **argv)
     rt_opt_options oo = {.level = 3};
     rt_tune_options o = {0};
     o.target = "cpu";
-    o.tuner = "ga";
+    o.tuner = "xgb";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -138,6 +143,8 @@ int cli_cmd_tune(int argc, char **argv)
             dbpath = argv[++i];
         } else if (!strcmp(a, "--tuner") && v) {
             o.tuner = argv[++i];
+        } else if (!strcmp(a, "--objective") && v) {
+            o.objective = argv[++i];
         } else if (!strcmp(a, "--tasks") && v) {
             o.tasks = argv[++i];
         } else if (!strcmp(a, "--params") && v) {
@@ -157,6 +164,8 @@ int cli_cmd_tune(int argc, char **argv)
         NUM("--jobs", 1, o.jobs = (int)x)
         NUM("--batch", 1, o.batch = (int)x)
         NUM("--per-unit", 1, o.per_unit = (int)x)
+        NUM("--plan-size", 1, o.plan_size = (int)x)
+        NUM("--epsilon", 0, o.epsilon = x > 0 ? x : -1)
         NUM("--repeat", 1, o.repeat = (int)x)
         NUM("--min-repeat-ms", 0, o.min_repeat_ms = x > 0 ? (int)x : -1)
         NUM("--timeout", 0.001, o.run_timeout = x)

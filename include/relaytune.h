@@ -257,7 +257,10 @@ typedef struct rt_tune_progress {
 typedef struct rt_tune_options {
     const char *target;         /* "cpu", "cpu -cores=2" (NULL: "cpu"); records are made for it */
     long long trials;           /* the budget over the tasks tuned; configs already measured count */
-    const char *tuner;          /* "random", "grid" or "ga" (NULL: "ga") */
+    const char *tuner;          /* "xgb", "ga", "random" or "grid" (NULL: "xgb") */
+    int plan_size;              /* xgb: configs a batch is planned from, the model's best (0: 64) */
+    const char *objective;      /* xgb: the cost model's objective, "rank" or "reg" (NULL: "rank") */
+    double epsilon;             /* xgb: share of random configs in a batch (0: 0.05; <0: none) */
     const char *tasks;          /* which tasks: "0,3-5,e6a6" (indices, ranges, hash prefixes; NULL: all) */
     long long early_stopping;   /* a task stops after this many trials without improvement (0: never) */
     unsigned long long seed;    /* tuners and the tasks' random inputs */

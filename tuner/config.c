@@ -24,6 +24,7 @@ bool tun_space_init(tun_space *s, const tun_task *task, const sch_hw *hw, su_buf
 {
     memset(s, 0, sizeof *s);
     s->task = task;
+    s->hw = hw ? *hw : sch_hw_default;
     su_diags d = {0};
     sch_schedule *sc = sch_create(task->func, &d);
     if (!sc) {

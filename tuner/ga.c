@@ -67,18 +67,13 @@ static void ga_update(tun_tuner *t, int n, const int64_t *idx, const double *cos
     free(all);
 }
 
-static double uniform(tun_tuner *t)
-{
-    return (double)(tun_rand(t) >> 11) * (1.0 / 9007199254740992.0);
-}
-
 /* A parent drawn in proportion to its fitness. */
 static const gene *select_parent(tun_tuner *t, const ga_state *g)
 {
     double sum = 0;
     for (int i = 0; i < g->npop; i++)
         sum += g->pop[i].fitness;
-    double r = uniform(t) * sum;
+    double r = tun_rand_unit(t) * sum;
     for (int i = 0; i < g->npop; i++) {
         r -= g->pop[i].fitness;
         if (r <= 0)
@@ -98,7 +93,7 @@ static int64_t breed(tun_tuner *t, const ga_state *g)
     for (int k = point; k < a.n; k++)
         a.choice[k] = b.choice[k];
     for (int k = 0; k < a.n; k++)
-        if (uniform(t) < MUTATE)
+        if (tun_rand_unit(t) < MUTATE)
             a.choice[k] = (int)tun_rand_below(t, s->sp.knobs.data[k].ncand);
     int64_t child = tun_config_encode(s, &a);
     sch_config_free(&a);

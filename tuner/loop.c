@@ -407,7 +407,7 @@ bool tun_tune(const tun_tasks *tasks, const bool *selected, db *d, const tun_opt
         }
         su_buf_free(&why);
         sizes[i] = tr->space = p->space.size;
-        p->tuner = tun_tuner_new(o->tuner, &p->space, o->seed + i);
+        p->tuner = tun_tuner_new_conf(o->tuner, &p->space, o->seed + i, o->conf);
         p->have_default = load_existing(&R, &p->space, p->tuner, tr, &ok);
     }
     if (ok) {

@@ -71,6 +71,7 @@ static const struct {
     {"random", &tun_random_ops},
     {"grid", &tun_grid_ops},
     {"ga", &tun_ga_ops},
+    {"xgb", &tun_xgb_ops},
 };
 
 const tun_tuner_ops *tun_tuner_find(const char *name)
@@ -155,6 +156,11 @@ uint64_t tun_rand(tun_tuner *t)
 int64_t tun_rand_below(tun_tuner *t, int64_t n)
 {
     return n > 0 ? (int64_t)(tun_rand(t) % (uint64_t)n) : 0;
+}
+
+double tun_rand_unit(tun_tuner *t)
+{
+    return (double)(tun_rand(t) >> 11) * (1.0 / 9007199254740992.0);
 }
 
 int64_t tun_random_unseen(tun_tuner *t)

@@ -61,6 +61,7 @@ typedef struct tun_space {
     int version;            /* the template's version (sch_template_version) */
     int64_t size;           /* configs in the space (at most 2^53) */
     int64_t default_index;  /* the template's default config */
+    sch_hw hw;              /* the machine the template schedules for (configs are instantiated with it) */
 } tun_space;
 
 /* Runs the task's template on its defaults to learn its space; false with a
@@ -88,7 +89,19 @@ tun_cfg_status tun_config_from_record(const tun_space *s, const char *json, sch_
  * ({"template": ..., "knobs": {...}}), malloc'd. */
 char *tun_config_sch_json(const tun_space *s, const sch_config *c);
 
-/* ---- tuner.c, random.c, grid.c, ga.c: the tuners --------------------------- */
+/* ---- features.c: what the cost model sees of a config ------------------- */
+
+/* Length of every feature vector: the same for every template and task, so
+ * that records of other shapes train the same model (docs/cost-model.md). */
+int tun_feature_count(void);
+/* The name of feature i ("l3.extent", "l3.b1.reuse", "knob5", ...), or NULL. */
+const char *tun_feature_name(int i);
+/* Features of config `index` of space s from its lowered LoopIR (no
+ * compiling) into out[tun_feature_count()]; false with a message when the
+ * config cannot be instantiated (out is then all zeros). */
+bool tun_config_features(const tun_space *s, int64_t index, float *out, su_buf *err);
+
+/* ---- tuner.c, random.c, grid.c, ga.c, xgb.c: the tuners --------------------------- */
 
 /* A set of config indices. */
 typedef struct tun_idxset {
@@ -126,7 +139,7 @@ extern const tun_tuner_conf tun_tuner_conf_default;
 
 /* A tuner: proposes batches, learns from results (AutoTVM's Tuner). */
 typedef struct tun_tuner_ops {
-    const char *name;               /* "random", "grid", "ga" (stored in records) */
+    const char *name;               /* "random", "grid", "ga", "xgb" (stored in records) */
     void (*init)(tun_tuner *t);     /* sets up t->state (may be NULL) */
     /* Proposes up to n configs never proposed nor measured (not in t->seen;
      * it adds what it proposes); returns how many (0: nothing left). */
@@ -150,6 +163,9 @@ struct tun_tuner {
 };
 
 extern const tun_tuner_ops tun_random_ops, tun_grid_ops, tun_ga_ops;
+/* xgb.c: simulated annealing over the space scored by an XGBoost cost
+ * model refit after every batch; implements transfer (docs/cost-model.md). */
+extern const tun_tuner_ops tun_xgb_ops;
 /* The tuner named name, or NULL. */
 const tun_tuner_ops *tun_tuner_find(const char *name);
 tun_tuner *tun_tuner_new(const tun_tuner_ops *ops, const tun_space *space, uint64_t seed);
@@ -167,10 +183,31 @@ int tun_next_batch(tun_tuner *t, int n, int64_t *out);
 void tun_update(tun_tuner *t, int n, const int64_t *idx, const double *cost);
 /* True when every config was proposed or measured. */
 bool tun_tuner_exhausted(const tun_tuner *t);
-/* Helpers for tuners: random numbers, a random config not yet seen (-1: none). */
+/* Helpers for tuners: random numbers (tun_rand_unit: uniform in [0, 1)), a
+ * random config not yet seen (-1: none). */
 uint64_t tun_rand(tun_tuner *t);
 int64_t tun_rand_below(tun_tuner *t, int64_t n);
+double tun_rand_unit(tun_tuner *t);
 int64_t tun_random_unseen(tun_tuner *t);
+
+/* ---- xgb_model.c: the cost model (XGBoost) ------------------------------- */
+
+typedef struct tun_cost_model tun_cost_model;
+/* An untrained model with the given objective; seed makes training
+ * reproducible. */
+tun_cost_model *tun_cost_model_new(tun_objective obj, uint64_t seed);
+/* Trains from scratch on n rows (x: n x tun_feature_count(), row-major)
+ * with labels y (throughput, larger is better, 0 for failures); group (may
+ * be NULL) numbers the task of each row: the rank objective ranks within a
+ * group, and labels are normalized per group. Too few rows or all-equal
+ * labels leave the model untrained and return true; false with a message on
+ * an XGBoost error (the previous model stays). */
+bool tun_cost_model_fit(tun_cost_model *m, size_t n, const float *x, const float *y, const int *group, su_buf *err);
+bool tun_cost_model_trained(const tun_cost_model *m);
+/* Scores of n rows (higher is better; all 0 while untrained); false with a
+ * message. */
+bool tun_cost_model_predict(tun_cost_model *m, size_t n, const float *x, float *out, su_buf *err);
+void tun_cost_model_free(tun_cost_model *m);
 
 /* ---- measure.c: (target, task, config) -> result --------------------------- */
 
@@ -260,6 +297,7 @@ typedef struct tun_progress {
 
 typedef struct tun_options {
     const tun_tuner_ops *tuner;
+    const tun_tuner_conf *conf; /* the model-based tuner's settings (NULL: tun_tuner_conf_default) */
     int64_t trials;             /* the budget over the selected tasks (at least each one's default) */
     int64_t early_stopping;     /* a task stops after this many trials without improvement (0: never) */
     uint64_t seed;              /* tuners and task inputs */

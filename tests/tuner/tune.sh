@@ -39,7 +39,7 @@ else
 fi
 
 # ---- each tuner makes progress and stores every trial ----------------------
-for tuner in random grid ga; do
+for tuner in random grid ga xgb; do
     db="$TMP/$tuner.db"
     if "$RELAY_TUNE" tune "$M" --trials 8 --tuner "$tuner" --db "$db" --seed 3 $Q >"$TMP/out" 2>"$TMP/err"; then
         n=$(records "$db")
@@ -78,6 +78,14 @@ if "$RELAY_TUNE" tune "$M" --trials 4 --db "$db" --tasks 1 --tuner bogus >"$TMP/
 else
     grep -q "unknown tuner 'bogus'" "$TMP/err" && tap_ok "an unknown tuner is an error" ||
         tap_fail "an unknown tuner is an error" "$(cat "$TMP/err")"
+fi
+if "$RELAY_TUNE" tune "$M" --trials 4 --db "$db" --tasks 1 --objective bogus >"$TMP/out" 2>"$TMP/err" ||
+    "$RELAY_TUNE" tune "$M" --trials 4 --db "$db" --tasks 1 --epsilon 2 >>"$TMP/out" 2>>"$TMP/err"; then
+    tap_fail "an unknown objective and an epsilon over 1 are errors"
+else
+    grep -q "unknown objective 'bogus'" "$TMP/err" && grep -q "epsilon is a share" "$TMP/err" &&
+        tap_ok "an unknown objective and an epsilon over 1 are errors" ||
+        tap_fail "an unknown objective and an epsilon over 1 are errors" "$(cat "$TMP/err")"
 fi
 if "$RELAY_TUNE" tune "$M" --trials 4 --db "$db" --tasks 7 >"$TMP/out" 2>"$TMP/err"; then
     tap_fail "a task selection out of range is an error"

@@ -1,0 +1,451 @@
+/* xgb.c — the model-based tuner (AutoTVM's XGBTuner): a cost model
+ * (xgb_model.c) trained on the configs measured so far, refit after every
+ * batch, scores configs from their features (features.c); the next batch is
+ * the best-scored configs not yet measured nor proposed, with an epsilon
+ * share of random ones so that the model keeps seeing the whole space.
+ *
+ * Finding the best-scored configs: spaces of at most 2 x the annealing's
+ * visit budget are scored whole (every unseen config, features cached);
+ * larger ones are searched by simulated annealing: `walkers` walkers, each
+ * step moving every walker to a neighbour (one knob changed to another
+ * candidate), accepted when better or with probability exp(delta / T), T
+ * falling linearly from the spread of the walkers' scores to 0 over at most
+ * SA_STEPS steps (stopping after SA_EARLY_STOP steps that do not change the
+ * plan); the walkers keep their positions from one plan to the next. The
+ * plan is the top plan_size unseen configs met.
+ *
+ * Until the model is trained (the first batch, or a space whose configs all
+ * measure the same) configs are random. Records of other tasks given
+ * through transfer (their features computed in their own spaces) are kept
+ * as extra training rows, each task a group, in every fit: the first batch
+ * then already comes from a trained model. Everything random comes from the
+ * tuner's seed, so a run is reproducible. */
+#include <math.h>
+#include <string.h>
+
+#include "tuner/tuner.h"
+
+enum {
+    SA_STEPS = 100,         /* annealing steps per plan at most */
+    SA_EARLY_STOP = 20,     /* steps without a change to the plan that end it */
+    SCORE_CHUNK = 512,      /* configs scored per prediction when scoring a space whole */
+    CACHE_MAX = 32768,      /* feature vectors cached (then the cache starts over) */
+};
+
+/* Feature vectors by config index (open addressing; key -1 is empty). */
+typedef struct fcache {
+    int64_t *keys;
+    uint32_t *slot;
+    size_t cap;
+    float *rows;            /* len x nf */
+    uint8_t *ok;            /* the config could be instantiated */
+    size_t len, rows_cap;
+} fcache;
+
+/* A config of the plan with its score. */
+typedef struct scored {
+    float score;
+    int64_t index;
+} scored;
+
+typedef struct xgb_state {
+    int nf;                     /* features per row */
+    tun_cost_model *model;
+    fcache cache;
+    bool model_changed;         /* refit since the plan was made */
+    /* training rows: this task's measured configs, then other tasks' */
+    SU_VEC(float) x;            /* own rows x nf */
+    SU_VEC(float) y;            /* throughput (1 / cost; 0 for a failure) */
+    SU_VEC(float) tx;           /* transferred rows x nf */
+    SU_VEC(float) ty;           /* their throughput */
+    SU_VEC(int) tgroup;         /* their task (1, 2, ...) */
+    int ngroups;                /* tasks transferred from so far */
+    /* the search */
+    int64_t *walker;            /* the walkers' configs */
+    float *wscore;
+    scored *plan;               /* the best unseen configs, best first */
+    int nplan, plan_pos;
+    tun_idxset inplan;          /* configs in the plan being built */
+    su_buf err;                 /* the last XGBoost or feature error (the tuner falls back to random) */
+} xgb_state;
+
+/* ---- the feature cache ---- */
+
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 31;
+    x *= 0x9e3779b97f4a7c15ULL;
+    x ^= x >> 29;
+    return x;
+}
+
+static void cache_reset(fcache *c, size_t cap)
+{
+    free(c->keys);
+    free(c->slot);
+    c->cap = cap;
+    c->keys = su_malloc(cap * sizeof *c->keys);
+    c->slot = su_malloc(cap * sizeof *c->slot);
+    for (size_t i = 0; i < cap; i++)
+        c->keys[i] = -1;
+    c->len = 0;
+}
+
+static void cache_free(fcache *c)
+{
+    free(c->keys);
+    free(c->slot);
+    free(c->rows);
+    free(c->ok);
+}
+
+/* Copies config idx's features into out; false when it cannot be
+ * instantiated (out is zeros). Computed once, then cached. */
+static bool features(tun_tuner *t, int64_t idx, float *out)
+{
+    xgb_state *x = t->state;
+    fcache *c = &x->cache;
+    size_t nf = (size_t)x->nf, h = mix((uint64_t)idx) & (c->cap - 1);
+    while (c->keys[h] >= 0) {
+        if (c->keys[h] == idx) {
+            memcpy(out, c->rows + (size_t)c->slot[h] * nf, nf * sizeof *out);
+            return c->ok[c->slot[h]];
+        }
+        h = (h + 1) & (c->cap - 1);
+    }
+    su_buf_clear(&x->err);
+    bool ok = tun_config_features(t->space, idx, out, &x->err);
+    if (c->len >= CACHE_MAX) {
+        cache_reset(c, c->cap);
+        h = mix((uint64_t)idx) & (c->cap - 1);
+    }
+    if (c->len == c->rows_cap) {
+        c->rows_cap = c->rows_cap ? c->rows_cap * 2 : 256;
+        c->rows = su_realloc(c->rows, c->rows_cap * nf * sizeof *c->rows);
+        c->ok = su_realloc(c->ok, c->rows_cap * sizeof *c->ok);
+    }
+    memcpy(c->rows + c->len * nf, out, nf * sizeof *out);
+    c->ok[c->len] = ok;
+    c->keys[h] = idx;
+    c->slot[h] = (uint32_t)c->len++;
+    return ok;
+}
+
+/* Model scores of n configs; configs that cannot be instantiated score
+ * -inf. False (scores all 0) when the model failed. */
+static bool score(tun_tuner *t, int n, const int64_t *idx, float *out, float *rows)
+{
+    xgb_state *x = t->state;
+    bool *bad = su_calloc((size_t)n + 1, sizeof *bad);
+    for (int i = 0; i < n; i++)
+        bad[i] = !features(t, idx[i], rows + (size_t)i * (size_t)x->nf);
+    su_buf_clear(&x->err);
+    bool ok = tun_cost_model_predict(x->model, (size_t)n, rows, out, &x->err);
+    for (int i = 0; i < n; i++)
+        if (bad[i])
+            out[i] = -INFINITY;
+    free(bad);
+    return ok;
+}
+
+/* ---- the plan: the best unseen configs ---- */
+
+/* Offers a config to the plan being built (at most plan_size, the lowest
+ * replaced); true when the plan changed. */
+static bool offer(tun_tuner *t, int64_t idx, float s)
+{
+    xgb_state *x = t->state;
+    if (tun_idxset_has(&t->seen, idx) || tun_idxset_has(&x->inplan, idx))
+        return false;
+    if (x->nplan < t->conf.plan_size) {
+        x->plan[x->nplan++] = (scored){s, idx};
+        tun_idxset_add(&x->inplan, idx);
+        return true;
+    }
+    int lo = 0;
+    for (int i = 1; i < x->nplan; i++)
+        if (x->plan[i].score < x->plan[lo].score)
+            lo = i;
+    if (!(s > x->plan[lo].score))
+        return false;
+    x->plan[lo] = (scored){s, idx};
+    tun_idxset_add(&x->inplan, idx);    /* the replaced one stays marked: it was worse */
+    return true;
+}
+
+/* Scores every unseen config of a small space. */
+static void plan_whole(tun_tuner *t)
+{
+    xgb_state *x = t->state;
+    int64_t idx[SCORE_CHUNK];
+    float s[SCORE_CHUNK];
+    float *rows = su_malloc((size_t)SCORE_CHUNK * (size_t)x->nf * sizeof *rows);
+    for (int64_t i = 0; i < t->space->size;) {
+        int n = 0;
+        for (; i < t->space->size && n < SCORE_CHUNK; i++)
+            if (!tun_idxset_has(&t->seen, i))
+                idx[n++] = i;
+        if (n && !score(t, n, idx, s, rows))
+            break;
+        for (int k = 0; k < n; k++)
+            offer(t, idx[k], s[k]);
+    }
+    free(rows);
+}
+
+/* A neighbour of config idx: one knob (with a choice to make) changed to
+ * another of its candidates. */
+static int64_t neighbour(tun_tuner *t, int64_t idx)
+{
+    const tun_space *s = t->space;
+    sch_config c;
+    tun_config_decode(s, idx, &c);
+    int movable = 0;
+    for (int k = 0; k < c.n; k++)
+        movable += s->sp.knobs.data[k].ncand > 1;
+    if (movable) {
+        int pick = (int)tun_rand_below(t, movable), k = 0;
+        for (;; k++)
+            if (s->sp.knobs.data[k].ncand > 1 && pick-- == 0)
+                break;
+        int ncand = s->sp.knobs.data[k].ncand;
+        c.choice[k] = (c.choice[k] + 1 + (int)tun_rand_below(t, ncand - 1)) % ncand;
+        idx = tun_config_encode(s, &c);
+    }
+    sch_config_free(&c);
+    return idx;
+}
+
+/* Simulated annealing from the walkers' positions (kept for the next plan). */
+static void plan_anneal(tun_tuner *t)
+{
+    xgb_state *x = t->state;
+    int w = t->conf.walkers;
+    int64_t *next = su_malloc((size_t)w * sizeof *next);
+    float *ns = su_malloc((size_t)w * sizeof *ns);
+    float *rows = su_malloc((size_t)w * (size_t)x->nf * sizeof *rows);
+    bool ok = score(t, w, x->walker, x->wscore, rows);
+    /* the starting temperature: the spread of the walkers' scores */
+    double mean = 0, var = 0;
+    for (int i = 0; i < w; i++)
+        mean += isfinite(x->wscore[i]) ? x->wscore[i] : 0;
+    mean /= w;
+    for (int i = 0; i < w; i++) {
+        double d = (isfinite(x->wscore[i]) ? x->wscore[i] : 0) - mean;
+        var += d * d;
+        offer(t, x->walker[i], x->wscore[i]);
+    }
+    double t0 = sqrt(var / w) > 1e-6 ? sqrt(var / w) : 1e-6;
+    for (int step = 0, quiet = 0; ok && step < SA_STEPS && quiet < SA_EARLY_STOP; step++) {
+        double temp = t0 * (1 - (double)step / SA_STEPS);
+        for (int i = 0; i < w; i++)
+            next[i] = neighbour(t, x->walker[i]);
+        if (!(ok = score(t, w, next, ns, rows)))
+            break;
+        bool changed = false;
+        for (int i = 0; i < w; i++) {
+            changed |= offer(t, next[i], ns[i]);
+            double d = (double)ns[i] - (double)x->wscore[i];
+            if (d >= 0 || (isfinite(d) && tun_rand_unit(t) < exp(d / temp))) {
+                x->walker[i] = next[i];
+                x->wscore[i] = ns[i];
+            }
+        }
+        quiet = changed ? 0 : quiet + 1;
+    }
+    free(next);
+    free(ns);
+    free(rows);
+}
+
+static int by_score(const void *a, const void *b)
+{
+    const scored *x = a, *y = b;
+    if (x->score != y->score)
+        return x->score > y->score ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Scores a space of at most this many configs whole: twice what annealing
+ * would visit, as long as the features of all of them stay cached. */
+static int64_t whole_limit(const tun_tuner *t)
+{
+    int64_t visits = (int64_t)t->conf.walkers * SA_STEPS;
+    return 2 * visits < CACHE_MAX ? 2 * visits : CACHE_MAX;
+}
+
+static void make_plan(tun_tuner *t)
+{
+    xgb_state *x = t->state;
+    x->nplan = x->plan_pos = 0;
+    tun_idxset_free(&x->inplan);
+    if (t->space->size <= whole_limit(t))
+        plan_whole(t);
+    else
+        plan_anneal(t);
+    qsort(x->plan, (size_t)x->nplan, sizeof *x->plan, by_score);
+    x->model_changed = false;
+}
+
+/* The next planned config not seen since the plan was made, or -1. */
+static int64_t from_plan(tun_tuner *t)
+{
+    xgb_state *x = t->state;
+    while (x->plan_pos < x->nplan) {
+        int64_t i = x->plan[x->plan_pos++].index;
+        if (!tun_idxset_has(&t->seen, i))
+            return i;
+    }
+    return -1;
+}
+
+static int xgb_next(tun_tuner *t, int n, int64_t *out)
+{
+    xgb_state *x = t->state;
+    bool trained = tun_cost_model_trained(x->model);
+    if (trained && x->model_changed)
+        make_plan(t);
+    bool replanned = false;
+    int got = 0;
+    while (got < n) {
+        int64_t i = -1;
+        if (trained && tun_rand_unit(t) >= t->conf.epsilon) {
+            i = from_plan(t);
+            if (i < 0 && !replanned) {
+                /* a batch larger than what is left of the plan */
+                make_plan(t);
+                replanned = true;
+                i = from_plan(t);
+            }
+        }
+        if (i < 0)
+            i = tun_random_unseen(t);
+        if (i < 0)
+            break;
+        out[got++] = i;
+        tun_idxset_add(&t->seen, i);
+    }
+    return got;
+}
+
+/* ---- learning ---- */
+
+/* Refits the model on every row: this task's (group 0) and the others'. */
+static void refit(tun_tuner *t)
+{
+    xgb_state *x = t->state;
+    size_t own = x->y.len, n = own + x->ty.len, nf = (size_t)x->nf;
+    float *rx = su_malloc((n * nf + 1) * sizeof *rx), *ry = su_malloc((n + 1) * sizeof *ry);
+    int *g = su_calloc(n + 1, sizeof *g);
+    if (own) {
+        memcpy(rx, x->x.data, own * nf * sizeof *rx);
+        memcpy(ry, x->y.data, own * sizeof *ry);
+    }
+    if (x->ty.len) {
+        memcpy(rx + own * nf, x->tx.data, x->ty.len * nf * sizeof *rx);
+        memcpy(ry + own, x->ty.data, x->ty.len * sizeof *ry);
+        memcpy(g + own, x->tgroup.data, x->ty.len * sizeof *g);
+    }
+    su_buf_clear(&x->err);
+    /* on an XGBoost error the previous model stays (x->err says why) */
+    tun_cost_model_fit(x->model, n, rx, ry, g, &x->err);
+    x->model_changed = true;
+    free(rx);
+    free(ry);
+    free(g);
+}
+
+/* Appends a row of nf features. */
+static void push_row(xgb_state *x, bool transferred, const float *f, float y, int group)
+{
+    for (int k = 0; k < x->nf; k++) {
+        if (transferred)
+            su_vec_push(&x->tx, f[k]);
+        else
+            su_vec_push(&x->x, f[k]);
+    }
+    if (transferred) {
+        su_vec_push(&x->ty, y);
+        su_vec_push(&x->tgroup, group);
+    } else {
+        su_vec_push(&x->y, y);
+    }
+}
+
+static void xgb_update(tun_tuner *t, int n, const int64_t *idx, const double *cost)
+{
+    xgb_state *x = t->state;
+    if (n <= 0)
+        return;
+    float *f = su_malloc((size_t)x->nf * sizeof *f);
+    for (int i = 0; i < n; i++)
+        /* a config that cannot be instantiated teaches nothing about the others */
+        if (features(t, idx[i], f))
+            push_row(x, false, f, isfinite(cost[i]) && cost[i] > 0 ? (float)(1.0 / cost[i]) : 0, 0);
+    free(f);
+    refit(t);
+}
+
+static void xgb_transfer(tun_tuner *t, size_t n, const tun_transfer_rec *recs)
+{
+    xgb_state *x = t->state;
+    float *f = su_malloc((size_t)x->nf * sizeof *f);
+    const tun_space **spaces = su_calloc(n + 1, sizeof *spaces);
+    /* groups number on from those of earlier transfers; 0 is this task */
+    int nspaces = 0;
+    su_buf why = {0};
+    for (size_t i = 0; i < n; i++) {
+        int j = 0;
+        while (j < nspaces && spaces[j] != recs[i].space)
+            j++;
+        if (j == nspaces)
+            spaces[nspaces++] = recs[i].space;
+        su_buf_clear(&why);
+        double y = isfinite(recs[i].gflops) && recs[i].gflops > 0 ? recs[i].gflops : 0;
+        if (tun_config_features(recs[i].space, recs[i].index, f, &why))
+            push_row(x, true, f, (float)y, x->ngroups + 1 + j);
+    }
+    x->ngroups += nspaces;
+    su_buf_free(&why);
+    free(spaces);
+    free(f);
+    refit(t);
+}
+
+static void xgb_init(tun_tuner *t)
+{
+    xgb_state *x = su_calloc(1, sizeof *x);
+    t->state = x;
+    tun_tuner_conf *c = &t->conf;
+    c->plan_size = c->plan_size > 0 ? c->plan_size : tun_tuner_conf_default.plan_size;
+    c->walkers = c->walkers > 0 ? c->walkers : tun_tuner_conf_default.walkers;
+    c->epsilon = c->epsilon >= 0 && c->epsilon <= 1 ? c->epsilon : tun_tuner_conf_default.epsilon;
+    x->nf = tun_feature_count();
+    x->model = tun_cost_model_new(c->objective, tun_rand(t));
+    cache_reset(&x->cache, 2 * CACHE_MAX);
+    x->plan = su_malloc((size_t)c->plan_size * sizeof *x->plan);
+    x->walker = su_malloc((size_t)c->walkers * sizeof *x->walker);
+    x->wscore = su_calloc((size_t)c->walkers, sizeof *x->wscore);
+    for (int i = 0; i < c->walkers; i++)
+        x->walker[i] = tun_rand_below(t, t->space->size);
+}
+
+static void xgb_free(tun_tuner *t)
+{
+    xgb_state *x = t->state;
+    tun_cost_model_free(x->model);
+    cache_free(&x->cache);
+    su_vec_free(&x->x);
+    su_vec_free(&x->y);
+    su_vec_free(&x->tx);
+    su_vec_free(&x->ty);
+    su_vec_free(&x->tgroup);
+    free(x->walker);
+    free(x->wscore);
+    free(x->plan);
+    tun_idxset_free(&x->inplan);
+    su_buf_free(&x->err);
+    free(x);
+}
+
+const tun_tuner_ops tun_xgb_ops = {"xgb", xgb_init, xgb_next, xgb_update, xgb_free, xgb_transfer};
