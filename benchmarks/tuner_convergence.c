@@ -380,7 +380,7 @@ static bool run_tuner(cv_bench *b, cv_task *t, const tun_tuner_ops *ops, uint64_
  * other tasks of the set with the same template code (the convolutions
  * among themselves; dense and batch_matmul) that the tuners without
  * transfer proposed in this run — never the task's own workload. */
-static tun_transfer_rec *transfer_source(const cv_task *tasks, size_t n, size_t self, size_t *nrecs)
+static tun_transfer_rec *transfer_source(const cv_task *tasks, size_t n, size_t self, size_t *nrecs, su_buf *names)
 {
     sch_template_fn fn = sch_template_find(tasks[self].task->template_name);
     tun_transfer_rec *recs = NULL;
@@ -388,6 +388,7 @@ static tun_transfer_rec *transfer_source(const cv_task *tasks, size_t n, size_t 
     for (size_t u = 0; u < n; u++) {
         if (u == self || sch_template_find(tasks[u].task->template_name) != fn)
             continue;
+        su_buf_printf(names, "%s%s", names->len ? ", " : "", tasks[u].name);
         for (size_t r = 0; r < tasks[u].nrows; r++) {
             const cv_row *row = &tasks[u].rows[r];
             if (!tun_idxset_has(&tasks[u].proposed, row->index))
@@ -407,6 +408,7 @@ typedef struct cv_results {
     bool ran[NVARIANTS];
     double *curves;
     size_t *ntransfer;          /* per task: the records xgb+transfer started from */
+    char **from;                /* per task: the tasks they came from (malloc'd) */
 } cv_results;
 
 static double *curve_of(const cv_results *r, size_t t, size_t v, int s)
@@ -424,9 +426,13 @@ static bool run_all(cv_bench *b, cv_task *tasks, const cv_opts *o, const tun_tun
                 if (!r->ran[v] || variants[v].transfer != (phase == 1))
                     continue;
                 size_t nrecs = 0;
-                tun_transfer_rec *recs = phase ? transfer_source(tasks, r->ntasks, t, &nrecs) : NULL;
-                if (phase)
+                su_buf names = {0};
+                tun_transfer_rec *recs = phase ? transfer_source(tasks, r->ntasks, t, &nrecs, &names) : NULL;
+                if (phase) {
                     r->ntransfer[t] = nrecs;
+                    r->from[t] = su_buf_take(&names);
+                }
+                su_buf_free(&names);
                 for (int s = 0; s < r->nseeds; s++) {
                     double *c = curve_of(r, t, v, s);
                     if (!run_tuner(b, &tasks[t], ops[v], o->seed + (uint64_t)s, recs, nrecs, r->B, o->batch,
@@ -535,6 +541,95 @@ typedef struct cv_rank {
 
 #define RANK_K 10
 
+/* Features of the task's rows in order (rows x tun_feature_count()); a
+ * config the template cannot instantiate keeps zeros, as the tuner sees it. */
+static float *row_features(const cv_task *t, const size_t *rows, size_t n)
+{
+    size_t nf = (size_t)tun_feature_count();
+    float *x = su_calloc(n * nf + 1, sizeof *x);
+    su_buf why = {0};
+    for (size_t i = 0; i < n; i++)
+        tun_config_features(&t->space, t->rows[rows[i]].index, x + i * nf, &why);
+    su_buf_free(&why);
+    return x;
+}
+
+static void rank_stats(const double *truth, const float *pred, size_t n, int k, cv_rank *q)
+{
+    size_t right = 0, pairs = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++) {
+            if (truth[i] == truth[j])
+                continue;
+            pairs++;
+            right += (truth[i] > truth[j]) == (pred[i] > pred[j]);
+        }
+    q->pairwise = pairs ? (double)right / (double)pairs : NAN;
+    /* top k by truth and by prediction: ranks by counting (n is small) */
+    size_t kk = (size_t)k < n ? (size_t)k : n, hits = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t above_t = 0, above_p = 0;
+        for (size_t j = 0; j < n; j++) {
+            above_t += truth[j] > truth[i] || (truth[j] == truth[i] && j < i);
+            above_p += pred[j] > pred[i] || (pred[j] == pred[i] && j < i);
+        }
+        hits += above_t < kk && above_p < kk;
+    }
+    q->recall = kk ? (double)hits / (double)kk : NAN;
+    q->k = (int)kk;
+}
+
+/* Trains on a seeded 80% of the task's rows and scores the rest. */
+static void rank_task(const cv_task *t, uint64_t seed, cv_rank *q)
+{
+    memset(q, 0, sizeof *q);
+    size_t n = t->nrows;
+    if (n < 20) {
+        q->why = su_strdup("fewer than 20 measured configs");
+        return;
+    }
+    size_t *order = su_calloc(n, sizeof *order);
+    for (size_t i = 0; i < n; i++)
+        order[i] = i;
+    uint64_t h = seed;
+    for (size_t i = n - 1; i > 0; i--) {
+        h = su_hash_u64(h, i);
+        size_t j = (size_t)(h % (i + 1)), tmp = order[i];
+        order[i] = order[j];
+        order[j] = tmp;
+    }
+    q->train = n * 4 / 5;
+    q->test = n - q->train;
+    su_buf err = {0};
+    float *x = row_features(t, order, n);
+    float *y = su_calloc(n, sizeof *y), *pred = su_calloc(q->test, sizeof *pred);
+    double *truth = su_calloc(q->test, sizeof *truth);
+    for (size_t i = 0; i < n; i++)
+        y[i] = (float)cv_gflops(t, t->rows[order[i]].cost);
+    for (size_t i = 0; i < q->test; i++)
+        truth[i] = y[q->train + i];
+    tun_cost_model *m = tun_cost_model_new(TUN_OBJ_RANK, seed);
+    size_t nf = (size_t)tun_feature_count();
+    if (tun_cost_model_fit(m, q->train, x, y, NULL, &err) &&
+        tun_cost_model_predict(m, q->test, x + q->train * nf, pred, &err)) {
+        if (tun_cost_model_trained(m)) {
+            rank_stats(truth, pred, q->test, RANK_K, q);
+            q->done = true;
+        } else {
+            su_buf_puts(&err, "the model could not be trained (all training labels equal?)");
+        }
+    }
+    if (!q->done)
+        q->why = su_buf_take(&err);
+    su_buf_free(&err);
+    tun_cost_model_free(m);
+    free(order);
+    free(x);
+    free(y);
+    free(pred);
+    free(truth);
+}
+
 /* ---- the report ------------------------------------------------------------ */
 
 /* A trial count for tables: ">B" for never. */
@@ -575,9 +670,10 @@ static void print_task(const cv_task *t, size_t ti, const cv_results *r, const c
             printf(" %8.1f", med_best(r, ti, v, o->budgets[i]));
         printf("  %s\n", trials_text(med_reach(r, ti, v, 0.95 * best), r->B, buf, sizeof buf));
     }
-    if (r->ran[3])
-        printf("  xgb+transfer started from %zu records of the set's other %s tasks\n", r->ntransfer[ti],
-               k->template_name);
+    if (r->ran[3] && r->from[ti][0])
+        printf("  xgb+transfer started from %zu records of %s\n", r->ntransfer[ti], r->from[ti]);
+    else if (r->ran[3])
+        printf("  xgb+transfer had nothing to start from: no other task of its template was selected\n");
     cv_target tg;
     if (target_of(r, ti, &tg))
         for (size_t v = 2; v < NVARIANTS; v++)
@@ -684,8 +780,10 @@ static json_t *json_task(const cv_task *t, size_t ti, const cv_results *r, const
                            (json_int_t)t->nrows, "loaded", (json_int_t)t->loaded, "measured",
                            (json_int_t)t->measured, "skipped", (json_int_t)t->skipped, "best_gflops", best,
                            "tuners", tuners);
-    if (r->ran[3])
+    if (r->ran[3]) {
         json_object_set_new(jt, "transfer_records", json_integer((json_int_t)r->ntransfer[ti]));
+        json_object_set_new(jt, "transfer_from", json_string(r->from[ti]));
+    }
     cv_target tg;
     if (target_of(r, ti, &tg)) {
         json_t *jg = json_pack("{s:f, s:i}", "random_best_gflops", tg.ref, "budget", r->B);
@@ -805,10 +903,13 @@ int main(int argc, char **argv)
     r.B = o.budgets[o.nbudgets - 1];
     r.curves = su_calloc(n * NVARIANTS * (size_t)o.seeds * (size_t)r.B + 1, sizeof *r.curves);
     r.ntransfer = su_calloc(n + 1, sizeof *r.ntransfer);
+    r.from = su_calloc(n + 1, sizeof *r.from);
     if (ok)
         ok = run_all(&b, tasks, &o, ops, &r, &err);
     if (b.session[0] && !db_session_end(b.d, b.session, b.measured) && ok)
         su_buf_puts(&err, db_errmsg(b.d)), ok = false;
+    for (size_t t = 0; ok && !o.no_ranking && t < n; t++)
+        rank_task(&tasks[t], o.seed, &q[t]);
     if (ok && o.json)
         print_json(tasks, &r, &o, q, &b);
     else if (ok) {
@@ -821,7 +922,9 @@ int main(int argc, char **argv)
     for (size_t t = 0; t < n; t++) {
         cv_task_free(&tasks[t]);
         free(q[t].why);
+        free(r.from[t]);
     }
+    free(r.from);
     for (size_t i = 0; i < ms.n; i++)
         rt_module_free(ms.mod[i]);
     free(r.curves);
