@@ -1,6 +1,7 @@
 /* tuner.h — the map of tuner/: tasks extracted from an optimized model, their
  * config spaces as the tuner sees them, measurement of (task, config)
- * pairs, the tuners (random, grid, genetic), the tuning loop that spreads
+ * pairs, the tuners (xgb: a cost model over LoopIR features searched by
+ * simulated annealing; genetic, random, grid), the tuning loop that spreads
  * trials over a model's tasks and keeps every result in the database, and
  * the lookup of the best valid config that compiling uses. Prefix: tun_.
  * May use every part below it (measure, targets, schedule, ir, db).
