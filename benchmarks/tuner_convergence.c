@@ -376,6 +376,9 @@ static bool run_tuner(cv_bench *b, cv_task *t, const tun_tuner_ops *ops, uint64_
     return ok;
 }
 
+/* The most records a transfer run starts from (the tuning loop's limit). */
+#define TRANSFER_MAX 4096
+
 /* What xgb+transfer learns from before tuning task self: the rows of the
  * other tasks of the set with the same template code (the convolutions
  * among themselves; dense and batch_matmul) that the tuners without
@@ -397,7 +400,11 @@ static tun_transfer_rec *transfer_source(const cv_task *tasks, size_t n, size_t 
             recs[len++] = (tun_transfer_rec){&tasks[u].space, row->index, cv_gflops(&tasks[u], row->cost)};
         }
     }
-    *nrecs = len;
+    /* as many as the tuning loop hands over at most: an even subsample */
+    size_t keep = len < TRANSFER_MAX ? len : TRANSFER_MAX;
+    for (size_t i = 0; i < keep; i++)
+        recs[i] = recs[i * len / keep];
+    *nrecs = keep;
     return recs;
 }
 
