@@ -1,5 +1,5 @@
 /* tuner_convergence.c — how fast each tuner finds a good schedule. A fixed
- * set of tasks (four resnet50 convolutions of different shapes, a 1024^3
+ * set of tasks (four resnet50 convolutions of different shapes, a BERT
  * dense, a BERT batch_matmul) is tuned by random search, the genetic tuner,
  * the XGBoost tuner and the XGBoost tuner warm-started from the other tasks
  * of its template (transfer), each with several seeds, and the best
@@ -41,16 +41,10 @@ static const cv_spec specs[] = {
     {"conv3x3", "resnet50.relay", "conv2d_nchw", "1x64x56x56, 64x64x3x3, 64x1x1"},           /* layer1 */
     {"conv1x1x4", "resnet50.relay", "conv2d_nchw", "1x64x56x56, 256x64x1x1, 256x1x1"},       /* expansion */
     {"conv3x3s2", "resnet50.relay", "conv2d_nchw", "1x256x28x28, 256x256x3x3, 256x1x1"},     /* layer3 entry */
-    {"dense1024", NULL, "dense", "1024x1024, 1024x1024"},
+    {"dense-qkv", "bert_layer.relay", "dense", "128x768, 768x768, 768"},                     /* Q, K, V projections */
     {"bmm-qk", "bert_layer.relay", "batch_matmul", "12x128x64, 12x128x64"},                  /* Q x K^T */
 };
 #define NSPECS (sizeof specs / sizeof *specs)
-
-/* A 1024^3 dense layer, built here rather than kept as a model file. */
-static const char dense1024_text[] = "#[version = \"0.0.5\"]\n"
-                                     "def @main(%x: Tensor[(1024, 1024), float32], %w: Tensor[(1024, 1024), float32]) {\n"
-                                     "  nn.dense(%x, %w, units=1024)\n"
-                                     "}\n";
 
 /* The modules the tasks come from, loaded once and kept alive. */
 typedef struct models {
@@ -59,23 +53,18 @@ typedef struct models {
     size_t n;
 } models;
 
-/* The optimized module of a model file (NULL: the dense model), with its
+/* The optimized module of a model file, with its
  * weights bound to seeded random values; NULL after a message. */
 static rt_module *model_get(models *ms, const char *dir, const char *file)
 {
-    const char *key = file ? file : "(dense1024)";
+    const char *key = file;
     for (size_t i = 0; i < ms->n; i++)
         if (!strcmp(ms->file[i], key))
             return ms->mod[i];
-    rt_module *m;
-    if (file) {
-        char *path = su_calloc(strlen(dir) + strlen(file) + 2, 1);
-        sprintf(path, "%s/%s", dir, file);
-        m = rt_module_load(path, stderr);
-        free(path);
-    } else {
-        m = rt_module_parse("dense1024", dense1024_text, sizeof dense1024_text - 1, stderr);
-    }
+    char *path = su_calloc(strlen(dir) + strlen(file) + 2, 1);
+    sprintf(path, "%s/%s", dir, file);
+    rt_module *m = rt_module_load(path, stderr);
+    free(path);
     rt_opt_options oo = {.level = 3};
     if (m && (rt_module_bind_random_params(m, 0, 1, stderr) < 0 || rt_module_optimize(m, &oo, stderr) != 0)) {
         rt_module_free(m);
@@ -105,7 +94,7 @@ static bool task_init(models *ms, const char *dir, const cv_spec *sp, const sch_
     if (!out->task) {
         fprintf(stderr, "tuner_convergence: task %s (%s with inputs %s) is not among the tasks of %s: did "
                         "the optimizer's fusion change?\n",
-                sp->name, sp->tmpl, sp->shapes, sp->model ? sp->model : "the dense model");
+                sp->name, sp->tmpl, sp->shapes, sp->model);
         return false;
     }
     su_buf why = {0};
