@@ -565,20 +565,23 @@ bool db_workload_records(db *d, const char *key, const char *target, su_arena *a
     return good;
 }
 
-bool db_similar_records(db *d, const char *key, const char *target, size_t limit, su_arena *a, db_record **out,
-                        size_t *n)
+bool db_similar_records(db *d, const char *tmpl, const char *key, const char *target, const char *isa, size_t limit,
+                        su_arena *a, db_record **out, size_t *n)
 {
     *out = NULL;
     *n = 0;
     sqlite3_stmt *st = prepare(d, "SELECT " DB_RECORD_COLUMNS " FROM " DB_RECORD_FROM
-                                  " WHERE w.template = (SELECT template FROM workloads WHERE key = ?1)"
-                                  " AND w.key <> ?1 AND (?2 IS NULL OR t.target = ?2) ORDER BY r.id LIMIT ?3");
+                                  " WHERE w.template = ?1 AND (?3 IS NULL OR t.isa = ?3)"
+                                  " AND NOT (w.key = ?2 AND t.target IS ?4) ORDER BY r.id DESC LIMIT ?5");
     if (!st)
         return false;
-    bind_text(st, 1, key);
+    bind_text(st, 1, tmpl);
+    bind_text(st, 2, key);
+    if (isa)
+        bind_text(st, 3, isa);
     if (target)
-        bind_text(st, 2, target);
-    sqlite3_bind_int64(st, 3, limit ? (int64_t)limit : -1);
+        bind_text(st, 4, target);
+    sqlite3_bind_int64(st, 5, limit ? (int64_t)limit : -1);
     bool good = collect(d, st, a, out, n, "reading the records of similar workloads");
     sqlite3_finalize(st);
     return good;

@@ -324,9 +324,18 @@ static void test_records(void)
     ok(n == 5 && top[3].error == SU_MERR_COMPILE_ERROR && strstr(top[3].error_msg, "undeclared"),
        "all records: error and message read back");
     ok(db_workload_records(d, k1, "opencl", &a, &top, &n) && n == 0, "all records: target filter");
-    ok(db_similar_records(d, k1, NULL, 0, &a, &top, &n) && n == 1 && !strcmp(top[0].workload.key, k2),
-       "similar: same template, other shapes");
-    ok(db_similar_records(d, k3, NULL, 0, &a, &top, &n) && n == 0, "similar: no other dense workload");
+    const char *sky = "cpu -mcpu=skylake -cores=4";
+    ok(db_similar_records(d, "conv2d_nchwc.x86", k1, sky, "avx2 fma", 0, &a, &top, &n) && n == 1 &&
+           !strcmp(top[0].workload.key, k2),
+       "similar: same template, other shapes, not the workload's own records");
+    ok(db_similar_records(d, "conv2d_nchwc.x86", k1, "cpu -cores=8", "avx2 fma", 0, &a, &top, &n) && n == 6 &&
+           !strcmp(top[0].workload.key, k1) && top[0].id > top[1].id,
+       "similar: for another target string of the ISA, the workload's own records too, the most recent first");
+    ok(db_similar_records(d, "conv2d_nchwc.x86", k1, "cpu -cores=8", "avx2 fma", 2, &a, &top, &n) && n == 2,
+       "similar: at most limit records");
+    ok(db_similar_records(d, "conv2d_nchwc.x86", k1, sky, "sse2", 0, &a, &top, &n) && n == 0,
+       "similar: another ISA's records are not similar");
+    ok(db_similar_records(d, "dense.x86", k3, sky, NULL, 0, &a, &top, &n) && n == 0, "similar: no other dense workload");
 
     /* hook: the tuner's template check */
     db_set_config_check(d, NULL, NULL);
