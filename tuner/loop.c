@@ -377,6 +377,7 @@ static bool step(run *R, size_t pos)
         idx[k++] = s->default_index;
         tun_idxset_add(&p->tuner->seen, s->default_index);
         p->have_default = true;
+        R->sched.tasks[pos].no_default = false;
     }
     if (want > k)
         k += tun_next_batch(p->tuner, (int)want - k, idx + k);
@@ -446,6 +447,7 @@ static bool prepare(run *R, const tun_tasks *tasks, const bool *selected)
             return false;
         st->trials = tr->trials;
         st->best = tr->best_cost;
+        st->no_default = !p->have_default;
     }
     tun_sched_start(&R->sched);
     /* what this run should measure: the pool left, and any missing default */

@@ -114,6 +114,9 @@ int64_t tun_sched_want(const tun_sched *s, size_t i, int batch)
 {
     const tun_sched_task *t = &s->tasks[i];
     int64_t w = tun_sched_left(s);
+    /* every task measures its default config: keep the others' */
+    for (size_t k = 0; k < s->n; k++)
+        w -= k != i && s->tasks[k].no_default && !s->tasks[k].done;
     if (s->kind == TUN_SCHED_FIXED && t->budget - t->trials < w)
         w = t->budget - t->trials;
     if (t->size - t->trials < w)

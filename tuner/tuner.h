@@ -239,6 +239,8 @@ typedef struct tun_sched_task {
     int64_t *hist_trials;   /* trials after each batch */
     size_t nhist, cap;
     bool done;              /* dropped out (budget, space exhausted, early stop, failure) */
+    bool no_default;        /* its default config is still to be measured: the pool keeps
+                               a trial for it while other tasks take their batches */
 } tun_sched_task;
 
 typedef struct tun_sched {
