@@ -368,9 +368,14 @@ static bool step(run *R, size_t pos)
     plan *p = &R->plans[pos];
     tun_task_report *tr = &R->rep->tasks[pos];
     const tun_space *s = &p->space;
+    int64_t want = tun_sched_want(&R->sched, pos, R->bsize);
+    if (p->have_default && want == 0) {
+        /* nothing left for it (a resumed run): no transfer, no batch */
+        finish(R, pos);
+        return true;
+    }
     if (!p->begun && !begin(R, pos))
         return false;
-    int64_t want = tun_sched_want(&R->sched, pos, R->bsize);
     int64_t *idx = su_calloc((size_t)R->bsize + 2, sizeof *idx);
     int k = 0;
     if (!p->have_default) {
