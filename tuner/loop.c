@@ -212,8 +212,7 @@ static void account(tun_task_report *tr, const tun_space *s, int64_t idx, su_mer
 }
 
 /* Reads the task's records back: those on this target are its trials (kept
- * for its tuner), and the workload's stored args are the ones its records
- * keep using (a database made before args held the function says so). */
+ * for its tuner); the args its records are written with. */
 static bool load_existing(run *R, plan *p, tun_task_report *tr)
 {
     const tun_space *s = &p->space;
@@ -226,7 +225,14 @@ static bool load_existing(run *R, plan *p, tun_task_report *tr)
         su_arena_free(&a);
         return false;
     }
-    p->args = n ? su_arena_strdup(&R->a, recs[0].workload.args) : tun_workload_args(s->task, &R->a);
+    p->args = tun_workload_args(s->task, &R->a);
+    if (n) {
+        /* a workload first stored by an older writer gains the function;
+         * args that disagree keep the stored ones (the database would
+         * reject the batch) */
+        const char *merged = db_args_merge(recs[0].workload.args, p->args, &R->a);
+        p->args = merged ? merged : su_arena_strdup(&R->a, recs[0].workload.args);
+    }
     p->old_idx = su_calloc(n + 1, sizeof *p->old_idx);
     p->old_cost = su_calloc(n + 1, sizeof *p->old_cost);
     tun_idxset seen = {0};

@@ -577,6 +577,25 @@ static void test_transfer(ms_runner *r, const tg_target *tg, rt_module *m)
     rep = tune_db(d, &m2->tasks, &o, "tuning B without transfer");
     ok(ncalls == 0 && nlessons == 0 && rep.measured == 1, "without transfer the tuner is taught nothing");
     tun_report_free(&rep);
+    /* a database written before args held the function: tuning there
+     * again stores its records, and the workload gains its function */
+    snprintf(path, sizeof path, "%s/old.db", dir);
+    db *od = db_open(path, NULL, &err);
+    db_workload_records(d, A->key, dt.name, &a, &recs, &nr);
+    db_record before = recs[0];
+    before.workload.args = su_arena_printf(&a, "{\"anchor\":\"nn.dense\",\"inputs\":[[1,1024],[16,1024]]}");
+    before.session = NULL;
+    ok(od && db_add_records(od, &before, 1, NULL, NULL, NULL), "an older database's record, args without the function");
+    bool dense_sel[2] = {false, true};
+    o.tuner = &tun_random_ops;
+    o.trials = 3;
+    ok(tun_tune(&m->tasks, dense_sel, od, &o, &rep, &err) && rep.measured == 2, "tuning there again (%s)",
+       su_buf_str(&err));
+    tun_report_free(&rep);
+    db_workload_records(od, A->key, dt.name, &a, &recs, &nr);
+    ok(nr == 3 && strstr(recs[0].workload.args, "\"func\"") && strstr(recs[0].workload.args, "\"inputs\""),
+       "the workload's args gain the function");
+    db_close(od);
     tun_space_free(&sa);
     rt_module_free(m2);
     su_arena_free(&a);
