@@ -171,7 +171,7 @@ typedef struct plan {
     bool begun, ended;      /* it got its first batch; it dropped out */
     int64_t since_best;     /* trials since its best improved */
     tun_task_data *td;      /* its inputs and expected outputs (from its first batch on) */
-    const char *args;       /* its workload's args for records (the stored ones win) */
+    const char *args;       /* its workload's args for records (merged with the stored ones) */
     int64_t *old_idx;       /* its records on this target, for the tuner once it begins (malloc'd) */
     double *old_cost;
     int nold;
