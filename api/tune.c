@@ -205,6 +205,11 @@ int rt_tune(rt_module *m, rt_runner *r, rt_db *h, const rt_tune_options *o, rt_t
     tun_tuner_conf conf = tun_tuner_conf_default;
     if (!tuner_conf(o, &conf, errs))
         return -1;
+    tun_sched_kind sched;
+    if (!tun_sched_kind_parse(o->scheduler, &sched)) {
+        fail(errs, "unknown scheduler '%s' (known: gradient, fixed)", o->scheduler);
+        return -1;
+    }
     if (o->trials < 0 || o->early_stopping < 0 || o->jobs < 0 || o->batch < 0 || o->per_unit < 0 ||
         o->compile_timeout < 0 || o->run_timeout < 0) {
         fail(errs, "trials, early stopping, jobs, batch and time limits cannot be negative");
@@ -224,7 +229,9 @@ int rt_tune(rt_module *m, rt_runner *r, rt_db *h, const rt_tune_options *o, rt_t
     tun_target_describe(&tg, tname, &a, &dt);
     relay rl = {o, m};
     to.tuner = tuner;
-    to.conf = &conf;
+    to.tuner_conf = &conf;
+    to.scheduler = sched;
+    to.transfer = !o->no_transfer;
     to.trials = o->trials;
     to.early_stopping = o->early_stopping;
     to.seed = o->seed;
@@ -253,6 +260,7 @@ int rt_tune(rt_module *m, rt_runner *r, rt_db *h, const rt_tune_options *o, rt_t
     pr->interrupted = rep.interrupted;
     pr->seconds = rep.seconds;
     memcpy(pr->session, rep.session, sizeof pr->session);
+    pr->scheduler = tun_sched_kind_name(sched);
     for (size_t i = 0; i < rep.n; i++) {
         const tun_task_report *tr = &rep.tasks[i];
         const tun_task *t = &m->tasks.items[tr->task];
@@ -271,6 +279,9 @@ int rt_tune(rt_module *m, rt_runner *r, rt_db *h, const rt_tune_options *o, rt_t
         row->speedup = tr->default_cost > 0 && tr->best_cost > 0 ? tr->default_cost / tr->best_cost : 0;
         row->early_stopped = tr->early_stopped;
         row->exhausted = tr->exhausted;
+        row->transferred = tr->transfer.used;
+        row->transfer_skipped =
+            tr->transfer.no_func + tr->transfer.bad_func + tr->transfer.stale + tr->transfer.invalid;
         row->failure = tr->failure ? su_strdup(tr->failure) : NULL;
         row->fallback = 1;
         tun_space sp;
@@ -372,9 +383,14 @@ char *rt_tune_report_text(const rt_tune_report *r)
         if (r->rows[i].stale || r->rows[i].invalid)
             su_buf_printf(&b, "task %zu: %lld stale and %lld invalid records ignored (docs/tuning.md)\n",
                           r->rows[i].task, r->rows[i].stale, r->rows[i].invalid);
+    for (size_t i = 0; i < r->n; i++)
+        if (r->rows[i].transferred || r->rows[i].transfer_skipped)
+            su_buf_printf(&b, "task %zu: learnt from %lld records of similar workloads (%lld skipped)\n",
+                          r->rows[i].task, r->rows[i].transferred, r->rows[i].transfer_skipped);
     su_buf_printf(&b, "%s: %lld measurements in ", r->interrupted ? "interrupted" : "done", r->measured);
     put_duration(&b, r->seconds);
-    su_buf_printf(&b, ", session %s\n", r->session[0] ? r->session : "-");
+    su_buf_printf(&b, ", session %s, scheduler %s\n", r->session[0] ? r->session : "-",
+                  r->scheduler ? r->scheduler : "-");
     return su_buf_take(&b);
 }
 

@@ -97,27 +97,6 @@ bool cv_table_load(cv_bench *b, cv_task *t, su_buf *err)
     return true;
 }
 
-/* The workload's args as the tuning loop records them (an anchor and the
- * input shapes), so that the benchmark's records and `relay-tune tune`'s
- * agree on the workload; malloc'd. */
-static char *workload_args(const tun_task *t)
-{
-    json_t *inputs = json_array();
-    const ir_expr *f = t->func;
-    for (int i = 0; i < f->u.func.nparams; i++) {
-        const ir_expr *p = f->u.func.params[i];
-        const ir_type *ty = p->type ? p->type : p->u.var.annot;
-        json_t *dims = json_array();
-        for (int k = 0; ty && ty->kind == IR_TY_TENSOR && k < ty->ndim; k++)
-            json_array_append_new(dims, json_integer(ty->shape[k]));
-        json_array_append_new(inputs, dims);
-    }
-    json_t *o = json_pack("{s:s, s:o}", "anchor", t->anchor, "inputs", inputs);
-    char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
-    json_decref(o);
-    return s;
-}
-
 /* A record's message: printable ASCII, newlines and tabs (compiler logs may
  * hold anything, and records must be valid UTF-8). */
 static const char *ascii_text(su_arena *a, const char *s)
@@ -172,7 +151,9 @@ static bool measure(cv_bench *b, cv_task *t, int n, const int64_t *idx, const ch
         su_buf_printf(err, "%s: the measurement runner process died", t->name);
     su_arena a;
     su_arena_init(&a);
-    char *args = workload_args(t->task);
+    /* the args the tuning loop stores (with the function), so that
+     * `relay-tune tune` can transfer from the benchmark's records */
+    const char *args = tun_workload_args(t->task, &a);
     db_record *recs = su_arena_alloc(&a, (size_t)n * sizeof *recs);
     for (int i = 0; ok && i < n; i++)
         to_record(b, t, args, tuner, &cfgs[i], &res[i], &a, &recs[i]);
@@ -194,7 +175,6 @@ static bool measure(cv_bench *b, cv_task *t, int n, const int64_t *idx, const ch
         sch_config_free(&cfgs[i]);
         tun_result_free(&res[i]);
     }
-    free(args);
     free(cfgs);
     free(res);
     su_arena_free(&a);

@@ -17,6 +17,7 @@ static void help(FILE *out)
 {
     fprintf(out,
             "usage: relay-tune tune MODEL.relay --trials N [--target cpu] [--db DB] [--tuner xgb|ga|random|grid]\n"
+            "                       [--scheduler gradient|fixed] [--no-transfer]\n"
             "                       [--tasks SELECTION] [--early-stopping N] [--seed S] [--jobs J]\n"
             "                       [--params W.npz | --random-params S] [-O0..3]\n"
             "                       [--plan-size N] [--objective rank|reg] [--epsilon F]\n"
@@ -25,13 +26,17 @@ static void help(FILE *out)
             "  (--db, else $RELAY_TUNE_DB, else ./relay-tune.db). Configs already measured for this\n"
             "  target count toward --trials and are not measured again: run the same command to\n"
             "  resume, raise --trials to tune longer. Ctrl-C stops after the batch in flight.\n"
-            "  --trials N          trials over all tasks, spread by FLOPs x calls (each task's\n"
-            "                      default config is always measured)\n"
+            "  --trials N          trials over all tasks (each task's default config is always measured)\n"
             "  --tuner NAME        xgb (default: a cost model searched by simulated annealing),\n"
             "                      ga (genetic), random, or grid (index order)\n"
             "  --plan-size N       xgb: each batch comes from the model's best N unmeasured configs (64)\n"
             "  --objective rank|reg  xgb: the cost model ranks configs (default) or regresses speed\n"
             "  --epsilon F         xgb: share of random configs in each batch (0.05)\n"
+            "  --scheduler NAME    gradient (default): after a round giving each task its default and a\n"
+            "                      batch, each batch goes to the task whose gain would cut the model's time\n"
+            "                      most; fixed: shares by FLOPs x calls, tasks one after the other. Trials\n"
+            "                      a task leaves unused (early stop, space exhausted) go to the others\n"
+            "  --no-transfer       tuners do not learn from the records of similar workloads\n"
             "  --tasks SELECTION   task indices, ranges and hash prefixes: 0,3-5,e6a6 (relay-tune tasks)\n"
             "  --early-stopping N  stop a task after N trials without improvement\n"
             "  --seed S            the tuners' and the inputs' seed (default 0)\n"
@@ -58,8 +63,25 @@ static void on_sigint(int sig)
 }
 
 typedef struct view {
-    int mode;           /* 1 live line, 2 a line per batch, 0 none */
+    int mode;           /* 1 live line per task, 2 a line per batch, 0 none */
+    char **lines;       /* live: each task's line (by position; NULL: not begun) */
+    size_t nlines;
+    int drawn;          /* live: lines on the screen */
 } view;
+
+/* Live mode: every begun task's line again, in place (the scheduler moves
+ * from task to task). */
+static void redraw(view *v)
+{
+    if (v->drawn)
+        fprintf(stderr, "\033[%dA", v->drawn);
+    v->drawn = 0;
+    for (size_t i = 0; i < v->nlines; i++)
+        if (v->lines[i]) {
+            fprintf(stderr, "\r\033[K%s\n", v->lines[i]);
+            v->drawn++;
+        }
+}
 
 static void put_time(char *out, size_t n, double s)
 {
@@ -84,14 +106,27 @@ static void on_progress(void *ctx, const rt_tune_progress *p)
         snprintf(best, sizeof best, "%.1f GFLOP/s", p->best_gflops);
     if (p->best_gflops > 0 && p->default_gflops > 0)
         snprintf(speed, sizeof speed, " (%.2fx)", p->best_gflops / p->default_gflops);
-    snprintf(line, sizeof line, "[%zu/%zu] task %zu %s %.16s: %lld/%lld trials, %lld failed, best %s%s, %s left",
-             p->pos + 1, p->npos, p->task, p->info->template_name, p->info->hash, p->trials, p->budget, p->errors,
-             best, speed, left);
+    char trials[64];
+    if (p->budget > 0)
+        snprintf(trials, sizeof trials, "%lld/%lld", p->trials, p->budget);
+    else
+        snprintf(trials, sizeof trials, "%lld", p->trials);
+    snprintf(line, sizeof line, "[%zu/%zu] task %zu %s %.16s: %s trials, %lld failed, best %s%s, %s left", p->pos + 1,
+             p->npos, p->task, p->info->template_name, p->info->hash, trials, p->errors, best, speed, left);
     if (v->mode == 1) {
-        fprintf(stderr, "\r\033[K%s", line);
-        if (p->event == RT_TUNE_TASK_END)
-            fprintf(stderr, "%s%s\n", p->early_stopped ? " (early stop)" : "",
-                    p->failure ? " (not tuned)" : "");
+        if (!v->lines) {
+            v->nlines = p->npos;
+            v->lines = calloc(p->npos + 1, sizeof *v->lines);
+        }
+        if (p->pos < v->nlines) {
+            char end[600];
+            snprintf(end, sizeof end, "%s%s%s", line,
+                     p->event != RT_TUNE_TASK_END ? "" : p->early_stopped ? " (early stop)" : " (done)",
+                     p->failure ? " (not tuned)" : "");
+            free(v->lines[p->pos]);
+            v->lines[p->pos] = strdup(end);
+            redraw(v);
+        }
     } else if (p->event == RT_TUNE_BATCH) {
         fprintf(stderr, "%s\n", line);
     } else if (p->event == RT_TUNE_TASK_END && p->failure) {
@@ -145,6 +180,10 @@ int cli_cmd_tune(int argc, char **argv)
             o.tuner = argv[++i];
         } else if (!strcmp(a, "--objective") && v) {
             o.objective = argv[++i];
+        } else if (!strcmp(a, "--scheduler") && v) {
+            o.scheduler = argv[++i];
+        } else if (!strcmp(a, "--no-transfer")) {
+            o.no_transfer = 1;
         } else if (!strcmp(a, "--tasks") && v) {
             o.tasks = argv[++i];
         } else if (!strcmp(a, "--params") && v) {
@@ -242,6 +281,9 @@ int cli_cmd_tune(int argc, char **argv)
     }
     rc = trc == 0 ? 0 : 1;
 done:
+    for (size_t i = 0; i < vw.nlines; i++)
+        free(vw.lines[i]);
+    free(vw.lines);
     rt_tune_report_free(rep);
     rt_db_close(db);
     rt_module_free(m);

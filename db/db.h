@@ -143,10 +143,17 @@ bool db_top_k_isa(db *d, const char *key, const char *isa, size_t k, su_arena *a
  * insertion order; target NULL means any target. */
 bool db_workload_records(db *d, const char *key, const char *target, su_arena *a, db_record **out,
                          size_t *n);
-/* Records of similar workloads: same template, other keys (transfer learning);
- * target NULL means any target. At most limit records (0: no limit). */
-bool db_similar_records(db *d, const char *key, const char *target, size_t limit, su_arena *a,
-                        db_record **out, size_t *n);
+/* The union of two workload args objects that agree on every field both
+ * have, canonical, in a; NULL when they disagree. A key known with other
+ * args takes records whose args merge with its own (a newer writer adds
+ * fields, "func" for one; an older one lacks them), and keeps the union. */
+const char *db_args_merge(const char *stored, const char *incoming, su_arena *a);
+/* Records for transfer learning: those of template tmpl measured on targets
+ * whose ISA features are isa (NULL: any), except workload key's own on
+ * target `target` (NULL: key's records on every target are kept). The most
+ * recent first, at most limit (0: no limit). */
+bool db_similar_records(db *d, const char *tmpl, const char *key, const char *target, const char *isa, size_t limit,
+                        su_arena *a, db_record **out, size_t *n);
 
 /* Which records db_foreach_record visits (NULL fields match anything). */
 typedef struct db_filter {

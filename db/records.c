@@ -5,7 +5,8 @@
  * types and ranges and the structure of its config (db_check_record in
  * check.c), the
  * template hook when the tuner installed one, and agreement with what the
- * database already knows about its workload. A batch is one transaction.
+ * database already knows about its workload (the same template and flops;
+ * args may gain fields, never change one). A batch is one transaction.
  *
  * Exact duplicates are found with one probe of the records_lookup index (a
  * duplicate has the same workload, target, error, mean cost and timestamp),
@@ -18,6 +19,7 @@
  * Workload, target and session ids are cached per handle: rows of those
  * tables are never deleted, so a committed id stays valid; the caches are
  * dropped on rollback because they may hold ids of rows that were rolled back. */
+#include <jansson.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdint.h>
@@ -103,8 +105,95 @@ static uint64_t workload_desc(const char *tmpl, const char *args, double flops)
     return db_hash_f64(db_hash_str(db_hash_str(SU_HASH_INIT, tmpl), args), flops);
 }
 
+static sqlite3_stmt *prepare(db *d, const char *sql)
+{
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(d->sql, sql, -1, &st, NULL);
+    if (rc != SQLITE_OK) {
+        db_fail_sql(d, rc, "preparing a query");
+        return NULL;
+    }
+    return st;
+}
+
+const char *db_args_merge(const char *stored, const char *incoming, su_arena *a)
+{
+    json_t *s = json_loads(stored, 0, NULL), *in = json_loads(incoming, 0, NULL);
+    const char *out = NULL;
+    bool agree = json_is_object(s) && json_is_object(in);
+    const char *k;
+    json_t *v;
+    if (agree)
+        json_object_foreach(in, k, v) {
+            json_t *o = json_object_get(s, k);
+            if (o && !json_equal(o, v)) {
+                agree = false;
+                break;
+            }
+        }
+    if (agree) {
+        json_object_update_missing(s, in);
+        char *t = json_dumps(s, JSON_COMPACT);
+        su_buf why = {0};
+        out = t ? db_json_canon(t, 'o', a, &why) : NULL;
+        su_buf_free(&why);
+        free(t);
+    }
+    json_decref(s);
+    json_decref(in);
+    return out;
+}
+
+/* The key is known with another description: the same template and flops
+ * with args that agree where both have a field are the same workload, and
+ * its stored args grow to the union (*have becomes their description). 0
+ * then; -2 with the reason in why; -1 on a database error. */
+static int reconcile(db *d, int64_t id, const db_workload *w, const db_canon *c, uint64_t *have, su_buf *why)
+{
+    sqlite3_stmt *st = prepare(d, "SELECT template, args, flops FROM workloads WHERE id = ?1");
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, id);
+    int rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        return db_fail_sql(d, rc, "looking up a workload"), -1;
+    }
+    su_arena a;
+    su_arena_init(&a);
+    const char *stored = su_arena_strdup(&a, (const char *)sqlite3_column_text(st, 1));
+    const char *merged = NULL;
+    if (!strcmp((const char *)sqlite3_column_text(st, 0), w->tmpl) && sqlite3_column_double(st, 2) + 0.0 == c->flops)
+        merged = db_args_merge(stored, c->args, &a);
+    sqlite3_finalize(st);
+    int r = 0;
+    if (!merged) {
+        su_buf_puts(why, "workload: this key is already recorded with another template, args or flops");
+        r = -2;
+    } else if (strcmp(merged, stored) != 0) {
+        if (!(st = prepare(d, "UPDATE workloads SET args = ?2 WHERE id = ?1")))
+            r = -1;
+        else {
+            sqlite3_bind_int64(st, 1, id);
+            bind_text(st, 2, merged);
+            if ((rc = sqlite3_step(st)) != SQLITE_DONE)
+                r = -1, db_fail_sql(d, rc, "updating a workload's args");
+            sqlite3_finalize(st);
+        }
+    }
+    if (!r) {
+        *have = workload_desc(w->tmpl, merged, c->flops);
+        db_cached *cached = su_map_get(&d->workloads, w->key);
+        if (cached)
+            cached->desc = *have;
+    }
+    su_arena_free(&a);
+    return r;
+}
+
 /* Row id of the workload, created when new; -2 (reason in why) when the key
- * is known with another description; -1 on a database error. */
+ * is known with another template or flops, or args that disagree; -1 on a
+ * database error. */
 static int64_t workload_id(db *d, const db_workload *w, const db_canon *c, su_buf *why)
 {
     if (d->last_wid > 0 && !strcmp(su_buf_str(&d->last_wkey), w->key) && !strcmp(d->last_wtmpl.data, w->tmpl) &&
@@ -148,8 +237,9 @@ static int64_t workload_id(db *d, const db_workload *w, const db_canon *c, su_bu
         cache_put(d, &d->workloads, w->key, id, have);
     }
     if (have != desc) {
-        su_buf_puts(why, "workload: this key is already recorded with another template, args or flops");
-        return -2;
+        int r = reconcile(d, id, w, c, &have, why);
+        if (r < 0)
+            return r;
     }
     su_buf_clear(&d->last_wkey);
     su_buf_puts(&d->last_wkey, w->key);
@@ -410,17 +500,6 @@ static bool collect(db *d, sqlite3_stmt *st, su_arena *a, db_record **out, size_
     return true;
 }
 
-static sqlite3_stmt *prepare(db *d, const char *sql)
-{
-    sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(d->sql, sql, -1, &st, NULL);
-    if (rc != SQLITE_OK) {
-        db_fail_sql(d, rc, "preparing a query");
-        return NULL;
-    }
-    return st;
-}
-
 /* A candidate of top-k with the digest its order needs. */
 typedef struct ranked {
     db_record r;
@@ -565,20 +644,23 @@ bool db_workload_records(db *d, const char *key, const char *target, su_arena *a
     return good;
 }
 
-bool db_similar_records(db *d, const char *key, const char *target, size_t limit, su_arena *a, db_record **out,
-                        size_t *n)
+bool db_similar_records(db *d, const char *tmpl, const char *key, const char *target, const char *isa, size_t limit,
+                        su_arena *a, db_record **out, size_t *n)
 {
     *out = NULL;
     *n = 0;
     sqlite3_stmt *st = prepare(d, "SELECT " DB_RECORD_COLUMNS " FROM " DB_RECORD_FROM
-                                  " WHERE w.template = (SELECT template FROM workloads WHERE key = ?1)"
-                                  " AND w.key <> ?1 AND (?2 IS NULL OR t.target = ?2) ORDER BY r.id LIMIT ?3");
+                                  " WHERE w.template = ?1 AND (?3 IS NULL OR t.isa = ?3)"
+                                  " AND NOT (w.key = ?2 AND t.target IS ?4) ORDER BY r.id DESC LIMIT ?5");
     if (!st)
         return false;
-    bind_text(st, 1, key);
+    bind_text(st, 1, tmpl);
+    bind_text(st, 2, key);
+    if (isa)
+        bind_text(st, 3, isa);
     if (target)
-        bind_text(st, 2, target);
-    sqlite3_bind_int64(st, 3, limit ? (int64_t)limit : -1);
+        bind_text(st, 4, target);
+    sqlite3_bind_int64(st, 5, limit ? (int64_t)limit : -1);
     bool good = collect(d, st, a, out, n, "reading the records of similar workloads");
     sqlite3_finalize(st);
     return good;

@@ -251,7 +251,8 @@ typedef struct rt_tune_progress {
     size_t task;                /* its index in rt_module_tasks */
     const rt_task *info;
     long long trials;           /* its configs measured on this target (earlier sessions too) */
-    long long budget;           /* its trials */
+    long long budget;           /* its share of the trials (--scheduler fixed; 0 under gradient,
+                                   where the trials go wherever they help most) */
     long long errors;           /* failed ones among trials */
     double default_gflops;      /* the default config's speed (0: not measured, or it failed) */
     double best_gflops;         /* the best speed (0: none) */
@@ -270,6 +271,8 @@ typedef struct rt_tune_options {
     int plan_size;              /* xgb: configs a batch is planned from, the model's best (0: 64) */
     const char *objective;      /* xgb: the cost model's objective, "rank" or "reg" (NULL: "rank") */
     double epsilon;             /* xgb: share of random configs in a batch (0: 0.05; <0: none) */
+    const char *scheduler;      /* which task the next batch goes to: "gradient" (NULL) or "fixed" */
+    int no_transfer;            /* nonzero: tuners do not learn from similar workloads' records */
     const char *tasks;          /* which tasks: "0,3-5,e6a6" (indices, ranges, hash prefixes; NULL: all) */
     long long early_stopping;   /* a task stops after this many trials without improvement (0: never) */
     unsigned long long seed;    /* tuners and the tasks' random inputs */
@@ -299,6 +302,8 @@ typedef struct rt_tune_row {
     long long space;            /* configs in its space */
     double default_gflops, best_gflops, speedup; /* 0 where unknown */
     int early_stopped, exhausted;
+    long long transferred;      /* records of similar workloads its tuner learnt from */
+    long long transfer_skipped; /* such records skipped: no stored function, stale, not fitting */
     int fallback;               /* compiling would use the default config (no valid successful record) */
     const char *failure;        /* why it could not be tuned, or NULL */
 } rt_tune_row;
@@ -310,6 +315,7 @@ typedef struct rt_tune_report {
     int interrupted;            /* the stop flag ended it */
     double seconds;
     char session[37];           /* the session's uuid in the database */
+    const char *scheduler;      /* the scheduler's name (static) */
 } rt_tune_report;
 
 /* Tunes the tasks of an optimized module on the target, storing every

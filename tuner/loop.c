@@ -1,18 +1,19 @@
-/* loop.c — the tuning loop. The trial budget is spread over the selected
- * tasks by their share of the model's work (FLOPs x calls); then each task
- * in turn:
- *   - its records on this target are read back: configs already measured
- *     (under the template's current version) count toward its budget, are
- *     never measured again, and seed the tuner (the best so far is where a
- *     genetic search starts);
+/* loop.c — the tuning loop. Every selected task gets its space and tuner
+ * up front, and its records on this target are read back: configs already
+ * measured (under the template's current version) count toward the budget,
+ * are never measured again, and seed the tuner (the best so far is where a
+ * genetic search starts). Then the scheduler (scheduler.c) hands out
+ * batches until the budget is spent or every task is done; for each batch:
+ *   - the first time a task gets one, its tuner learns what the records of
+ *     similar workloads teach (transfer.c), then its own records;
  *   - its default config is measured first, unless it was before: it is the
  *     baseline of every speedup;
- *   - the tuner proposes batches; each batch is built, run, and stored in
- *     the database in one transaction (so a killed run loses at most the
- *     batch in flight), and the tuner learns from it;
- *   - it stops at its budget, when the space is exhausted, after
- *     `early_stopping` trials without improvement, or when the stop flag is
- *     set (a signal): the batch in flight is finished and stored first.
+ *   - the tuner proposes the batch; it is built, run, and stored in the
+ *     database in one transaction (so a killed run loses at most the batch
+ *     in flight), and the tuner learns from it;
+ *   - a task drops out when its space is exhausted, after `early_stopping`
+ *     trials without improvement, or when it cannot be measured; the stop
+ *     flag (a signal) ends the run after the batch in flight.
  * Progress goes to a callback after every batch. */
 #include <math.h>
 #include <string.h>
@@ -115,25 +116,6 @@ static const char *clean_text(su_arena *a, const char *s)
     return r;
 }
 
-/* The workload's args for records: the anchor and the input shapes. */
-static const char *workload_args(const tun_task *t, su_arena *a)
-{
-    su_buf b = {0};
-    su_buf_printf(&b, "{\"anchor\":\"%s\",\"inputs\":[", t->anchor);
-    const ir_expr *f = t->func;
-    for (int i = 0; i < f->u.func.nparams; i++) {
-        const ir_type *ty = f->u.func.params[i]->type ? f->u.func.params[i]->type : f->u.func.params[i]->u.var.annot;
-        su_buf_puts(&b, i ? ",[" : "[");
-        for (int k = 0; ty && ty->kind == IR_TY_TENSOR && k < ty->ndim; k++)
-            su_buf_printf(&b, "%s%lld", k ? "," : "", (long long)ty->shape[k]);
-        su_buf_putc(&b, ']');
-    }
-    su_buf_puts(&b, "]}");
-    const char *r = su_arena_strdup(a, su_buf_str(&b));
-    su_buf_free(&b);
-    return r;
-}
-
 static void make_record(const tun_options *o, const tun_space *s, const char *args, const char *session,
                         const sch_config *cfg, const tun_result *r, su_arena *a, db_record *rec)
 {
@@ -178,7 +160,22 @@ static void make_record(const tun_options *o, const tun_space *s, const char *ar
     rec->host = tun_host_name();
 }
 
-/* ---- one task ---- */
+/* ---- the run ---- */
+
+/* One selected task's state during the run. */
+typedef struct plan {
+    tun_space space;
+    bool space_ok;
+    tun_tuner *tuner;
+    bool have_default;      /* its default config is measured */
+    bool begun, ended;      /* it got its first batch; it dropped out */
+    int64_t since_best;     /* trials since its best improved */
+    tun_task_data *td;      /* its inputs and expected outputs (from its first batch on) */
+    const char *args;       /* its workload's args for records (merged with the stored ones) */
+    int64_t *old_idx;       /* its records on this target, for the tuner once it begins (malloc'd) */
+    double *old_cost;
+    int nold;
+} plan;
 
 typedef struct run {
     const tun_options *o;
@@ -187,7 +184,11 @@ typedef struct run {
     su_buf *err;
     double t0;
     int64_t done, todo;
-    size_t pos, npos;
+    int bsize;              /* configs per batch */
+    plan *plans;            /* per selected task, in the report's order */
+    tun_sched sched;
+    tun_transfer_pool *pool;
+    su_arena a;             /* args */
 } run;
 
 /* Folds a measured config into the task's numbers. */
@@ -210,27 +211,35 @@ static void account(tun_task_report *tr, const tun_space *s, int64_t idx, su_mer
     }
 }
 
-/* Reads the task's records on this target back into the tuner; true when
- * the default config is among them. */
-static bool load_existing(run *R, const tun_space *s, tun_tuner *tu, tun_task_report *tr, bool *ok)
+/* Reads the task's records back: those on this target are its trials (kept
+ * for its tuner); the args its records are written with. */
+static bool load_existing(run *R, plan *p, tun_task_report *tr)
 {
+    const tun_space *s = &p->space;
     su_arena a;
     su_arena_init(&a);
     db_record *recs;
     size_t n;
-    bool have_default = false;
-    *ok = db_workload_records(R->d, s->task->key, R->o->target->name, &a, &recs, &n);
-    if (!*ok) {
+    if (!db_workload_records(R->d, s->task->key, NULL, &a, &recs, &n)) {
         su_buf_puts(R->err, db_errmsg(R->d));
         su_arena_free(&a);
         return false;
     }
-    int64_t *idx = su_calloc(n + 1, sizeof *idx);
-    double *cost = su_calloc(n + 1, sizeof *cost);
-    size_t m = 0;
+    p->args = tun_workload_args(s->task, &R->a);
+    if (n) {
+        /* a workload first stored by an older writer gains the function;
+         * args that disagree keep the stored ones (the database would
+         * reject the batch) */
+        const char *merged = db_args_merge(recs[0].workload.args, p->args, &R->a);
+        p->args = merged ? merged : su_arena_strdup(&R->a, recs[0].workload.args);
+    }
+    p->old_idx = su_calloc(n + 1, sizeof *p->old_idx);
+    p->old_cost = su_calloc(n + 1, sizeof *p->old_cost);
     tun_idxset seen = {0};
     int64_t since = 0;
     for (size_t i = 0; i < n; i++) {
+        if (strcmp(recs[i].target.name, R->o->target->name) != 0)
+            continue;
         sch_config c;
         su_buf why = {0};
         tun_cfg_status st = tun_config_from_record(s, recs[i].config, &c, &why);
@@ -244,46 +253,45 @@ static bool load_existing(run *R, const tun_space *s, tun_tuner *tu, tun_task_re
         sch_config_free(&c);
         if (!tun_idxset_add(&seen, k))
             continue; /* measured twice (merged databases): counted once */
-        have_default |= k == s->default_index;
+        p->have_default |= k == s->default_index;
         account(tr, s, k, recs[i].error, recs[i].mean_cost, &since);
-        idx[m] = k;
-        cost[m++] = recs[i].error ? INFINITY : recs[i].mean_cost;
+        p->old_idx[p->nold] = k;
+        p->old_cost[p->nold++] = recs[i].error ? INFINITY : recs[i].mean_cost;
     }
-    if (m)
-        tun_update(tu, (int)m, idx, cost);
     tun_idxset_free(&seen);
-    free(idx);
-    free(cost);
     su_arena_free(&a);
-    return have_default;
+    return true;
 }
 
-static void progress(run *R, tun_event ev, const tun_task *t, const tun_task_report *tr, int batch, int errors)
+static void progress(run *R, size_t pos, tun_event ev, int batch, int errors)
 {
     if (!R->o->progress)
         return;
+    tun_task_report *tr = &R->rep->tasks[pos];
+    tr->budget = R->sched.kind == TUN_SCHED_FIXED ? R->sched.tasks[pos].budget : 0;
     double el = mono_now() - R->t0;
-    tun_progress p = {ev, R->pos, R->npos, t, tr, batch, errors, R->done, R->todo, el,
+    tun_progress p = {ev,    pos, R->rep->n, R->plans[pos].space.task, tr, batch, errors, R->done, R->todo, el,
                       R->done ? el / (double)R->done * (double)(R->todo - R->done) : -1};
     R->o->progress(R->o->progress_ctx, &p);
 }
 
 /* Measures and stores one batch; false on a database or runner failure. */
-static bool batch(run *R, const tun_space *s, tun_tuner *tu, const tun_task_data *td, const int64_t *idx, int n,
-                  tun_task_report *tr, int64_t *since_best)
+static bool batch(run *R, size_t pos, const int64_t *idx, int n)
 {
     const tun_options *o = R->o;
+    plan *p = &R->plans[pos];
+    const tun_space *s = &p->space;
+    tun_task_report *tr = &R->rep->tasks[pos];
     sch_config *cfgs = su_calloc((size_t)n + 1, sizeof *cfgs);
     tun_result *res = su_calloc((size_t)n + 1, sizeof *res);
     for (int i = 0; i < n; i++)
         tun_config_decode(s, idx[i], &cfgs[i]);
-    bool alive = tun_measure(&o->measurer, s, td, n, cfgs, res);
+    bool alive = tun_measure(&o->measurer, s, p->td, n, cfgs, res);
     su_arena a;
     su_arena_init(&a);
-    const char *args = workload_args(s->task, &a);
     db_record *recs = su_arena_alloc(&a, (size_t)n * sizeof *recs);
     for (int i = 0; i < n; i++)
-        make_record(o, s, args, R->rep->session, &cfgs[i], &res[i], &a, &recs[i]);
+        make_record(o, s, p->args, R->rep->session, &cfgs[i], &res[i], &a, &recs[i]);
     db_counts counts = {0};
     bool ok = db_add_records(R->d, recs, (size_t)n, &counts, NULL, NULL);
     if (!ok)
@@ -294,9 +302,9 @@ static bool batch(run *R, const tun_space *s, tun_tuner *tu, const tun_task_data
         for (int i = 0; i < n; i++) {
             cost[i] = res[i].error ? INFINITY : res[i].mean;
             errors += res[i].error != SU_MERR_NONE;
-            account(tr, s, idx[i], res[i].error, res[i].mean, since_best);
+            account(tr, s, idx[i], res[i].error, res[i].mean, &p->since_best);
         }
-        tun_update(tu, n, idx, cost);
+        tun_update(p->tuner, n, idx, cost);
         free(cost);
         tr->measured += n;
         R->rep->measured += n;
@@ -314,147 +322,202 @@ static bool batch(run *R, const tun_space *s, tun_tuner *tu, const tun_task_data
     free(res);
     su_arena_free(&a);
     if (ok)
-        progress(R, TUN_EV_BATCH, s->task, tr, n, errors);
+        progress(R, pos, TUN_EV_BATCH, n, errors);
     return ok;
 }
 
-typedef struct plan {
-    tun_space space;
-    bool space_ok;
-    tun_tuner *tuner;
-    bool have_default;
-} plan;
+/* The task's first batch: its tuner learns from similar workloads' records
+ * (when it can), then from its own. */
+static bool begin(run *R, size_t pos)
+{
+    plan *p = &R->plans[pos];
+    tun_task_report *tr = &R->rep->tasks[pos];
+    p->begun = true;
+    progress(R, pos, TUN_EV_TASK_BEGIN, 0, 0);
+    if (R->o->transfer && p->tuner->ops->transfer) {
+        if (!R->pool)
+            R->pool = tun_transfer_pool_new(&R->o->measurer.target->hw);
+        tun_transfer_rec *recs;
+        size_t n;
+        if (!tun_transfer_gather(R->pool, R->d, p->space.task, R->o->target, TUN_TRANSFER_LIMIT, &recs, &n,
+                                 &tr->transfer, R->err))
+            return false;
+        tun_transfer(p->tuner, n, recs);
+        free(recs);
+    }
+    tun_update(p->tuner, p->nold, p->old_idx, p->old_cost);
+    free(p->old_idx);
+    free(p->old_cost);
+    p->old_idx = NULL;
+    p->old_cost = NULL;
+    return true;
+}
 
-static bool tune_task(run *R, plan *p, tun_task_report *tr)
+/* The task drops out; its unused trials go to the others. */
+static void finish(run *R, size_t pos)
+{
+    plan *p = &R->plans[pos];
+    tun_task_report *tr = &R->rep->tasks[pos];
+    p->ended = true;
+    tr->exhausted = tr->trials >= p->space.size;
+    tun_task_data_free(p->td);
+    p->td = NULL;
+    tun_sched_drop(&R->sched, pos);
+    progress(R, pos, TUN_EV_TASK_END, 0, 0);
+}
+
+/* Gives the task its next batch (its default config first); false on a
+ * database or runner failure. */
+static bool step(run *R, size_t pos)
 {
     const tun_options *o = R->o;
+    plan *p = &R->plans[pos];
+    tun_task_report *tr = &R->rep->tasks[pos];
     const tun_space *s = &p->space;
-    int jobs = o->measurer.build.jobs > 0 ? o->measurer.build.jobs : 1;
-    int bsize = o->batch > 0 ? o->batch : (4 * jobs > 8 ? 4 * jobs : 8);
-    int64_t *idx = su_calloc((size_t)bsize + 1, sizeof *idx);
-    tun_task_data *td = NULL;
-    int64_t since_best = 0;
-    bool ok = true;
-    progress(R, TUN_EV_TASK_BEGIN, s->task, tr, 0, 0);
-    for (;;) {
-        int64_t left = tr->budget - tr->trials;
-        if (p->have_default && left <= 0)
-            break;
-        if (o->early_stopping > 0 && tr->measured > 0 && since_best >= o->early_stopping) {
-            tr->early_stopped = true;
-            break;
-        }
-        if (o->stop && *o->stop) {
-            R->rep->interrupted = true;
-            break;
-        }
-        int k = 0;
-        if (!p->have_default) {
-            idx[k++] = s->default_index;
-            tun_idxset_add(&p->tuner->seen, s->default_index);
-            p->have_default = true;
-        }
-        int want = left < bsize ? (int)(left > 0 ? left : 0) : bsize;
-        if (want > k)
-            k += tun_next_batch(p->tuner, want - k, idx + k);
-        if (!k)
-            break;
-        if (!td) {
-            su_buf why = {0};
-            td = tun_task_data_new(s->task, o->seed, &why);
-            if (!td) {
-                tr->failure = su_buf_take(&why);
-                su_buf_free(&why);
-                break;
-            }
-            su_buf_free(&why);
-        }
-        if (!(ok = batch(R, s, p->tuner, td, idx, k, tr, &since_best)))
-            break;
+    int64_t want = tun_sched_want(&R->sched, pos, R->bsize);
+    if (p->have_default && want == 0) {
+        /* nothing left for it (a resumed run): no transfer, no batch */
+        finish(R, pos);
+        return true;
     }
-    tr->exhausted = tr->trials >= s->size;
-    tun_task_data_free(td);
+    if (!p->begun && !begin(R, pos))
+        return false;
+    int64_t *idx = su_calloc((size_t)R->bsize + 2, sizeof *idx);
+    int k = 0;
+    if (!p->have_default) {
+        idx[k++] = s->default_index;
+        tun_idxset_add(&p->tuner->seen, s->default_index);
+        p->have_default = true;
+        R->sched.tasks[pos].no_default = false;
+    }
+    if (want > k)
+        k += tun_next_batch(p->tuner, (int)want - k, idx + k);
+    bool ok = true;
+    if (k && !p->td) {
+        su_buf why = {0};
+        if (!(p->td = tun_task_data_new(s->task, o->seed, &why)))
+            tr->failure = su_buf_take(&why);
+        su_buf_free(&why);
+    }
+    if (k && p->td) {
+        ok = batch(R, pos, idx, k);
+        tun_sched_update(&R->sched, pos, tr->trials, tr->best_cost);
+    }
     free(idx);
-    progress(R, TUN_EV_TASK_END, s->task, tr, 0, 0);
-    return ok;
+    if (!ok)
+        return false;
+    if (o->early_stopping > 0 && tr->measured > 0 && p->since_best >= o->early_stopping)
+        tr->early_stopped = true;
+    /* done: nothing was proposed, it failed, stopped early, its space is
+     * exhausted, or (fixed) its share is spent */
+    if (!k || !p->td || tr->early_stopped || tun_tuner_exhausted(p->tuner) ||
+        (R->sched.kind == TUN_SCHED_FIXED && tun_sched_want(&R->sched, pos, 1) == 0))
+        finish(R, pos);
+    return true;
+}
+
+/* Spaces, tuners and what the database holds for every selected task;
+ * false on a database error. */
+static bool prepare(run *R, const tun_tasks *tasks, const bool *selected)
+{
+    const tun_options *o = R->o;
+    tun_report *rep = R->rep;
+    for (size_t i = 0; i < tasks->len; i++)
+        if (!selected || selected[i])
+            rep->n++;
+    rep->tasks = su_calloc(rep->n + 1, sizeof *rep->tasks);
+    R->plans = su_calloc(rep->n + 1, sizeof *R->plans);
+    tun_sched_init(&R->sched, o->scheduler, rep->n, o->trials, o->seed);
+    size_t r = 0;
+    for (size_t i = 0; i < tasks->len; i++) {
+        if (selected && !selected[i])
+            continue;
+        tun_task_report *tr = &rep->tasks[r];
+        plan *p = &R->plans[r];
+        tun_sched_task *st = &R->sched.tasks[r++];
+        const tun_task *t = &tasks->items[i];
+        tr->task = i;
+        tr->best_index = -1;
+        p->space.task = t;
+        st->group = t->template_name;
+        st->flops = (double)t->flops;
+        st->calls = t->count;
+        su_buf why = {0};
+        p->space_ok = tun_space_init(&p->space, t, &o->measurer.target->hw, &why);
+        if (!p->space_ok) {
+            tr->failure = su_buf_take(&why);
+            su_buf_free(&why);
+            p->space.task = t;
+            p->ended = st->done = true;
+            continue;
+        }
+        su_buf_free(&why);
+        st->size = tr->space = p->space.size;
+        p->tuner = tun_tuner_new_conf(o->tuner, &p->space, o->seed + i, o->tuner_conf);
+        if (!load_existing(R, p, tr))
+            return false;
+        st->trials = tr->trials;
+        st->best = tr->best_cost;
+        st->no_default = !p->have_default;
+    }
+    tun_sched_start(&R->sched);
+    /* what this run should measure: the pool left, and any missing default */
+    int64_t room = 0, missing = 0;
+    for (size_t k = 0; k < rep->n; k++) {
+        room += R->sched.tasks[k].size - R->sched.tasks[k].trials;
+        missing += R->plans[k].space_ok && !R->plans[k].have_default;
+    }
+    int64_t left = tun_sched_left(&R->sched);
+    R->todo = left > missing ? left : missing;
+    R->todo = R->todo < room ? R->todo : room;
+    return true;
 }
 
 bool tun_tune(const tun_tasks *tasks, const bool *selected, db *d, const tun_options *o, tun_report *rep, su_buf *err)
 {
     memset(rep, 0, sizeof *rep);
-    size_t n = tasks->len;
-    run R = {o, d, rep, err, mono_now(), 0, 0, 0, 0};
-    plan *plans = su_calloc(n + 1, sizeof *plans);
-    int64_t *sizes = su_calloc(n + 1, sizeof *sizes), *budgets = su_calloc(n + 1, sizeof *budgets);
-    bool *sel = su_calloc(n + 1, sizeof *sel);
-    rep->tasks = su_calloc(n + 1, sizeof *rep->tasks);
-    bool ok = true;
-    /* spaces, and what the database holds already */
-    for (size_t i = 0; i < n && ok; i++) {
-        if (selected && !selected[i])
-            continue;
-        sel[i] = true;
-        tun_task_report *tr = &rep->tasks[rep->n++];
-        tr->task = i;
-        tr->best_index = -1;
-        plan *p = &plans[i];
-        su_buf why = {0};
-        p->space_ok = tun_space_init(&p->space, &tasks->items[i], &o->measurer.target->hw, &why);
-        if (!p->space_ok) {
-            tr->failure = su_buf_take(&why);
-            su_buf_free(&why);
-            continue;
-        }
-        su_buf_free(&why);
-        sizes[i] = tr->space = p->space.size;
-        p->tuner = tun_tuner_new_conf(o->tuner, &p->space, o->seed + i, o->conf);
-        p->have_default = load_existing(&R, &p->space, p->tuner, tr, &ok);
-    }
-    if (ok) {
-        tun_budgets(tasks, sel, sizes, o->trials, budgets);
-        for (size_t r = 0; r < rep->n; r++) {
-            tun_task_report *tr = &rep->tasks[r];
-            plan *p = &plans[tr->task];
-            tr->budget = budgets[tr->task];
-            if (!p->space_ok)
-                continue;
-            int64_t todo = tr->budget - tr->trials;
-            todo = todo < 0 ? 0 : todo;
-            if (todo > tr->space - tr->trials)
-                todo = tr->space - tr->trials;
-            R.todo += todo + (!p->have_default && todo == 0);
-        }
-        ok = db_session_begin(d, o->model, o->target->name, o->command, rep->session);
-        if (!ok)
-            su_buf_puts(err, db_errmsg(d));
-    }
-    R.npos = rep->n;
-    for (size_t r = 0; r < rep->n && ok; r++) {
-        tun_task_report *tr = &rep->tasks[r];
-        plan *p = &plans[tr->task];
-        R.pos = r;
-        if (!p->space_ok)
-            continue;
+    run R = {0};
+    R.o = o, R.d = d, R.rep = rep, R.err = err, R.t0 = mono_now();
+    su_arena_init(&R.a);
+    int jobs = o->measurer.build.jobs > 0 ? o->measurer.build.jobs : 1;
+    R.bsize = o->batch > 0 ? o->batch : (4 * jobs > 8 ? 4 * jobs : 8);
+    bool ok = prepare(&R, tasks, selected);
+    if (ok && !(ok = db_session_begin(d, o->model, o->target->name, o->command, rep->session)))
+        su_buf_puts(err, db_errmsg(d));
+    while (ok) {
         if (o->stop && *o->stop) {
             rep->interrupted = true;
             break;
         }
-        ok = tune_task(&R, p, tr);
+        size_t pos = tun_sched_next(&R.sched);
+        if (pos >= rep->n)
+            break;
+        ok = step(&R, pos);
+    }
+    for (size_t k = 0; k < rep->n; k++) {
+        if (R.plans[k].begun && !R.plans[k].ended)
+            finish(&R, k);
+        rep->tasks[k].budget = o->scheduler == TUN_SCHED_FIXED ? R.sched.tasks[k].budget : rep->tasks[k].trials;
     }
     if (rep->session[0] && !db_session_end(d, rep->session, rep->measured) && ok) {
         su_buf_puts(err, db_errmsg(d));
         ok = false;
     }
     rep->seconds = mono_now() - R.t0;
-    for (size_t i = 0; i < n; i++) {
-        tun_tuner_free(plans[i].tuner);
-        if (plans[i].space_ok)
-            tun_space_free(&plans[i].space);
+    /* the tuners first: they may point at the pool's spaces */
+    for (size_t k = 0; k < rep->n; k++) {
+        plan *p = &R.plans[k];
+        tun_tuner_free(p->tuner);
+        tun_task_data_free(p->td);
+        free(p->old_idx);
+        free(p->old_cost);
+        if (p->space_ok)
+            tun_space_free(&p->space);
     }
-    free(plans);
-    free(sizes);
-    free(budgets);
-    free(sel);
+    tun_transfer_pool_free(R.pool);
+    tun_sched_free(&R.sched);
+    free(R.plans);
+    su_arena_free(&R.a);
     return ok;
 }
 

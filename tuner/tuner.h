@@ -255,12 +255,102 @@ void tun_target_describe(const tg_target *t, const char *name, su_arena *a, db_t
 /* The host's name (static storage). */
 const char *tun_host_name(void);
 
+/* ---- scheduler.c: which task the next batch goes to ------------------------ */
+
+typedef enum {
+    TUN_SCHED_GRADIENT,     /* warm-up round, then the task whose gain (calls x best cost
+                               falling, Ansor's estimate) is largest; 5% at random */
+    TUN_SCHED_FIXED,        /* shares by FLOPs x calls, tasks one after the other; what a
+                               finished task leaves unused goes to the tasks still to come */
+} tun_sched_kind;
+
+/* What the scheduler knows of one task. */
+typedef struct tun_sched_task {
+    const char *group;      /* similar tasks share it (the template's name; NULL: none) */
+    double flops;           /* one call's FLOPs */
+    int calls;              /* calls in the model */
+    int64_t size;           /* configs in its space */
+    int64_t trials;         /* configs measured, earlier sessions included */
+    int64_t budget;         /* fixed: its share of the trials (unused by gradient) */
+    double best;            /* its best cost, seconds (0: none succeeded) */
+    double *hist;           /* best cost after each batch of this run (malloc'd) */
+    int64_t *hist_trials;   /* trials after each batch */
+    size_t nhist, cap;
+    bool done;              /* dropped out (budget, space exhausted, early stop, failure) */
+    bool no_default;        /* its default config is still to be measured: the pool keeps
+                               a trial for it while other tasks take their batches */
+} tun_sched_task;
+
+typedef struct tun_sched {
+    tun_sched_kind kind;
+    tun_sched_task *tasks;  /* n, filled by the caller after tun_sched_init */
+    size_t n;
+    int64_t trials;         /* the budget over all tasks (configs already measured count) */
+    double epsilon;         /* share of batches given to a random open task */
+    uint64_t rng;           /* splitmix64 state */
+    size_t warm;            /* gradient: tasks through the warm-up round */
+} tun_sched;
+
+/* "gradient" (also NULL) or "fixed"; false for another name. */
+bool tun_sched_kind_parse(const char *name, tun_sched_kind *out);
+const char *tun_sched_kind_name(tun_sched_kind k);
+/* n zeroed tasks for the caller to describe, then tun_sched_start. */
+void tun_sched_init(tun_sched *s, tun_sched_kind kind, size_t n, int64_t trials, uint64_t seed);
+/* Starts the run once the tasks are described (fixed: their shares). */
+void tun_sched_start(tun_sched *s);
+void tun_sched_free(tun_sched *s);
+/* Trials left in the pool (negative when the database holds more). */
+int64_t tun_sched_left(const tun_sched *s);
+/* The task the next batch goes to, or n when the run is over. */
+size_t tun_sched_next(tun_sched *s);
+/* How many configs task i may measure in its next batch (0: none), at most batch. */
+int64_t tun_sched_want(const tun_sched *s, size_t i, int batch);
+/* After a batch of task i: its trials and best cost (0: none succeeded). */
+void tun_sched_update(tun_sched *s, size_t i, int64_t trials, double best);
+/* Task i is done; its unused trials go to the others. */
+void tun_sched_drop(tun_sched *s, size_t i);
+
+/* ---- transfer.c: what other workloads' records teach a task ---------------- */
+
+/* The workload's args for records (in a): the anchor, the input shapes and
+ * "func", the primitive function as Relay text (a module whose @main is the
+ * function), from which transfer rebuilds the workload's space. "func" is
+ * left out when the text would not fit a record's args (64 KiB). */
+const char *tun_workload_args(const tun_task *t, su_arena *a);
+
+/* The other workloads met while transferring, parsed once each: their
+ * tasks and spaces stay alive as long as the pool, since the records handed
+ * to tuners point at the spaces (the loop keeps one pool for a whole run
+ * and frees it after the tuners). */
+typedef struct tun_transfer_pool tun_transfer_pool;
+tun_transfer_pool *tun_transfer_pool_new(const sch_hw *hw);
+void tun_transfer_pool_free(tun_transfer_pool *p);
+
+/* How the records of other workloads were used. */
+typedef struct tun_transfer_stats {
+    int64_t used;           /* handed to the tuner */
+    int64_t no_func;        /* their workload has no stored function (an older database) */
+    int64_t bad_func;       /* its stored function does not parse, has no task or another key */
+    int64_t stale, invalid; /* config of another template version; not fitting the space */
+} tun_transfer_stats;
+
+/* At most this many records per task (the most recent). */
+#define TUN_TRANSFER_LIMIT 4096
+
+/* The records task could learn from (*out malloc'd, pointing at spaces of
+ * the pool): records of its template on other workloads, and of its own
+ * workload on other targets, measured on targets with target->isa's ISA,
+ * at most limit of them, the most recent first. False on a database error. */
+bool tun_transfer_gather(tun_transfer_pool *p, db *d, const tun_task *task, const db_target *target, size_t limit,
+                         tun_transfer_rec **out, size_t *n, tun_transfer_stats *st, su_buf *err);
+
 /* ---- loop.c: the tuning loop -------------------------------------------- */
 
 /* One task's part of a tuning run. */
 typedef struct tun_task_report {
     size_t task;            /* its index in the model's tasks */
-    int64_t budget;         /* trials it was given (records already there count) */
+    int64_t budget;         /* fixed: its share of the trials (records already there count; 0
+                               while a gradient run goes on, its trials at the end) */
     int64_t trials;         /* its configs measured on this target, earlier sessions included */
     int64_t measured;       /* measured by this run */
     int64_t errors;         /* failed ones among trials */
@@ -272,6 +362,7 @@ typedef struct tun_task_report {
     bool early_stopped;     /* stopped after early_stopping trials without improvement */
     bool exhausted;         /* every config of the space was measured */
     char *failure;          /* why the task could not be tuned (malloc'd), or NULL */
+    tun_transfer_stats transfer; /* records of similar workloads its tuner learnt from */
 } tun_task_report;
 
 typedef struct tun_report {
@@ -298,7 +389,9 @@ typedef struct tun_progress {
 
 typedef struct tun_options {
     const tun_tuner_ops *tuner;
-    const tun_tuner_conf *conf; /* the model-based tuner's settings (NULL: tun_tuner_conf_default) */
+    const tun_tuner_conf *tuner_conf;   /* model-based tuners' settings (NULL: the defaults) */
+    tun_sched_kind scheduler;   /* which task the next batch goes to */
+    bool transfer;              /* tuners that transfer learn from similar workloads' records */
     int64_t trials;             /* the budget over the selected tasks (at least each one's default) */
     int64_t early_stopping;     /* a task stops after this many trials without improvement (0: never) */
     uint64_t seed;              /* tuners and task inputs */
@@ -318,9 +411,9 @@ typedef struct tun_options {
 void tun_budgets(const tun_tasks *tasks, const bool *selected, const int64_t *space_sizes, int64_t trials,
                  int64_t *budgets);
 /* Tunes the selected tasks (selected NULL: all), storing every result in d
- * in one transaction per batch. Configs already measured on this target
- * (this template version) are not measured again, and count toward each
- * task's budget. False with a message when the database or the runner
+ * in one transaction per batch, the batches handed out by o->scheduler.
+ * Configs already measured on this target (this template version) are not
+ * measured again, and count toward the budget. False with a message when the database or the runner
  * failed (what was committed stays); rep is filled either way. */
 bool tun_tune(const tun_tasks *tasks, const bool *selected, db *d, const tun_options *o, tun_report *rep,
               su_buf *err);

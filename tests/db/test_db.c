@@ -337,6 +337,28 @@ static void test_records(void)
     rj = (rejects){0};
     ok(db_add_records(d, &conflict, 1, NULL, on_reject, &rj) && rj.n == 1 && strstr(rj.last, "another template"),
        "records: a known key with other flops is rejected");
+    /* args: a newer writer's add fields, an older one's lack them */
+    db_record *wr;
+    size_t wn;
+    db_record more = rec(k3, "dense.x86", 51, costs_a, 3, &a), less = rec(k3, "dense.x86", 52, costs_a, 3, &a),
+              other = rec(k3, "dense.x86", 53, costs_a, 3, &a);
+    more.workload.args = "{\"a\":[1,512],\"func\":\"def @main() { 0f }\"}";
+    ok(db_add_records(d, &more, 1, NULL, NULL, NULL), "records: args adding a field are the same workload");
+    bool read = db_workload_records(d, k3, NULL, &a, &wr, &wn);
+    ok(read && wn && strstr(wr[0].workload.args, "\"func\""), "records: the workload's args grow to the union (%s)",
+       wn ? wr[0].workload.args : "");
+    less.workload.args = "{\"a\":[1,512]}";
+    bool added = db_add_records(d, &less, 1, NULL, NULL, NULL);
+    read = db_workload_records(d, k3, NULL, &a, &wr, &wn);
+    ok(added && read && wn && strstr(wr[0].workload.args, "\"func\""),
+       "records: args lacking a field are the same workload, the stored args stay (%s)", db_errmsg(d));
+    other.workload.args = "{\"a\":[1,256]}";
+    rj = (rejects){0};
+    ok(db_add_records(d, &other, 1, NULL, on_reject, &rj) && rj.n == 1 && strstr(rj.last, "args"),
+       "records: args that disagree are rejected");
+    ok(db_args_merge("{\"a\":1}", "{\"b\":2}", &a) && !strcmp(db_args_merge("{\"a\":1}", "{\"b\":2}", &a), "{\"a\":1,\"b\":2}") &&
+           !db_args_merge("{\"a\":1}", "{\"a\":2}", &a),
+       "args merge: the union where they agree, nothing where they do not");
 
     /* best: lowest mean, ties by config index */
     db_record best;
@@ -361,9 +383,18 @@ static void test_records(void)
     ok(n == 5 && top[3].error == SU_MERR_COMPILE_ERROR && strstr(top[3].error_msg, "undeclared"),
        "all records: error and message read back");
     ok(db_workload_records(d, k1, "opencl", &a, &top, &n) && n == 0, "all records: target filter");
-    ok(db_similar_records(d, k1, NULL, 0, &a, &top, &n) && n == 1 && !strcmp(top[0].workload.key, k2),
-       "similar: same template, other shapes");
-    ok(db_similar_records(d, k3, NULL, 0, &a, &top, &n) && n == 0, "similar: no other dense workload");
+    const char *sky = "cpu -mcpu=skylake -cores=4";
+    ok(db_similar_records(d, "conv2d_nchwc.x86", k1, sky, "avx2 fma", 0, &a, &top, &n) && n == 1 &&
+           !strcmp(top[0].workload.key, k2),
+       "similar: same template, other shapes, not the workload's own records");
+    ok(db_similar_records(d, "conv2d_nchwc.x86", k1, "cpu -cores=8", "avx2 fma", 0, &a, &top, &n) && n == 6 &&
+           !strcmp(top[0].workload.key, k1) && top[0].id > top[1].id,
+       "similar: for another target string of the ISA, the workload's own records too, the most recent first");
+    ok(db_similar_records(d, "conv2d_nchwc.x86", k1, "cpu -cores=8", "avx2 fma", 2, &a, &top, &n) && n == 2,
+       "similar: at most limit records");
+    ok(db_similar_records(d, "conv2d_nchwc.x86", k1, sky, "sse2", 0, &a, &top, &n) && n == 0,
+       "similar: another ISA's records are not similar");
+    ok(db_similar_records(d, "dense.x86", k3, sky, NULL, 0, &a, &top, &n) && n == 0, "similar: no other dense workload");
 
     /* hook: the tuner's template check */
     db_set_config_check(d, NULL, NULL);

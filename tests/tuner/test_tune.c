@@ -7,7 +7,10 @@
  * sink their neighbours; the tuning loop storing every result, resuming
  * without measuring again, and never choosing a wrong answer; and the
  * best-config lookup compiling uses (exact target, same ISA, stale records
- * skipped). */
+ * skipped); the task scheduler on synthetic costs (the budget spent whole,
+ * the heavier task favoured, the same choices for a seed) and in the loop;
+ * transfer: a tuner taught the records of a similar workload, with their
+ * spaces, indices and throughputs. */
 #include <math.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -230,6 +233,7 @@ static void test_loop(ms_runner *r, const tg_target *tg, rt_module *m)
     /* grid order: config 3 of the conv answers wrongly, and faster than any */
     tun_options o = {0};
     o.tuner = &tun_grid_ops;
+    o.scheduler = TUN_SCHED_FIXED; /* shares by FLOPs: the conv gets its config 3 */
     o.trials = 12;
     o.batch = 4;
     o.measurer = measurer(r, tg, 4, 60);
@@ -327,6 +331,278 @@ static void test_loop(ms_runner *r, const tg_target *tg, rt_module *m)
     db_close(d);
 }
 
+/* ---- the scheduler on synthetic costs ---- */
+
+/* A task's best cost after t trials: it falls like 1/t towards floor. */
+static double synthetic_best(double floor, int64_t t)
+{
+    return floor * (1 + 4.0 / (double)(t > 0 ? t : 1));
+}
+
+/* Runs the scheduler as the loop does, with batches of 8; returns the
+ * trials spent and writes the sequence of tasks chosen (up to cap). */
+static bool stop_early;
+
+static int64_t simulate(tun_sched *s, const double *floors, size_t *seq, size_t cap, size_t *nseq)
+{
+    *nseq = 0;
+    size_t i;
+    while ((i = tun_sched_next(s)) < s->n) {
+        if (*nseq < cap)
+            seq[(*nseq)++] = i;
+        tun_sched_task *t = &s->tasks[i];
+        int64_t want = tun_sched_want(s, i, 8);
+        if (want > 0)
+            tun_sched_update(s, i, t->trials + want, synthetic_best(floors[i], t->trials + want));
+        /* task 1 stops early after 8 trials when stop_early is set */
+        if (want == 0 || t->trials >= t->size || (stop_early && i == 1 && t->trials >= 8))
+            tun_sched_drop(s, i);
+    }
+    int64_t spent = 0;
+    for (size_t k = 0; k < s->n; k++)
+        spent += s->tasks[k].trials;
+    return spent;
+}
+
+static void describe(tun_sched *s, size_t i, const char *group, double flops, int calls, int64_t size)
+{
+    s->tasks[i].group = group;
+    s->tasks[i].flops = flops;
+    s->tasks[i].calls = calls;
+    s->tasks[i].size = size;
+}
+
+static void test_scheduler(void)
+{
+    tun_sched_kind k;
+    ok(tun_sched_kind_parse(NULL, &k) && k == TUN_SCHED_GRADIENT && tun_sched_kind_parse("fixed", &k) &&
+           k == TUN_SCHED_FIXED && !tun_sched_kind_parse("bogus", &k),
+       "scheduler names: gradient (the default), fixed");
+    double floors[3] = {1e-3, 1e-3, 1e-3};
+    size_t seq[256], nseq;
+    /* (a) a task with a small space, or one that stops early: its trials go
+     * to the others */
+    for (int kind = 0; kind < 4; kind++) {
+        stop_early = kind >= 2;
+        tun_sched s;
+        tun_sched_init(&s, kind % 2 ? TUN_SCHED_FIXED : TUN_SCHED_GRADIENT, 3, 100, 1);
+        describe(&s, 0, "a", 1e6, 1, 100);
+        describe(&s, 1, "b", 1e6, 1, stop_early ? 100 : 5);
+        describe(&s, 2, "c", 1e6, 1, 100);
+        tun_sched_start(&s);
+        int64_t spent = simulate(&s, floors, seq, 256, &nseq);
+        ok(spent == 100 && s.tasks[1].trials == (stop_early ? 8 : 5),
+           "%s: the whole budget is spent though a task %s (%lld; %lld %lld %lld)", tun_sched_kind_name(s.kind),
+           stop_early ? "stops early" : "exhausts its space", (long long)spent, (long long)s.tasks[0].trials,
+           (long long)s.tasks[1].trials, (long long)s.tasks[2].trials);
+        if (kind % 2)
+            ok(nseq >= 2 && seq[0] == 0 && seq[nseq - 1] == 2, "fixed: the tasks one after the other");
+        tun_sched_free(&s);
+    }
+    stop_early = false;
+    /* (b) the same curve, ten times the calls: the heavier task gets more */
+    tun_sched s;
+    tun_sched_init(&s, TUN_SCHED_GRADIENT, 2, 200, 1);
+    describe(&s, 0, "a", 1e6, 1, 1000);
+    describe(&s, 1, "b", 1e6, 10, 1000);
+    tun_sched_start(&s);
+    int64_t spent = simulate(&s, floors, seq, 256, &nseq);
+    ok(spent == 200 && seq[0] == 0 && seq[1] == 1, "gradient: a warm-up round in model order, then the budget");
+    ok(s.tasks[1].trials > 2 * s.tasks[0].trials && s.tasks[0].trials >= 8,
+       "gradient: the task with ten times the calls gets most trials (%lld vs %lld)", (long long)s.tasks[1].trials,
+       (long long)s.tasks[0].trials);
+    tun_sched_free(&s);
+    /* a task far behind a similar one's throughput gains more than one
+     * with the same curve and no similar task to compare with */
+    double far[3] = {1e-3, 1e-4, 1e-3};
+    tun_sched_init(&s, TUN_SCHED_GRADIENT, 3, 400, 1);
+    s.epsilon = 0;
+    describe(&s, 0, "dense", 1e6, 1, 1000);
+    describe(&s, 1, "conv", 1e6, 1, 1000);
+    describe(&s, 2, "conv", 1e6, 1, 1000);
+    tun_sched_start(&s);
+    simulate(&s, far, seq, 256, &nseq);
+    ok(s.tasks[2].trials > 2 * s.tasks[0].trials,
+       "gradient: a task far behind a similar task's throughput gets more (%lld vs %lld)",
+       (long long)s.tasks[2].trials, (long long)s.tasks[0].trials);
+    tun_sched_free(&s);
+    /* (c) the same seed, the same choices */
+    size_t seq2[256], nseq2;
+    for (int run = 0; run < 2; run++) {
+        tun_sched_init(&s, TUN_SCHED_GRADIENT, 3, 300, 42);
+        describe(&s, 0, "a", 1e6, 1, 1000);
+        describe(&s, 1, "b", 2e6, 3, 1000);
+        describe(&s, 2, "a", 5e5, 2, 1000);
+        tun_sched_start(&s);
+        simulate(&s, floors, run ? seq2 : seq, 256, run ? &nseq2 : &nseq);
+        tun_sched_free(&s);
+    }
+    ok(nseq == nseq2 && !memcmp(seq, seq2, nseq * sizeof *seq), "gradient: the same seed makes the same choices");
+}
+
+/* ---- transfer: a tuner that records what it is taught ---- */
+
+typedef struct taught {
+    char key[256];
+    int64_t index, size;
+    double gflops;
+} taught;
+static taught lessons[64];
+static size_t nlessons, ncalls;
+
+static void record_transfer(tun_tuner *t, size_t n, const tun_transfer_rec *recs)
+{
+    (void)t;
+    ncalls++;
+    for (size_t i = 0; i < n && nlessons < 64; i++) {
+        taught *l = &lessons[nlessons++];
+        snprintf(l->key, sizeof l->key, "%s", recs[i].space->task->key);
+        l->index = recs[i].index;
+        l->size = recs[i].space->size;
+        l->gflops = recs[i].gflops;
+    }
+}
+
+static int random_batch(tun_tuner *t, int n, int64_t *out)
+{
+    return tun_random_ops.next_batch(t, n, out);
+}
+
+static const tun_tuner_ops recording_ops = {"recording", NULL, random_batch, NULL, NULL, record_transfer};
+
+static const char *MODEL2 = "#[version = \"0.0.5\"]\n"
+                            "def @main(%x: Tensor[(1, 512), float32], %d: Tensor[(16, 512), float32]) {\n"
+                            "  nn.dense(%x, %d, units=16)\n"
+                            "}\n";
+
+static tun_report tune_db(db *d, const tun_tasks *tasks, const tun_options *o, const char *what)
+{
+    tun_report rep;
+    su_buf err = {0};
+    ok(tun_tune(tasks, NULL, d, o, &rep, &err), "%s (%s)", what, su_buf_str(&err));
+    su_buf_free(&err);
+    return rep;
+}
+
+static void test_transfer(ms_runner *r, const tg_target *tg, rt_module *m)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/x.db", dir);
+    su_buf err = {0};
+    db *d = db_open(path, NULL, &err);
+    su_arena a;
+    su_arena_init(&a);
+    db_target dt;
+    tun_target_describe(tg, "cpu -cores=2", &a, &dt);
+    tun_options o = {0};
+    o.tuner = &tun_grid_ops;
+    o.trials = 24;
+    o.batch = 4;
+    o.measurer = measurer(r, tg, 4, 60);
+    o.target = &dt;
+    o.model = "tiny";
+    o.transfer = true;
+    /* task A: the tiny model's dense, whose space (10 configs) runs out */
+    bool dense_only[2] = {false, true};
+    tun_report rep;
+    ok(tun_tune(&m->tasks, dense_only, d, &o, &rep, &err) && rep.measured == 10 && rep.tasks[0].exhausted,
+       "the dense alone: its 10 configs, then its space is exhausted (%s)", su_buf_str(&err));
+    tun_report_free(&rep);
+    /* both tasks, 10 more trials than the dense's space: all go to the conv */
+    o.trials = 34;
+    rep = tune_db(d, &m->tasks, &o, "tuning both tasks (gradient scheduler)");
+    ok(rep.measured == 24 && rep.tasks[0].trials == 24 && rep.tasks[1].trials == 10,
+       "gradient: the whole budget is measured, the exhausted task's share by the other (%lld, conv %lld)",
+       (long long)rep.measured, (long long)rep.tasks[0].trials);
+    tun_report_free(&rep);
+    const tun_task *A = &m->tasks.items[1];
+    /* task B: a dense of another shape, with the recording tuner */
+    rt_module *m2 = rt_module_parse("dense2.relay", MODEL2, strlen(MODEL2), stdout);
+    rt_opt_options oo = {.level = 3};
+    ok(m2 && rt_module_bind_random_params(m2, 0, 1, stdout) == 1 && rt_module_optimize(m2, &oo, stdout) == 0,
+       "a second model: a dense of another shape");
+    const rt_task *pub;
+    size_t nt;
+    rt_module_tasks(m2, &pub, &nt);
+    o.tuner = &recording_ops;
+    o.trials = 1;
+    nlessons = ncalls = 0;
+    rep = tune_db(d, &m2->tasks, &o, "tuning B with transfer");
+    tun_space sa;
+    tun_space_init(&sa, A, &tg->hw, &err);
+    db_record *recs;
+    size_t nr;
+    db_workload_records(d, A->key, dt.name, &a, &recs, &nr);
+    bool right = nlessons == 10 && nr == 10 && ncalls == 1;
+    for (size_t i = 0; right && i < nlessons; i++) {
+        /* the most recent first */
+        const db_record *x = &recs[nr - 1 - i];
+        double g = x->error ? 0 : (double)A->flops / x->mean_cost * 1e-9;
+        right = !strcmp(lessons[i].key, A->key) && lessons[i].size == sa.size &&
+                lessons[i].index == x->config_index && fabs(lessons[i].gflops - g) <= 1e-9 * g;
+    }
+    ok(right, "B's tuner learns A's 10 records: A's space, their indices and GFLOP/s (%zu)", nlessons);
+    is_int(rep.tasks[0].transfer.used, 10, "the report counts the records learnt from");
+    tun_report_free(&rep);
+    /* an older database's record: no stored function, skipped and counted */
+    db_record old = recs[0];
+    old.workload.key = "dense|float32|in=1x64,16x64|old";
+    old.workload.args = "{\"anchor\":\"nn.dense\"}";
+    old.session = NULL;
+    ok(db_add_records(d, &old, 1, NULL, NULL, NULL), "a record without a stored function is stored");
+    nlessons = ncalls = 0;
+    o.trials = 2;
+    rep = tune_db(d, &m2->tasks, &o, "tuning B again");
+    ok(nlessons == 10 && rep.tasks[0].transfer.no_func == 1,
+       "the record without a stored function is skipped and counted (%zu learnt, %lld skipped)", nlessons,
+       (long long)rep.tasks[0].transfer.no_func);
+    tun_report_free(&rep);
+    /* B measured on another target of the same ISA: learnt too */
+    const tun_task *B = &m2->tasks.items[0];
+    db_workload_records(d, B->key, dt.name, &a, &recs, &nr);
+    db_record moved = recs[0];
+    moved.target.name = "cpu -cores=1";
+    moved.session = NULL;
+    ok(nr == 2 && db_add_records(d, &moved, 1, NULL, NULL, NULL), "B's record on another target of the ISA");
+    nlessons = ncalls = 0;
+    o.trials = 3;
+    rep = tune_db(d, &m2->tasks, &o, "tuning B a third time");
+    ok(nlessons == 11 && !strcmp(lessons[0].key, B->key), "the same workload on another target is learnt (%zu)",
+       nlessons);
+    tun_report_free(&rep);
+    /* --no-transfer */
+    nlessons = ncalls = 0;
+    o.transfer = false;
+    o.trials = 4;
+    rep = tune_db(d, &m2->tasks, &o, "tuning B without transfer");
+    ok(ncalls == 0 && nlessons == 0 && rep.measured == 1, "without transfer the tuner is taught nothing");
+    tun_report_free(&rep);
+    /* a database written before args held the function: tuning there
+     * again stores its records, and the workload gains its function */
+    snprintf(path, sizeof path, "%s/old.db", dir);
+    db *od = db_open(path, NULL, &err);
+    db_workload_records(d, A->key, dt.name, &a, &recs, &nr);
+    db_record before = recs[0];
+    before.workload.args = su_arena_printf(&a, "{\"anchor\":\"nn.dense\",\"inputs\":[[1,1024],[16,1024]]}");
+    before.session = NULL;
+    ok(od && db_add_records(od, &before, 1, NULL, NULL, NULL), "an older database's record, args without the function");
+    bool dense_sel[2] = {false, true};
+    o.tuner = &tun_random_ops;
+    o.trials = 3;
+    ok(tun_tune(&m->tasks, dense_sel, od, &o, &rep, &err) && rep.measured == 2, "tuning there again (%s)",
+       su_buf_str(&err));
+    tun_report_free(&rep);
+    db_workload_records(od, A->key, dt.name, &a, &recs, &nr);
+    ok(nr == 3 && strstr(recs[0].workload.args, "\"func\"") && strstr(recs[0].workload.args, "\"inputs\""),
+       "the workload's args gain the function");
+    db_close(od);
+    tun_space_free(&sa);
+    rt_module_free(m2);
+    su_arena_free(&a);
+    su_buf_free(&err);
+    db_close(d);
+}
+
 int main(void)
 {
     /* the runner first: binding and folding the weights runs OpenMP kernels */
@@ -363,6 +639,8 @@ int main(void)
     test_tuners(&dense);
     test_errors(r, &tg, &conv);
     test_loop(r, &tg, m);
+    test_scheduler();
+    test_transfer(r, &tg, m);
     tun_space_free(&conv);
     tun_space_free(&dense);
     rt_module_free(m);

@@ -1,6 +1,7 @@
 #!/bin/sh
 # tune.sh — `relay-tune tune` on a tiny model (a conv2d + relu and a dense):
-# each tuner stores a record per trial and prints the end-of-run table;
+# each tuner stores a record per trial and prints the end-of-run table; each
+# scheduler spends the whole budget though the dense exhausts its space;
 # running the same command again measures nothing; a run killed with SIGKILL
 # mid-way loses at most its batch in flight and the restart finishes the
 # budget without measuring any config twice; SIGINT stores the batch in
@@ -94,10 +95,48 @@ else
         tap_fail "a task selection out of range is an error" "$(cat "$TMP/err")"
 fi
 
+# ---- the schedulers -----------------------------------------------------------
+# the dense has 10 configs: once they are measured, the rest goes to the conv
+for sched in fixed gradient; do
+    db="$TMP/sched-$sched.db"
+    "$RELAY_TUNE" tune "$M" --trials 12 --tasks 1 --scheduler $sched --db "$db" --tuner grid --batch 4 $Q \
+        >"$TMP/out0" 2>"$TMP/err"
+    if grep -q "^done: 10 measurements" "$TMP/out0" && grep -Eq '^1 .* 10 +10 +0  \(space done\)$' "$TMP/out0" &&
+        "$RELAY_TUNE" tune "$M" --trials 30 --scheduler $sched --db "$db" --tuner grid --batch 4 $Q \
+            >"$TMP/out" 2>"$TMP/err" && grep -q "^done: 20 measurements.*scheduler $sched$" "$TMP/out" &&
+        grep -Eq '^0 .* 20 +20 +0$' "$TMP/out" && [ "$(records "$db")" = 30 ]; then
+        tap_ok "--scheduler $sched: a task whose space is exhausted leaves its trials to the other"
+    else
+        tap_fail "--scheduler $sched: a task whose space is exhausted leaves its trials to the other" \
+            "$(cat "$TMP/out0" "$TMP/out" "$TMP/err")"
+    fi
+done
+# the warm-up round of a fresh gradient run: each task its default and a batch
+"$RELAY_TUNE" tune "$M" --trials 8 --db "$TMP/warm.db" --batch 4 $Q >"$TMP/out" 2>"$TMP/err"
+if grep -q "^\[2/2\] task 1 dense .*: 4 trials" "$TMP/err" && grep -q "^\[1/2\] task 0 conv2d_nchw .*: 4 trials" "$TMP/err" &&
+    grep -q "^done: 8 measurements" "$TMP/out"; then
+    tap_ok "gradient: a warm-up round gives each task a batch"
+else
+    tap_fail "gradient: a warm-up round gives each task a batch" "$(cat "$TMP/err")"
+fi
+if "$RELAY_TUNE" tune "$M" --trials 4 --db "$db" --scheduler bogus >"$TMP/out" 2>"$TMP/err"; then
+    tap_fail "an unknown scheduler is an error"
+else
+    grep -q "unknown scheduler 'bogus'" "$TMP/err" && tap_ok "an unknown scheduler is an error" ||
+        tap_fail "an unknown scheduler is an error" "$(cat "$TMP/err")"
+fi
+if "$RELAY_TUNE" tune "$M" --trials 32 --db "$TMP/sched-gradient.db" --no-transfer --tuner random $Q >"$TMP/out" 2>"$TMP/err" &&
+    grep -q "^done: 2 measurements" "$TMP/out" && [ "$(twice "$db")" = 0 ]; then
+    tap_ok "--no-transfer; a resumed gradient run measures only the trials left"
+else
+    tap_fail "--no-transfer; a resumed gradient run measures only the trials left" "$(cat "$TMP/out" "$TMP/err")"
+fi
+
 # ---- SIGKILL mid-run, then the same command: it resumes ---------------------
-# a slow measurement (--min-repeat-ms) keeps the run going long enough to be killed
+# a slow measurement (--min-repeat-ms) keeps the run going long enough to be
+# killed; both tasks, so the scheduler moves between them
 db="$TMP/kill.db"
-"$RELAY_TUNE" tune "$M" --trials 24 --tasks 0 --db "$db" --batch 4 --tuner grid --repeat 1 --min-repeat-ms 150 \
+"$RELAY_TUNE" tune "$M" --trials 24 --db "$db" --batch 4 --tuner grid --repeat 1 --min-repeat-ms 150 \
     --progress none >"$TMP/out1" 2>"$TMP/err1" &
 pid=$!
 i=0
@@ -109,12 +148,12 @@ done
 kill -KILL $pid 2>/dev/null
 wait $pid 2>/dev/null
 killed=$(records "$db")
-if [ -n "$killed" ] && [ "$killed" -ge 8 ] && [ "$killed" -lt 24 ] && [ $((killed % 4)) = 0 ]; then
+if [ -n "$killed" ] && [ "$killed" -ge 8 ] && [ "$killed" -lt 24 ] && [ $((killed % 2)) = 0 ]; then
     tap_ok "a run killed with SIGKILL keeps its committed batches whole ($killed records)"
 else
     tap_fail "a run killed with SIGKILL keeps its committed batches whole" "records: $killed" "$(cat "$TMP/err1")"
 fi
-"$RELAY_TUNE" tune "$M" --trials 24 --tasks 0 --db "$db" --batch 4 --tuner grid $Q >"$TMP/out" 2>"$TMP/err"
+"$RELAY_TUNE" tune "$M" --trials 24 --db "$db" --batch 4 --tuner grid $Q >"$TMP/out" 2>"$TMP/err"
 rc=$?
 total=$(records "$db")
 new=$(sed -n 's/^done: \([0-9]*\) measurements.*/\1/p' "$TMP/out")
@@ -149,9 +188,9 @@ else
 fi
 
 # ---- compiling with the best -----------------------------------------------
-# kill.db holds the conv's records only: the dense falls back, and says so
+# int.db holds the conv's records only: the dense falls back, and says so
 NPYCMP="$top_builddir/tests/tools/npycmp"
-if "$RELAY_TUNE" compile "$M" --random-params 0 --db "$TMP/kill.db" -o "$TMP/tiny.so" >"$TMP/out" 2>"$TMP/err" &&
+if "$RELAY_TUNE" compile "$M" --random-params 0 --db "$TMP/int.db" -o "$TMP/tiny.so" >"$TMP/out" 2>"$TMP/err" &&
     grep -q "(1 with a database config)" "$TMP/out" &&
     grep -q "tasks with no valid tuning record for cpu (default config): 1$" "$TMP/err"; then
     tap_ok "compile --db: the tuned task with its best config, the other listed as falling back"
