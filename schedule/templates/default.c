@@ -1,13 +1,13 @@
 /* default.c — the default template, for fused functions without a tunable
  * anchor (elementwise and shape ops, pooling, softmax, layer_norm,
  * reductions), and the helpers the other templates share. Each root stage
- * gets parallel outer loops and a vectorized inner loop; the last output's
- * are knobs (the vector tile, how many outer loops go parallel, unrolling a
- * pooling window), whose defaults are the shape that serves most of these
- * memory-bound functions. Each
- * reduction feeding an elementwise output (the sums of a softmax or a
- * layer_norm, a pooling window's sum) is computed inside the output's loop
- * nest, so the whole function is one pass over its data. */
+ * gets parallel outer loops and a vectorized inner loop; each reduction
+ * feeding an elementwise output (the sums of a softmax or a layer_norm, a
+ * pooling window's sum) is computed inside the output's loop nest, so the
+ * whole function is one pass over its data. The last output's loops are
+ * knobs (the vector tile, how many outer loops go parallel, unrolling a
+ * pooling window); their defaults are the one shape that serves most of
+ * these memory-bound functions. */
 #include <string.h>
 
 #include "schedule/schedule.h"
