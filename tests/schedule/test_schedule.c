@@ -92,15 +92,25 @@ static sch_iter *it(sch_tensor *t, const char *name)
     return sch_find_iter(t, name);
 }
 
+/* The function of model text (in *m, *f) scheduled by its template with
+ * the defaults, its space in sp. */
+static sch_schedule *with_defaults(const char *name, const char *text, ir_module **m, const ir_expr **f, sch_space *sp)
+{
+    *m = hx_load(name, text);
+    *f = prim(*m);
+    sch_schedule *s = create(*f);
+    is_int(sch_apply_template(s, NULL, NULL, NULL, sp), SCH_E_OK, "the template of %s runs with its defaults", name);
+    return s;
+}
+
 /* The default template's knobs, on a pooling: the space as printed, and
  * what non-default values do to the loop nest. */
 static void test_default_space(void)
 {
-    ir_module *m = hx_load("pool", POOL);
-    const ir_expr *f = prim(m);
-    sch_schedule *s = create(f);
+    ir_module *m;
+    const ir_expr *f;
     sch_space sp = {0};
-    is_int(sch_apply_template(s, NULL, NULL, NULL, &sp), SCH_E_OK, "the default template runs on a pooling");
+    sch_schedule *s = with_defaults("pool", POOL, &m, &f, &sp);
     su_buf b = {0};
     sch_space_print(&b, &sp);
     ok(strstr(su_buf_str(&b), "template default (version 2):") &&
@@ -133,6 +143,36 @@ static void test_default_space(void)
     sch_config_free(&c);
     free(dflt);
     su_buf_free(&b);
+    sch_space_free(&sp);
+    ir_module_free(m);
+}
+
+/* A dense whose k blocks sit outside its row tiles: the product of a
+ * column panel accumulates in a buffer, and each row tile in a local tile
+ * of its own around the inner k loop (what keeps it in registers). */
+static void test_blocked_reduction(void)
+{
+    ir_module *m;
+    const ir_expr *f;
+    sch_space sp = {0};
+    sch_free(with_defaults("dense", DENSE, &m, &f, &sp));
+    sch_schedule *s;
+    sch_config c;
+    char *why = NULL;
+    ok(sch_config_parse(&sp, "{\"knobs\":{\"tile_x\":[2,16],\"tile_y\":[2,4],\"pack_weight\":1,\"tile_k\":[2,8],"
+                             "\"order_k\":[1,0]}}", &c, &why),
+       "a config with k blocks outside the rows (%s)", why ? why : "parsed");
+    free(why);
+    s = create(f);
+    is_int(sch_apply_template(s, NULL, NULL, &c, NULL), SCH_E_OK, "it applies");
+    char *text = lowered(s, false);
+    ok(strstr(text, "alloc l0: float32[8, 16] local") && strstr(text, "alloc l1: float32[4, 16] local") &&
+           strstr(text, "l1[j.i + i.i * 16] = l0[") && strstr(text, "l1[j.i + i.i * 16] = l1[j.i + i.i * 16] + ") &&
+           strstr(text, "= l1[j.i + i.i * 16]"),
+       "the panel's buffer, and a tile loaded, accumulated and stored around k.i");
+    free(text);
+    sch_free(s);
+    sch_config_free(&c);
     sch_space_free(&sp);
     ir_module_free(m);
 }
@@ -396,5 +436,6 @@ int main(void)
     ir_module_free(me);
     ir_module_free(md);
     test_default_space();
+    test_blocked_reduction();
     return tap_done();
 }
