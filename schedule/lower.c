@@ -10,7 +10,9 @@
  *
  * A reduction stores init at the place of its outermost reduction loop
  * (looping over the spatial loops inside it) and then combines into the same
- * element inside all its loops.
+ * element inside all its loops. A blocked reduction (spatial loops between
+ * its reduction loops) with a register tile inside its innermost reduction
+ * loop accumulates that tile in a local of its own around that loop.
  *
  * A stage computed at loop L of a consumer is emitted inside L, before the
  * consumer's inner loops, over the region one iteration of L reads
@@ -262,6 +264,35 @@ static const sch_expr *reduce_init(su_arena *a, sch_reduce r, ir_dtype dt)
     }
 }
 
+/* Where t's accumulator tile is kept in a tile-sized local around the
+ * innermost reduction loop: when a spatial loop sits between t's reduction
+ * loops (a blocked reduction, its k blocks outside the row tiles: the
+ * stage's buffer then holds many tiles, which gcc keeps in memory), and the
+ * loops inside the innermost reduction loop are a register tile (unrolled
+ * or vectorized spatial loops, at most MAX_TILE elements, nothing computed
+ * at them). Returns that loop's position, or -1. */
+enum { MAX_TILE = 1024 };
+static int tile_promotion(const sch_tensor *t, int first_red, const sch_stmt *const *at, const int64_t *lext)
+{
+    int nl = (int)t->leaves.len, inner = -1;
+    bool between = false;
+    for (int l = 0; l < nl; l++)
+        if (t->leaves.data[l]->reduce)
+            inner = l;
+    for (int l = first_red + 1; first_red >= 0 && l < inner; l++)
+        between |= !t->leaves.data[l]->reduce;
+    if (!between || inner == nl - 1 || at[inner])
+        return -1;
+    int64_t size = 1;
+    for (int l = inner + 1; l < nl; l++) {
+        sch_loop_kind k = t->leaves.data[l]->kind;
+        if (t->leaves.data[l]->reduce || (k != SCH_LOOP_UNROLLED && k != SCH_LOOP_VECTORIZED) || at[l])
+            return -1;
+        size *= lext[l];
+    }
+    return size <= MAX_TILE ? inner : -1;
+}
+
 static const sch_stmt *emit(lower *L, sch_tensor *t)
 {
     su_arena *a = L->a;
@@ -396,6 +427,32 @@ static const sch_stmt *emit(lower *L, sch_tensor *t)
         body = sch_seq2(a, sch_if(a, sguard, sch_store(a, w->buf, lidx, reduce_init(a, t->reduce, t->dtype)), NULL),
                         body);
     }
+    /* a blocked reduction's tile: loaded into a local before the innermost
+     * reduction loop, accumulated there, stored back after it */
+    int tp = tile_promotion(t, first_red, at, lext);
+    const sch_stmt *tile_in = NULL, *tile_out = NULL;
+    sch_buffer *tile = NULL;
+    if (tp >= 0) {
+        int64_t shape[2 * IR_MAX_DIMS + 2], stride = 1;
+        const sch_expr *tidx = sch_int(a, 0);
+        for (int l = nl; l-- > tp + 1;) {
+            shape[l - tp - 1] = lext[l];
+            tidx = sch_add(a, tidx, sch_mul(a, sch_varref(a, lvars[l]), sch_int(a, stride)));
+            stride *= lext[l];
+        }
+        char name[16];
+        snprintf(name, sizeof name, "l%d", L->nlocal++);
+        tile = sch_buffer_new(a, name, t->dtype, nl - tp - 1, shape, SCH_SCOPE_LOCAL);
+        body = sch_if(a, guard, sch_store(a, tile, tidx, combine(a, t->reduce, sch_load(a, tile, tidx), loaded)),
+                      NULL);
+        /* the copies run outside the reduction loops: spatial guards only */
+        tile_in = sch_if(a, sguard, sch_store(a, tile, tidx, sch_load(a, w->buf, lidx)), NULL);
+        tile_out = sch_if(a, sguard, sch_store(a, w->buf, lidx, sch_load(a, tile, tidx)), NULL);
+        for (int l = nl; l-- > tp + 1;) {
+            tile_in = sch_for(a, lvars[l], lext[l], t->leaves.data[l]->kind, tile_in);
+            tile_out = sch_for(a, lvars[l], lext[l], t->leaves.data[l]->kind, tile_out);
+        }
+    }
     for (int l = nl; l-- > 0;) {
         const sch_stmt *items[3] = {at[l], first_red == l + 1 ? init : NULL, body};
         const sch_stmt *inner = sch_seq(a, 3, items);
@@ -406,6 +463,10 @@ static const sch_stmt *emit(lower *L, sch_tensor *t)
         body = sch_for(a, lvars[l], lext[l], t->leaves.data[l]->kind, inner);
         if (body && t->leaves.data[l]->kind == SCH_LOOP_THREAD)
             ((sch_stmt *)body)->thread_axis = t->leaves.data[l]->thread_axis;
+        if (l == tp) {
+            const sch_stmt *steps[3] = {tile_in, body, tile_out};
+            body = sch_alloc(a, tile, sch_seq(a, 3, steps));
+        }
     }
     if (first_red == 0)
         body = sch_seq2(a, init, body);

@@ -619,18 +619,34 @@ sch_lowered *sch_lower(sch_schedule *s, const sch_lower_opts *o);
 
 /* ---- space.c: config spaces, knobs and configs -------------------------- */
 
-typedef enum { SCH_KNOB_SPLIT, SCH_KNOB_CHOICE } sch_knob_kind;
+/* X(ID, name, tag): knob kinds, as AutoTVM has them; the tag names the kind
+ * in tuning records (docs/log-format.md). */
+#define SCH_KNOB_KINDS(X)                                                                  \
+    X(SPLIT, "split", "sp")         /* a factorization of an extent into nparts factors */ \
+    X(CHOICE, "choice", "ot")       /* one of a list of integers */                        \
+    X(REORDER, "reorder", "re")     /* an order of nparts named loops */                   \
+    X(ANNOTATE, "annotate", "an")   /* a loop kind for each of nparts named loops */
 
-/* One tunable decision. Split knobs choose a factorization of an extent into
- * nparts factors (outermost first); choice knobs choose one of ncand values. */
+typedef enum {
+#define X(id, name, tag) SCH_KNOB_##id,
+    SCH_KNOB_KINDS(X)
+#undef X
+} sch_knob_kind;
+
+/* One tunable decision: one of ncand candidates, each nparts integers.
+ * Split: the factors, outermost first. Choice: the value. Reorder: the
+ * order of the loops, outermost first, as positions in `loops` (the
+ * template's own order is 0, 1, ...). Annotate: a sch_loop_kind per loop
+ * of `loops` (SERIAL: none). */
 typedef struct sch_knob {
     const char *name;           /* "tile_oc" */
     sch_knob_kind kind;
     int64_t extent;             /* split: the extent factorized */
-    int nparts;                 /* split: factors per candidate; choice: 1 */
+    int nparts;                 /* values per candidate (choice: 1) */
     int ncand;                  /* candidates */
     int64_t *cands;             /* ncand x nparts values */
     int dflt;                   /* the default candidate (the template's heuristic) */
+    char **loops;               /* reorder, annotate: the nparts loops' names (malloc'd); else NULL */
 } sch_knob;
 
 typedef struct sch_space {
@@ -654,15 +670,24 @@ const sch_knob *sch_space_knob(const sch_space *sp, const char *name);
 void sch_config_default(const sch_space *sp, sch_config *c);
 /* A uniformly random config (rand_r on *seed). */
 void sch_config_random(const sch_space *sp, unsigned *seed, sch_config *c);
+/* Name of a knob kind ("split") and its tag in tuning records ("sp"). */
+const char *sch_knob_kind_name(sch_knob_kind k);
+const char *sch_knob_kind_tag(sch_knob_kind k);
+/* The JSON name of an annotation ("none", "unroll", "vec", "parallel"). */
+const char *sch_annotation_name(sch_loop_kind k);
+/* The JSON value of candidate c of knob k (a new reference): a split's
+ * factors [2, 32], a choice's integer 1, a reorder's loop positions
+ * [1, 0, 2], an annotation per loop ["unroll"]. */
+struct json_t;
+struct json_t *sch_knob_value(const sch_knob *k, int c);
 /* The config as JSON (malloc'd): {"template": ..., "knobs": {"tile_oc": [2, 32], "unroll": 1}}. */
 char *sch_config_json(const sch_space *sp, const sch_config *c);
 /* Parses a config and checks each knob against the space (every knob of the
  * space must be given a candidate value; unknown knobs are errors). False
  * with a message (malloc'd) in *why. */
 bool sch_config_parse(const sch_space *sp, const char *json, sch_config *c, char **why);
-/* The candidate of knob k whose value is the JSON v (an integer for a choice
- * knob, an array of nparts integers for a split), or -1. */
-struct json_t;
+/* The candidate of knob k whose value is the JSON v (sch_knob_value's form),
+ * or -1. */
 int sch_knob_candidate(const sch_knob *k, struct json_t *v);
 /* Appends the space as text, one knob a line with its candidates. */
 void sch_space_print(su_buf *b, const sch_space *sp);
@@ -696,8 +721,29 @@ typedef struct sch_tctx {
  * the first candidate). Returns the chosen factors (nparts values). */
 const int64_t *sch_define_split(sch_tctx *t, const char *name, int64_t extent, int nparts, int64_t max_inner,
                                 const int64_t *dflt);
+/* Which factorizations a split knob offers (AutoTVM's "factors" policy,
+ * or "power2" with pow2), bounded so that spaces stay measurable. */
+typedef struct sch_split_policy {
+    int64_t max_inner;          /* the innermost factor at most this (0: any) */
+    int64_t max_outer;          /* the outermost factor at most this (0: any) */
+    bool pow2;                  /* every factor but the outermost a power of two */
+} sch_split_policy;
+/* sch_define_split with a policy; when no factorization fits it, every one
+ * is a candidate. */
+const int64_t *sch_define_split_policy(sch_tctx *t, const char *name, int64_t extent, int nparts,
+                                       const sch_split_policy *p, const int64_t *dflt);
 /* Defines a choice knob among n values; returns the chosen value. */
 int64_t sch_define_knob(sch_tctx *t, const char *name, int n, const int64_t *values, int64_t dflt);
+/* Defines a reorder knob over nloops loops (named for printing: "oc",
+ * "oh"), its ncand candidates each an order of them (nloops positions into
+ * loops, outermost first; orders is ncand x nloops), candidate dflt the
+ * default. Returns the chosen order. */
+const int64_t *sch_define_reorder(sch_tctx *t, const char *name, int nloops, const char *const *loops, int ncand,
+                                  const int64_t *orders, int dflt);
+/* Defines an annotate knob over nloops loops, its ncand candidates each a
+ * sch_loop_kind per loop (SERIAL: none); returns the chosen kinds. */
+const int64_t *sch_define_annotate(sch_tctx *t, const char *name, int nloops, const char *const *loops, int ncand,
+                                   const int64_t *kinds, int dflt);
 
 /* A template: applies primitives to t->s, consulting knobs. */
 typedef void (*sch_template_fn)(sch_tctx *t);
@@ -709,6 +755,10 @@ sch_template_fn sch_template_find(const char *name);
  * an unknown name): it changes when a stored config would schedule
  * differently, so that old tuning records are recognized as stale. */
 int sch_template_version(const char *name);
+/* Registers template fn under name (kept, not copied) at version; false
+ * when the name is taken or the registry is full. For templates outside
+ * schedule/: a test's deliberately broken one. */
+bool sch_template_register(const char *name, sch_template_fn fn, int version);
 /* The template name a schedule gets: its task's (from the anchor op) or
  * "default". */
 const char *sch_template_name(const sch_schedule *s);

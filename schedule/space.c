@@ -1,7 +1,9 @@
 /* space.c — config spaces: the knobs a template defines (split knobs: the
- * factorizations of a loop's extent into a fixed number of factors, AutoTVM's
- * "factors" policy; choice knobs: one of a list of values), configs (one
- * candidate per knob), their JSON form and its checking. A config is read
+ * factorizations of a loop's extent into a fixed number of factors, all of
+ * them or powers of two, AutoTVM's "factors" and "power2" policies; choice
+ * knobs: one of a list of values; reorder knobs: one of a listed set of
+ * orders of some loops; annotate knobs: a loop kind per loop, from a list),
+ * configs (one candidate per knob), their JSON form and its checking. A config is read
  * back only through the space it belongs to, so that a config from another
  * machine or an older version cannot reach a template unchecked. */
 #include <string.h>
@@ -13,8 +15,12 @@
 void sch_space_free(sch_space *sp)
 {
     for (size_t i = 0; i < sp->knobs.len; i++) {
-        free((void *)sp->knobs.data[i].name);
-        free(sp->knobs.data[i].cands);
+        sch_knob *k = &sp->knobs.data[i];
+        free((void *)k->name);
+        free(k->cands);
+        for (int j = 0; k->loops && j < k->nparts; j++)
+            free(k->loops[j]);
+        free(k->loops);
     }
     su_vec_free(&sp->knobs);
 }
@@ -59,14 +65,46 @@ void sch_config_random(const sch_space *sp, unsigned *seed, sch_config *c)
         c->choice[i] = rand_r(seed) % sp->knobs.data[i].ncand;
 }
 
-static json_t *knob_value(const sch_knob *k, int choice)
+static const struct {
+    const char *name, *tag;
+} knob_kinds[] = {
+#define X(id, name, tag) {name, tag},
+    SCH_KNOB_KINDS(X)
+#undef X
+};
+
+const char *sch_knob_kind_name(sch_knob_kind k)
+{
+    return (unsigned)k < sizeof knob_kinds / sizeof *knob_kinds ? knob_kinds[k].name : "?";
+}
+
+const char *sch_knob_kind_tag(sch_knob_kind k)
+{
+    return (unsigned)k < sizeof knob_kinds / sizeof *knob_kinds ? knob_kinds[k].tag : "?";
+}
+
+const char *sch_annotation_name(sch_loop_kind k)
+{
+    switch (k) {
+    case SCH_LOOP_SERIAL: return "none";
+    case SCH_LOOP_PARALLEL: return "parallel";
+    case SCH_LOOP_VECTORIZED: return "vec";
+    case SCH_LOOP_UNROLLED: return "unroll";
+    case SCH_LOOP_THREAD: return "thread";
+    case SCH_LOOP_KIND_COUNT: break;
+    }
+    return "?";
+}
+
+json_t *sch_knob_value(const sch_knob *k, int choice)
 {
     const int64_t *v = &k->cands[(size_t)choice * k->nparts];
     if (k->kind == SCH_KNOB_CHOICE)
         return json_integer(v[0]);
     json_t *a = json_array();
     for (int j = 0; j < k->nparts; j++)
-        json_array_append_new(a, json_integer(v[j]));
+        json_array_append_new(a, k->kind == SCH_KNOB_ANNOTATE ? json_string(sch_annotation_name((sch_loop_kind)v[j]))
+                                                              : json_integer(v[j]));
     return a;
 }
 
@@ -74,28 +112,19 @@ char *sch_config_json(const sch_space *sp, const sch_config *c)
 {
     json_t *knobs = json_object();
     for (size_t i = 0; i < sp->knobs.len && (int)i < c->n; i++)
-        json_object_set_new(knobs, sp->knobs.data[i].name, knob_value(&sp->knobs.data[i], c->choice[i]));
+        json_object_set_new(knobs, sp->knobs.data[i].name, sch_knob_value(&sp->knobs.data[i], c->choice[i]));
     json_t *o = json_pack("{s:s, s:o}", "template", sp->template_name ? sp->template_name : "", "knobs", knobs);
     char *text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(o);
     return text;
 }
 
-/* The candidate of k equal to JSON value v, or -1. */
 int sch_knob_candidate(const sch_knob *k, json_t *v)
 {
-    for (int c = 0; c < k->ncand; c++) {
-        const int64_t *cv = &k->cands[(size_t)c * k->nparts];
-        if (k->kind == SCH_KNOB_CHOICE) {
-            if (json_is_integer(v) && json_integer_value(v) == cv[0])
-                return c;
-            continue;
-        }
-        if (!json_is_array(v) || (int)json_array_size(v) != k->nparts)
-            return -1;
-        bool same = true;
-        for (int j = 0; j < k->nparts && same; j++)
-            same = json_is_integer(json_array_get(v, j)) && json_integer_value(json_array_get(v, j)) == cv[j];
+    for (int c = 0; v && c < k->ncand; c++) {
+        json_t *cv = sch_knob_value(k, c);
+        bool same = json_equal(cv, v);
+        json_decref(cv);
         if (same)
             return c;
     }
@@ -162,27 +191,47 @@ bool sch_config_parse(const sch_space *sp, const char *text, sch_config *c, char
     return ok;
 }
 
+/* Appends candidate c of k as the space prints it: [2,32], 1, [oh,oc], unroll. */
+static void print_candidate(su_buf *b, const sch_knob *k, int c)
+{
+    const int64_t *v = &k->cands[(size_t)c * k->nparts];
+    if (k->kind == SCH_KNOB_CHOICE) {
+        su_buf_printf(b, "%lld", (long long)v[0]);
+        return;
+    }
+    if (k->kind == SCH_KNOB_ANNOTATE && k->nparts == 1) {
+        su_buf_puts(b, sch_annotation_name((sch_loop_kind)v[0]));
+        return;
+    }
+    su_buf_putc(b, '[');
+    for (int j = 0; j < k->nparts; j++) {
+        if (j)
+            su_buf_putc(b, ',');
+        if (k->kind == SCH_KNOB_SPLIT)
+            su_buf_printf(b, "%lld", (long long)v[j]);
+        else if (k->kind == SCH_KNOB_REORDER)
+            su_buf_puts(b, k->loops[v[j]]);
+        else
+            su_buf_puts(b, sch_annotation_name((sch_loop_kind)v[j]));
+    }
+    su_buf_putc(b, ']');
+}
+
 void sch_space_print(su_buf *b, const sch_space *sp)
 {
     su_buf_printf(b, "template %s (version %d): %lld configs\n", sp->template_name ? sp->template_name : "?",
                   sch_template_version(sp->template_name), (long long)sch_space_size(sp));
     for (size_t i = 0; i < sp->knobs.len; i++) {
         const sch_knob *k = &sp->knobs.data[i];
+        su_buf_printf(b, "  %s: %s", k->name, sch_knob_kind_name(k->kind));
         if (k->kind == SCH_KNOB_SPLIT)
-            su_buf_printf(b, "  %s: split %lld into %d:", k->name, (long long)k->extent, k->nparts);
-        else
-            su_buf_printf(b, "  %s: choice:", k->name);
+            su_buf_printf(b, " %lld into %d", (long long)k->extent, k->nparts);
+        for (int j = 0; k->loops && j < k->nparts; j++)
+            su_buf_printf(b, "%s%s", j ? "," : " ", k->loops[j]);
+        su_buf_putc(b, ':');
         for (int c = 0; c < k->ncand; c++) {
-            const int64_t *v = &k->cands[(size_t)c * k->nparts];
             su_buf_puts(b, c == k->dflt ? " *" : " ");
-            if (k->kind == SCH_KNOB_CHOICE) {
-                su_buf_printf(b, "%lld", (long long)v[0]);
-                continue;
-            }
-            su_buf_putc(b, '[');
-            for (int j = 0; j < k->nparts; j++)
-                su_buf_printf(b, "%s%lld", j ? "," : "", (long long)v[j]);
-            su_buf_putc(b, ']');
+            print_candidate(b, k, c);
         }
         su_buf_putc(b, '\n');
     }

@@ -22,37 +22,67 @@ static const struct {
     sch_template_fn fn;
     int version;
 } templates[] = {
-    {"conv2d_nchw", sch_template_conv2d, 1},
-    {"depthwise_conv2d_nchw", sch_template_conv2d, 1},
-    {"group_conv2d_nchw", sch_template_conv2d, 1},
-    {"dense", sch_template_matmul, 1},
-    {"batch_matmul", sch_template_matmul, 1},
-    {"default", sch_template_default, 1},
+    {"conv2d_nchw", sch_template_conv2d, 2},
+    {"depthwise_conv2d_nchw", sch_template_conv2d, 2},
+    {"group_conv2d_nchw", sch_template_conv2d, 2},
+    {"dense", sch_template_matmul, 2},
+    {"batch_matmul", sch_template_matmul, 2},
+    {"default", sch_template_default, 2},
 };
 
-sch_template_fn sch_template_find(const char *name)
+#define NTEMPLATES ((int)(sizeof templates / sizeof *templates))
+
+/* Templates registered at run time (a test's deliberately broken one),
+ * looked up after the built-in ones. */
+enum { MAX_EXTRA = 8 };
+static struct {
+    const char *name;
+    sch_template_fn fn;
+    int version;
+} extra[MAX_EXTRA];
+static int nextra;
+
+/* The registry's entry of a template name: a built-in index, NTEMPLATES +
+ * a registered one's index, or -1. */
+static int lookup(const char *name)
 {
     for (size_t i = 0; name && i < sizeof templates / sizeof *templates; i++)
         if (!strcmp(templates[i].name, name))
-            return templates[i].fn;
-    return sch_template_default;
+            return (int)i;
+    for (int i = 0; name && i < nextra; i++)
+        if (!strcmp(extra[i].name, name))
+            return NTEMPLATES + i;
+    return -1;
+}
+
+bool sch_template_register(const char *name, sch_template_fn fn, int version)
+{
+    if (lookup(name) >= 0 || nextra == MAX_EXTRA)
+        return false;
+    extra[nextra].name = name;
+    extra[nextra].fn = fn;
+    extra[nextra++].version = version;
+    return true;
+}
+
+sch_template_fn sch_template_find(const char *name)
+{
+    int i = lookup(name);
+    return i < 0 ? sch_template_default : i >= NTEMPLATES ? extra[i - NTEMPLATES].fn : templates[i].fn;
 }
 
 int sch_template_version(const char *name)
 {
-    for (size_t i = 0; name && i < sizeof templates / sizeof *templates; i++)
-        if (!strcmp(templates[i].name, name))
-            return templates[i].version;
-    return templates[sizeof templates / sizeof *templates - 1].version;
+    int i = lookup(name);
+    return i < 0 ? templates[NTEMPLATES - 1].version : i >= NTEMPLATES ? extra[i - NTEMPLATES].version
+                                                                     : templates[i].version;
 }
 
 /* The registry's own copy of a template name (static storage). */
 static const char *canonical_name(const char *name)
 {
-    for (size_t i = 0; name && i < sizeof templates / sizeof *templates; i++)
-        if (!strcmp(templates[i].name, name))
-            return templates[i].name;
-    return "default";
+    int i = lookup(name);
+    return i < 0 ? "default" : i >= NTEMPLATES ? extra[i - NTEMPLATES].name : templates[i].name;
 }
 
 const char *sch_template_name(const sch_schedule *s)
@@ -104,12 +134,15 @@ static int pick(sch_tctx *t, const sch_knob *k, int idx)
 
 typedef SU_VEC(int64_t) i64_vec;
 
-/* Appends every factorization of n into parts factors (the last at most
- * max_inner) to out, each as parts values. */
-static void factorize(int64_t n, int parts, int64_t max_inner, int64_t *cur, int depth, i64_vec *out)
+static bool is_pow2(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
+
+/* Appends every factorization of n into parts factors allowed by policy p
+ * to out, each as parts values. */
+static void factorize(int64_t n, int parts, const sch_split_policy *p, int64_t *cur, int depth, i64_vec *out)
 {
     if (depth == parts - 1) {
-        if (max_inner && n > max_inner)
+        if ((p->max_inner && n > p->max_inner) || (p->pow2 && depth > 0 && !is_pow2(n)) ||
+            (p->max_outer && depth == 0 && n > p->max_outer))
             return;
         cur[depth] = n;
         for (int i = 0; i < parts; i++)
@@ -117,34 +150,53 @@ static void factorize(int64_t n, int parts, int64_t max_inner, int64_t *cur, int
         return;
     }
     for (int64_t f = 1; f <= n; f++) {
-        if (n % f)
+        if (n % f || (p->pow2 && depth > 0 && !is_pow2(f)) || (p->max_outer && depth == 0 && f > p->max_outer))
             continue;
         cur[depth] = f;
-        factorize(n / f, parts, max_inner, cur, depth + 1, out);
+        factorize(n / f, parts, p, cur, depth + 1, out);
     }
 }
 
-const int64_t *sch_define_split(sch_tctx *t, const char *name, int64_t extent, int nparts, int64_t max_inner,
-                                const int64_t *dflt)
+/* Registers a new knob (taking cands and loops) with the default candidate
+ * whose values equal dflt (NULL or none: the first). */
+static sch_knob *add_knob(sch_tctx *t, const char *name, sch_knob_kind kind, int nparts, int64_t *cands, int ncand,
+                          char **loops, const int64_t *dflt)
+{
+    sch_knob nk = {su_strdup(name), kind, 0, nparts, ncand, cands, 0, loops};
+    for (int c = 0; dflt && c < ncand; c++)
+        if (!memcmp(&cands[(size_t)c * nparts], dflt, (size_t)nparts * sizeof *dflt)) {
+            nk.dflt = c;
+            break;
+        }
+    su_vec_push(&t->space->knobs, nk);
+    return &t->space->knobs.data[t->space->knobs.len - 1];
+}
+
+const int64_t *sch_define_split_policy(sch_tctx *t, const char *name, int64_t extent, int nparts,
+                                       const sch_split_policy *p, const int64_t *dflt)
 {
     int idx = t->next_knob;
     sch_knob *k = knob_at(t, name, SCH_KNOB_SPLIT);
     if (!k) {
         i64_vec v = {0};
         int64_t cur[8];
+        static const sch_split_policy any = {0};
         if (nparts < 1 || nparts > 8)
             su_panic("split knob %s with %d parts", name, nparts);
-        factorize(extent, nparts, max_inner, cur, 0, &v);
+        factorize(extent, nparts, p, cur, 0, &v);
         if (!v.len)
-            factorize(extent, nparts, 0, cur, 0, &v);
-        sch_knob nk = {su_strdup(name), SCH_KNOB_SPLIT, extent, nparts, (int)(v.len / (size_t)nparts), v.data, 0};
-        for (int c = 0; dflt && c < nk.ncand; c++)
-            if (!memcmp(&nk.cands[(size_t)c * nparts], dflt, (size_t)nparts * sizeof *dflt))
-                nk.dflt = c;
-        su_vec_push(&t->space->knobs, nk);
-        k = &t->space->knobs.data[t->space->knobs.len - 1];
+            factorize(extent, nparts, &any, cur, 0, &v);
+        k = add_knob(t, name, SCH_KNOB_SPLIT, nparts, v.data, (int)(v.len / (size_t)nparts), NULL, dflt);
+        k->extent = extent;
     }
     return &k->cands[(size_t)pick(t, k, idx) * k->nparts];
+}
+
+const int64_t *sch_define_split(sch_tctx *t, const char *name, int64_t extent, int nparts, int64_t max_inner,
+                                const int64_t *dflt)
+{
+    const sch_split_policy p = {.max_inner = max_inner};
+    return sch_define_split_policy(t, name, extent, nparts, &p, dflt);
 }
 
 int64_t sch_define_knob(sch_tctx *t, const char *name, int n, const int64_t *values, int64_t dflt)
@@ -152,15 +204,57 @@ int64_t sch_define_knob(sch_tctx *t, const char *name, int n, const int64_t *val
     int idx = t->next_knob;
     sch_knob *k = knob_at(t, name, SCH_KNOB_CHOICE);
     if (!k) {
-        sch_knob nk = {su_strdup(name), SCH_KNOB_CHOICE, 0, 1, n, su_malloc((size_t)n * sizeof *values), 0};
-        memcpy(nk.cands, values, (size_t)n * sizeof *values);
-        for (int c = 0; c < n; c++)
-            if (values[c] == dflt)
-                nk.dflt = c;
-        su_vec_push(&t->space->knobs, nk);
-        k = &t->space->knobs.data[t->space->knobs.len - 1];
+        int64_t *cands = su_malloc((size_t)n * sizeof *values);
+        memcpy(cands, values, (size_t)n * sizeof *values);
+        k = add_knob(t, name, SCH_KNOB_CHOICE, 1, cands, n, NULL, &dflt);
     }
     return k->cands[pick(t, k, idx)];
+}
+
+/* Defines (once) a knob over named loops whose candidates are given; a
+ * template's mistake in them is a bug (panic), not a config's fault. */
+static const int64_t *define_over_loops(sch_tctx *t, const char *name, sch_knob_kind kind, int nloops,
+                                        const char *const *loops, int ncand, const int64_t *cands, int dflt)
+{
+    int idx = t->next_knob;
+    sch_knob *k = knob_at(t, name, kind);
+    if (!k) {
+        if (nloops < 1 || ncand < 1 || dflt < 0 || dflt >= ncand)
+            su_panic("%s knob %s: %d loops, %d candidates, default %d", sch_knob_kind_name(kind), name, nloops, ncand,
+                     dflt);
+        for (int c = 0; c < ncand; c++) {
+            uint64_t seen = 0;
+            for (int j = 0; j < nloops; j++) {
+                int64_t v = cands[(size_t)c * nloops + j];
+                bool okv = kind == SCH_KNOB_REORDER ? v >= 0 && v < nloops && nloops <= 64 && !(seen >> v & 1)
+                                                    : v >= 0 && v < SCH_LOOP_KIND_COUNT;
+                if (!okv)
+                    su_panic("%s knob %s: candidate %d is not valid", sch_knob_kind_name(kind), name, c);
+                if (kind == SCH_KNOB_REORDER)
+                    seen |= 1ULL << v;
+            }
+        }
+        int64_t *cv = su_malloc((size_t)ncand * (size_t)nloops * sizeof *cv);
+        memcpy(cv, cands, (size_t)ncand * (size_t)nloops * sizeof *cv);
+        char **names = su_calloc((size_t)nloops, sizeof *names);
+        for (int j = 0; j < nloops; j++)
+            names[j] = su_strdup(loops[j]);
+        k = add_knob(t, name, kind, nloops, cv, ncand, names, NULL);
+        k->dflt = dflt;
+    }
+    return &k->cands[(size_t)pick(t, k, idx) * k->nparts];
+}
+
+const int64_t *sch_define_reorder(sch_tctx *t, const char *name, int nloops, const char *const *loops, int ncand,
+                                  const int64_t *orders, int dflt)
+{
+    return define_over_loops(t, name, SCH_KNOB_REORDER, nloops, loops, ncand, orders, dflt);
+}
+
+const int64_t *sch_define_annotate(sch_tctx *t, const char *name, int nloops, const char *const *loops, int ncand,
+                                   const int64_t *kinds, int dflt)
+{
+    return define_over_loops(t, name, SCH_KNOB_ANNOTATE, nloops, loops, ncand, kinds, dflt);
 }
 
 sch_err sch_apply_template(sch_schedule *s, const char *name, const sch_hw *hw, const sch_config *cfg,

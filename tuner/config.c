@@ -6,7 +6,8 @@
  *                ["tile_oc","sp",[2,32]], ...],"index":57}
  *
  * Splits are "sp" entities with their factors, choices "ot" entities with
- * their value, so a record reads without the code. The first entity is the
+ * their value, reorders "re" entities with their loop order, annotations
+ * "an" entities with a name per loop, so a record reads without the code. The first entity is the
  * template's version: a record made under another version is stale (the
  * template's code changed what a config means) and is never applied. A
  * record is read back by the knobs' values, not by its index, so that a
@@ -101,15 +102,11 @@ char *tun_config_record_json(const tun_space *s, const sch_config *c)
             su_buf_printf(&b, "\"ot\",\"candidate %d of %d\"]", ch, k->ncand);
             continue;
         }
-        const int64_t *v = &k->cands[(size_t)ch * k->nparts];
-        if (k->kind == SCH_KNOB_CHOICE) {
-            su_buf_printf(&b, "\"ot\",%lld]", (long long)v[0]);
-            continue;
-        }
-        su_buf_puts(&b, "\"sp\",[");
-        for (int j = 0; j < k->nparts; j++)
-            su_buf_printf(&b, "%s%lld", j ? "," : "", (long long)v[j]);
-        su_buf_puts(&b, "]]");
+        json_t *v = sch_knob_value(k, ch);
+        char *text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+        su_buf_printf(&b, "\"%s\",%s]", sch_knob_kind_tag(k->kind), text);
+        free(text);
+        json_decref(v);
     }
     int64_t index = tun_config_encode(s, c);
     su_buf_printf(&b, "],\"index\":%lld}", (long long)(index < 0 ? 0 : index));
@@ -120,7 +117,7 @@ char *tun_config_record_json(const tun_space *s, const sch_config *c)
 static int candidate_of(const sch_knob *k, json_t *kind, json_t *v)
 {
     const char *kd = json_string_value(kind);
-    if (!kd || strcmp(kd, k->kind == SCH_KNOB_SPLIT ? "sp" : "ot") != 0)
+    if (!kd || strcmp(kd, sch_knob_kind_tag(k->kind)) != 0)
         return -1;
     return sch_knob_candidate(k, v);
 }

@@ -10,7 +10,10 @@
  * (knob pad_inline: or read through guards). The tile may vectorize along
  * the output row instead (knob vec_ow; always for depthwise convs), where
  * the inputs are contiguous and the epilogue reads the tile in order.
- * Parallelism: the batch, channel-tile and row loops, fused. */
+ * Parallelism: the batch, channel-tile and row loops, fused (knob
+ * order_outer: rows outside channel tiles). Knob tile_ic blocks the input
+ * channels; order_ic moves the blocks outside the row's column tiles, where
+ * the conv is computed per row into a buffer of the row's accumulators. */
 #include <string.h>
 
 #include "schedule/schedule.h"
@@ -120,10 +123,34 @@ void sch_template_conv2d(sch_tctx *t)
     const int64_t *tk = sch_define_split(t, "tile_oc", K, 2, depthwise ? 16 : 64, dk);
     const int64_t *tw = sch_define_split(t, "tile_ow", OW, 2, 32, dw);
     int64_t kb = tk[1], owb = tw[1];
+    /* Cache blocking of the input channels: the weights of one block of
+     * tile_ic channels stay in cache while the tile loops reuse them. */
+    int64_t IC = a->rext[0], icb = IC;
+    if (IC > 1) {
+        const sch_split_policy ip = {.max_outer = 16};
+        const int64_t di[2] = {1, IC};
+        icb = sch_define_split_policy(t, "tile_ic", IC, 2, &ip, di)[1];
+    }
     sch_tensor *pad = pad_of(s, a);
     int64_t pad_inline = pad ? sch_define_knob(t, "pad_inline", 2, off_on, 0) : 0;
-    int64_t unroll_kw = sch_define_knob(t, "unroll_kw", 2, off_on, 0);
+    static const char *const kw_loop[1] = {"kw"};
+    static const int64_t kw_kinds[2] = {SCH_LOOP_SERIAL, SCH_LOOP_UNROLLED};
+    sch_loop_kind kw_kind = a->rext[2] > 1 ? (sch_loop_kind)sch_define_annotate(t, "unroll_kw", 1, kw_loop, 2,
+                                                                                 kw_kinds, 0)[0]
+                                           : SCH_LOOP_SERIAL;
     int64_t pack = depthwise ? 0 : sch_define_knob(t, "pack_weight", 2, off_on, 1);
+    /* The order of the parallel tile loops: channel tiles outside rows (a
+     * weight panel reused down the image) or rows outside channel tiles (an
+     * input row reused across the channels). */
+    static const char *const outer_loops[2] = {"oc", "oh"};
+    static const int64_t outer_orders[4] = {0, 1, 1, 0};
+    const int64_t *ord = sch_define_reorder(t, "order_outer", 2, outer_loops, 2, outer_orders, 0);
+    /* Where the input-channel blocks sit: inside the column tile (the tile
+     * accumulates in registers over all of them) or outside the row's
+     * column tiles (a block of weights reused along the whole row, the row's
+     * accumulators kept in a buffer between blocks). */
+    static const char *const ic_loops[2] = {"ow", "ic"};
+    bool ic_outside = IC > 1 && sch_define_reorder(t, "order_ic", 2, ic_loops, 2, outer_orders, 0)[0] == 1;
     if (vec_ow)
         pack = 0; /* a broadcast weight needs no layout */
     if (pad && !pad_inline)
@@ -146,32 +173,44 @@ void sch_template_conv2d(sch_tctx *t)
      * (strided stores) instead. */
     bool along_tile = vec_ow || red <= 256;
     sch_iter *ovec = along_tile && !vec_ow ? oci : owi, *oreg = ovec == oci ? owi : oci;
-    sch_iter *oorder[6] = {n, oco, oh, owo, oreg, ovec};
+    sch_iter *outer[2] = {oco, oh};
+    sch_iter *oorder[6] = {n, outer[ord[0]], outer[ord[1]], owo, oreg, ovec};
     SCH_TRY(t, sch_reorder(s, o, 6, oorder));
-    SCH_TRY(t, sch_fuse(s, o, n, oco, &f));
-    SCH_TRY(t, sch_fuse(s, o, f, oh, &f));
+    SCH_TRY(t, sch_fuse(s, o, n, oorder[1], &f));
+    SCH_TRY(t, sch_fuse(s, o, f, oorder[2], &f));
     SCH_TRY(t, sch_annotate(s, o, f, SCH_LOOP_PARALLEL));
     if (ovec->extent > 1)
         SCH_TRY(t, sch_annotate(s, o, ovec, SCH_LOOP_VECTORIZED));
     /* the conv: the same tiles, reductions outside the register block */
     sch_iter *an = a->leaves.data[0], *aoc = a->leaves.data[1], *aoh = a->leaves.data[2], *aow = a->leaves.data[3];
     sch_iter *ic = a->leaves.data[4], *kh = a->leaves.data[5], *kw = a->leaves.data[6];
-    sch_iter *aoco, *aoci, *aowo, *aowi;
+    sch_iter *aoco, *aoci, *aowo, *aowi, *ici = NULL;
     SCH_TRY(t, sch_split(s, a, aoc, kb, &aoco, &aoci));
     SCH_TRY(t, sch_split(s, a, aow, owb, &aowo, &aowi));
+    if (icb < IC)
+        SCH_TRY(t, sch_split(s, a, ic, icb, &ic, &ici));
     if (t->err)
         return;
     sch_iter *vec = vec_ow ? aowi : aoci, *reg = vec_ow ? aoci : aowi;
-    sch_iter *aorder[9] = {an, aoco, aoh, aowo, ic, kh, kw, reg, vec};
-    SCH_TRY(t, sch_reorder(s, a, 9, aorder));
+    sch_iter *aorder[10] = {an, aoco, aoh, aowo, ic, kh, kw};
+    int na = 7;
+    if (ic_outside) {
+        aorder[3] = ic;
+        aorder[4] = aowo;
+    }
+    if (ici)
+        aorder[na++] = ici;
+    aorder[na++] = reg;
+    aorder[na++] = vec;
+    SCH_TRY(t, sch_reorder(s, a, na, aorder));
     /* unrolled channels beyond 16 would not fit the registers (and take the
      * compiler long): the loop then stays a loop */
     if (reg->extent > 1 && (!vec_ow || reg->extent <= 16))
         SCH_TRY(t, sch_annotate(s, a, reg, SCH_LOOP_UNROLLED));
     if (vec->extent > 1)
         SCH_TRY(t, sch_annotate(s, a, vec, SCH_LOOP_VECTORIZED));
-    if (unroll_kw && kw->extent > 1)
-        SCH_TRY(t, sch_annotate(s, a, kw, SCH_LOOP_UNROLLED));
-    SCH_TRY(t, sch_compute_at(s, a, o, owo));
+    if (kw_kind != SCH_LOOP_SERIAL)
+        SCH_TRY(t, sch_annotate(s, a, kw, kw_kind));
+    SCH_TRY(t, sch_compute_at(s, a, o, ic_outside ? f : owo));
     sch_tmpl_finish(t);
 }

@@ -1,11 +1,13 @@
 /* default.c — the default template, for fused functions without a tunable
  * anchor (elementwise and shape ops, pooling, softmax, layer_norm,
- * reductions), and the helpers the other templates share. No knobs: these
- * functions are memory-bound and one good shape serves them all. Each root
- * stage gets parallel outer loops and a vectorized inner loop; each
- * reduction feeding an elementwise output (the sums of a softmax or a
- * layer_norm, a pooling window's sum) is computed inside the output's loop
- * nest, so the whole function is one pass over its data. */
+ * reductions), and the helpers the other templates share. Each root stage
+ * gets parallel outer loops and a vectorized inner loop; each reduction
+ * feeding an elementwise output (the sums of a softmax or a layer_norm, a
+ * pooling window's sum) is computed inside the output's loop nest, so the
+ * whole function is one pass over its data. The last output's loops are
+ * knobs (the vector tile, how many outer loops go parallel, unrolling a
+ * pooling window); their defaults are the one shape that serves most of
+ * these memory-bound functions. */
 #include <string.h>
 
 #include "schedule/schedule.h"
@@ -58,7 +60,47 @@ uint64_t sch_leaf_roots(const sch_tensor *t, const sch_iter *it)
     return 0;
 }
 
-void sch_tmpl_root(sch_tctx *t, sch_tensor *st)
+/* The knobs of the stage a default template tunes, decided before its
+ * loops change: the vector tile (an inner split of the vector loop), how
+ * many outer loops the parallel loop fuses (0: none is parallel), and
+ * whether the innermost reduction loop (a pooling window's row) unrolls.
+ * Their defaults are what sch_tmpl_root does on its own. */
+typedef struct root_knobs {
+    int64_t vec;                /* the vector loop's inner extent */
+    int64_t par;                /* outer loops fused into the parallel loop */
+    sch_loop_kind red;          /* the innermost reduction loop's kind */
+} root_knobs;
+
+/* The defaults (the knobs too when tunable) for vector loop v, ns outer
+ * spatial loops of total extent outer, and red the innermost reduction
+ * loop (or NULL). par counts to max(ns, 1), which means all of them. */
+static root_knobs root_defaults(sch_tctx *t, const sch_iter *v, int ns, const sch_iter *red, int64_t work,
+                                int64_t outer, bool tunable)
+{
+    int all = ns > 0 ? ns : 1;
+    root_knobs k = {v->extent, 0, SCH_LOOP_SERIAL};
+    if (v->extent > MAX_VECTOR_LOOP)
+        k.vec = sch_tmpl_vector_factor(v->extent, 512, t->hw->lanes);
+    k.par = work >= PARALLEL_MIN && outer * (v->extent / k.vec) > 1 ? all : 0;
+    if (!tunable)
+        return k;
+    const sch_split_policy vp = {.max_inner = MAX_VECTOR_LOOP};
+    const int64_t dv[2] = {v->extent / k.vec, k.vec};
+    k.vec = sch_define_split_policy(t, "tile_vec", v->extent, 2, &vp, dv)[1];
+    int64_t depths[IR_MAX_DIMS + 2];
+    for (int d = 0; d <= all; d++)
+        depths[d] = d;
+    k.par = sch_define_knob(t, "par_depth", all + 1, depths, k.par);
+    if (red && red->extent > 1 && red->extent <= 64) {
+        static const int64_t kinds[2] = {SCH_LOOP_SERIAL, SCH_LOOP_UNROLLED};
+        k.red = (sch_loop_kind)sch_define_annotate(t, "unroll_red", 1, (const char *const *)&red->name, 2, kinds,
+                                                   0)[0];
+    }
+    return k;
+}
+
+/* sch_tmpl_root, with the knobs of root_knobs when tunable. */
+static void root_schedule(sch_tctx *t, sch_tensor *st, bool tunable)
 {
     sch_schedule *s = t->s;
     if (st->kind != SCH_TENSOR_COMPUTE || st->attach == SCH_ATTACH_INLINE || st->rels.len)
@@ -87,9 +129,16 @@ void sch_tmpl_root(sch_tctx *t, sch_tensor *st)
     }
     if (t->err)
         return;
-    if (v->extent > MAX_VECTOR_LOOP) {
+    int64_t outer = work / v->extent;
+    for (int i = 0; i < nr; i++)
+        outer /= rd[i]->extent;
+    root_knobs k = root_defaults(t, v, ns, nr ? rd[nr - 1] : NULL, work, outer, tunable);
+    /* the loops the parallel loop fuses: all (with the vector tile's outer
+     * loop) when the knob says all or none */
+    int npar = k.par && k.par < ns ? (int)k.par : -1;
+    if (k.vec < v->extent) {
         sch_iter *vo;
-        SCH_TRY(t, sch_split(s, st, v, sch_tmpl_vector_factor(v->extent, 512, t->hw->lanes), &vo, &v));
+        SCH_TRY(t, sch_split(s, st, v, k.vec, &vo, &v));
         if (t->err)
             return;
         sp[ns++] = vo;
@@ -106,12 +155,19 @@ void sch_tmpl_root(sch_tctx *t, sch_tensor *st)
     }
     if (v->extent > 1)
         SCH_TRY(t, sch_annotate(s, st, v, SCH_LOOP_VECTORIZED));
+    if (k.red != SCH_LOOP_SERIAL)
+        SCH_TRY(t, sch_annotate(s, st, rd[nr - 1], k.red));
     /* the outer loops: one parallel loop */
     sch_iter *o = ns ? sp[0] : NULL;
-    for (int i = 1; i < ns && !t->err; i++)
+    for (int i = 1; i < (npar < 0 ? ns : npar) && !t->err; i++)
         SCH_TRY(t, sch_fuse(s, st, o, sp[i], &o));
-    if (o && o->extent > 1 && work >= PARALLEL_MIN)
+    if (o && o->extent > 1 && k.par)
         SCH_TRY(t, sch_annotate(s, st, o, SCH_LOOP_PARALLEL));
+}
+
+void sch_tmpl_root(sch_tctx *t, sch_tensor *st)
+{
+    root_schedule(t, st, false);
 }
 
 /* Bit d set for each axis of c (spatial, then reduction) that c's reads of
@@ -189,12 +245,16 @@ void sch_tmpl_finish(sch_tctx *t)
 void sch_template_default(sch_tctx *t)
 {
     sch_schedule *s = t->s;
-    /* outputs and other stages first: reductions then go inside them */
+    /* outputs and other stages first: reductions then go inside them; the
+     * last output is the one tuned */
+    bool tunable = true;
     for (size_t i = s->tensors.len; i-- > 0 && !t->err;) {
         sch_tensor *st = s->tensors.data[i];
         if (st->kind == SCH_TENSOR_COMPUTE && st->attach == SCH_ATTACH_ROOT &&
-            (st->reduce == SCH_RED_NONE || st->output >= 0))
-            sch_tmpl_root(t, st);
+            (st->reduce == SCH_RED_NONE || st->output >= 0)) {
+            root_schedule(t, st, tunable);
+            tunable = false;
+        }
     }
     sch_tmpl_attach_reductions(t);
     sch_tmpl_finish(t);

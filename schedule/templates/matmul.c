@@ -8,7 +8,7 @@
  * constant), (B, N, K) -> (B, N/x, K, x) for batch_matmul's second operand
  * (each call). The column-tile loop is outermost of the parallel loops, so
  * that a thread keeps its weight panels in its cache while it walks the
- * rows. */
+ * rows. Knobs tile_k and order_k block the reduction for the cache. */
 #include <string.h>
 
 #include "schedule/schedule.h"
@@ -68,6 +68,18 @@ void sch_template_matmul(sch_tctx *t)
         waxis = 1;
     }
     int64_t pack = w ? sch_define_knob(t, "pack_weight", 2, off_on, 1) : 0;
+    /* Cache blocking of the reduction: tile_k splits k; order_k puts the
+     * k blocks inside the row tile (the tile accumulates in registers over
+     * all of them) or outside the column panel's row tiles (a block of the
+     * panel's weights reused by every row, the panel's accumulators kept in
+     * a buffer between blocks). */
+    int64_t K = a->rext[0];
+    const sch_split_policy kp = {.max_outer = 16};
+    const int64_t dk[2] = {1, K};
+    int64_t kb = sch_define_split_policy(t, "tile_k", K, 2, &kp, dk)[1];
+    static const char *const k_loops[2] = {"row", "k"};
+    static const int64_t k_orders[4] = {0, 1, 1, 0};
+    bool k_outside = nd >= 2 && sch_define_reorder(t, "order_k", 2, k_loops, 2, k_orders, 0)[0] == 1;
     if (pack)
         SCH_TRY(t, sch_pack(s, a, w, waxis, nb, NULL));
     if (t->err)
@@ -91,7 +103,7 @@ void sch_template_matmul(sch_tctx *t)
     }
     order[n++] = oji;
     SCH_TRY(t, sch_reorder(s, o, n, order));
-    int nouter = n - (oi ? 2 : 1);
+    int nouter = n - (oi ? 2 : 1) - (k_outside ? 1 : 0);
     f = order[0];
     for (int i = 1; i < nouter && !t->err; i++)
         SCH_TRY(t, sch_fuse(s, o, f, order[i], &f));
@@ -100,19 +112,25 @@ void sch_template_matmul(sch_tctx *t)
         SCH_TRY(t, sch_annotate(s, o, oji, SCH_LOOP_VECTORIZED));
     /* the product: the same tiles; k outside the register block */
     sch_iter *ai = nd >= 2 ? a->leaves.data[nd - 2] : NULL, *aj = a->leaves.data[nd - 1], *k = a->leaves.data[nd];
-    sch_iter *aio = NULL, *aii = NULL, *ajo, *aji;
+    sch_iter *aio = NULL, *aii = NULL, *ajo, *aji, *ki = NULL;
     if (ai)
         SCH_TRY(t, sch_split(s, a, ai, mb, &aio, &aii));
     SCH_TRY(t, sch_split(s, a, aj, nb, &ajo, &aji));
+    if (kb < K)
+        SCH_TRY(t, sch_split(s, a, k, kb, &k, &ki));
     if (t->err)
         return;
     n = 0;
     for (int d = 0; d < nd - 2; d++)
         order[n++] = a->leaves.data[d];
-    if (ai)
+    if (ai && !k_outside)
         order[n++] = aio;
     order[n++] = ajo;
     order[n++] = k;
+    if (ai && k_outside)
+        order[n++] = aio;
+    if (ki)
+        order[n++] = ki;
     if (ai)
         order[n++] = aii;
     order[n++] = aji;

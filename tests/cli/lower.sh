@@ -34,12 +34,14 @@ check "--emit trace" 0 "$RELAY_TUNE" lower "$M" --task 2 --emit trace
 has "trace: compute_at" "$TMP/out" "compute_at(conv2d1, relu5, ax3.o)"
 check "--emit space" 0 "$RELAY_TUNE" lower "$M" --task 2 --emit space
 has "space: tile_oc" "$TMP/out" "tile_oc: split 64 into 2:"
+has "space: a reorder knob" "$TMP/out" "order_outer: reorder oc,oh: *[oc,oh] [oh,oc]"
+has "space: an annotate knob" "$TMP/out" "unroll_kw: annotate kw: *none unroll"
 check "--emit config" 0 "$RELAY_TUNE" lower "$M" --task 2 --emit config
 has "config JSON" "$TMP/out" '{"template":"conv2d_nchw","knobs":{"vec_ow":0,"tile_oc":[2,32],"tile_ow":[7,8]'
 sed 's/"tile_oc":\[2,32\]/"tile_oc":[4,16]/' "$TMP/out" >"$TMP/cfg.json"
 check "--config @file" 0 "$RELAY_TUNE" lower "$M" --task 2 --config "@$TMP/cfg.json"
 has "the config's tile" "$TMP/out" "vectorized for oc.i in 0..16 {"
-check "--config inline JSON" 0 "$RELAY_TUNE" lower "$M" --task 15 --config '{"knobs":{"tile_x":[125,8],"tile_y":[1,1],"pack_weight":0}}'
+check "--config inline JSON" 0 "$RELAY_TUNE" lower "$M" --task 15 --config '{"knobs":{"tile_x":[125,8],"tile_y":[1,1],"pack_weight":0,"tile_k":[4,128],"order_k":[1,0]}}'
 has "dense without packing" "$TMP/out" "func kernel(p0: float32[1, 512], p1: float32[1000, 512], p2: float32[1000], o0: float32[1, 1000] out)"
 check "a config outside the space" 1 "$RELAY_TUNE" lower "$M" --task 2 --config '{"knobs":{"tile_oc":[3,3]}}'
 has "names the bad knob" "$TMP/err" "config: knob tile_oc has a value outside its candidates"

@@ -17,6 +17,8 @@ static const char *CONV = HDR
     "  nn.relu(nn.bias_add(nn.conv2d(%x, %w, padding=[1, 1]), %b))\n"
     "}\n";
 static const char *EW = HDR "def @main(%x: Tensor[(4, 64), float32]) { exp(%x) }\n";
+static const char *POOL = HDR
+    "def @main(%x: Tensor[(1, 32, 56, 56), float32]) { nn.max_pool2d(%x, pool_size=[3, 3], padding=[1, 1]) }\n";
 static const char *DENSE = HDR
     "def @main(%x: Tensor[(8, 16), float32], %w: Tensor[(32, 16), float32]) { nn.dense(%x, %w) }\n";
 
@@ -88,6 +90,91 @@ static void check_golden(const char *name, const char *got)
 static sch_iter *it(sch_tensor *t, const char *name)
 {
     return sch_find_iter(t, name);
+}
+
+/* The function of model text (in *m, *f) scheduled by its template with
+ * the defaults, its space in sp. */
+static sch_schedule *with_defaults(const char *name, const char *text, ir_module **m, const ir_expr **f, sch_space *sp)
+{
+    *m = hx_load(name, text);
+    *f = prim(*m);
+    sch_schedule *s = create(*f);
+    is_int(sch_apply_template(s, NULL, NULL, NULL, sp), SCH_E_OK, "the template of %s runs with its defaults", name);
+    return s;
+}
+
+/* The default template's knobs, on a pooling: the space as printed, and
+ * what non-default values do to the loop nest. */
+static void test_default_space(void)
+{
+    ir_module *m;
+    const ir_expr *f;
+    sch_space sp = {0};
+    sch_schedule *s = with_defaults("pool", POOL, &m, &f, &sp);
+    su_buf b = {0};
+    sch_space_print(&b, &sp);
+    ok(strstr(su_buf_str(&b), "template default (version 2):") &&
+           strstr(su_buf_str(&b), "  tile_vec: split 56 into 2: *[1,56] [2,28] ") &&
+           strstr(su_buf_str(&b), "  par_depth: choice: 0 1 2 *3\n") &&
+           strstr(su_buf_str(&b), "  unroll_red: annotate kw: *none unroll\n"),
+       "the pooling's space: vector tile, parallel depth, window unrolling");
+    char *dflt = lowered(s, false);
+    sch_free(s);
+    /* the default config is the template's own schedule; others change it */
+    sch_config c;
+    sch_config_default(&sp, &c);
+    s = create(f);
+    sch_apply_template(s, NULL, NULL, &c, NULL);
+    char *again = lowered(s, false);
+    is_str(again, dflt, "the default config lowers as no config does");
+    free(again);
+    sch_free(s);
+    c.choice[0] = 3;                   /* tile_vec [7,8] */
+    c.choice[1] = 1;                   /* the batch loop alone parallel */
+    c.choice[2] = 1;                   /* unroll the window's row */
+    s = create(f);
+    is_int(sch_apply_template(s, NULL, NULL, &c, NULL), SCH_E_OK, "a non-default config applies");
+    char *other = lowered(s, false);
+    ok(strstr(other, "vectorized for ow.i in 0..8 {") && strstr(other, "unrolled for kw in 0..3 {") &&
+           !strstr(other, "parallel for"),
+       "it tiles the vector loop, unrolls the window and leaves the batch of one serial");
+    free(other);
+    sch_free(s);
+    sch_config_free(&c);
+    free(dflt);
+    su_buf_free(&b);
+    sch_space_free(&sp);
+    ir_module_free(m);
+}
+
+/* A dense whose k blocks sit outside its row tiles: the product of a
+ * column panel accumulates in a buffer, and each row tile in a local tile
+ * of its own around the inner k loop (what keeps it in registers). */
+static void test_blocked_reduction(void)
+{
+    ir_module *m;
+    const ir_expr *f;
+    sch_space sp = {0};
+    sch_free(with_defaults("dense", DENSE, &m, &f, &sp));
+    sch_schedule *s;
+    sch_config c;
+    char *why = NULL;
+    ok(sch_config_parse(&sp, "{\"knobs\":{\"tile_x\":[2,16],\"tile_y\":[2,4],\"pack_weight\":1,\"tile_k\":[2,8],"
+                             "\"order_k\":[1,0]}}", &c, &why),
+       "a config with k blocks outside the rows (%s)", why ? why : "parsed");
+    free(why);
+    s = create(f);
+    is_int(sch_apply_template(s, NULL, NULL, &c, NULL), SCH_E_OK, "it applies");
+    char *text = lowered(s, false);
+    ok(strstr(text, "alloc l0: float32[8, 16] local") && strstr(text, "alloc l1: float32[4, 16] local") &&
+           strstr(text, "l1[j.i + i.i * 16] = l0[") && strstr(text, "l1[j.i + i.i * 16] = l1[j.i + i.i * 16] + ") &&
+           strstr(text, "= l1[j.i + i.i * 16]"),
+       "the panel's buffer, and a tile loaded, accumulated and stored around k.i");
+    free(text);
+    sch_free(s);
+    sch_config_free(&c);
+    sch_space_free(&sp);
+    ir_module_free(m);
 }
 
 int main(void)
@@ -268,31 +355,50 @@ int main(void)
     is_int(sch_apply_template(s, NULL, NULL, NULL, &sp), SCH_E_OK, "the conv template runs with defaults");
     const sch_knob *k = sch_space_knob(&sp, "tile_oc");
     ok(k && k->kind == SCH_KNOB_SPLIT && k->ncand == 4, "tile_oc: the 4 factorizations of 8");
-    ok(sch_space_size(&sp) == 256, "256 configs (%lld)", (long long)sch_space_size(&sp));
+    k = sch_space_knob(&sp, "tile_ic");
+    ok(k && k->kind == SCH_KNOB_SPLIT && k->ncand == 3 && k->cands[2 * k->dflt] == 1, "tile_ic: 3 splits of 4, "
+       "unblocked by default");
+    k = sch_space_knob(&sp, "order_outer");
+    ok(k && k->kind == SCH_KNOB_REORDER && k->ncand == 2 && k->dflt == 0 && !strcmp(k->loops[1], "oh"),
+       "order_outer: two orders of oc and oh");
+    k = sch_space_knob(&sp, "unroll_kw");
+    ok(k && k->kind == SCH_KNOB_ANNOTATE && k->ncand == 2 && k->cands[k->dflt] == SCH_LOOP_SERIAL,
+       "unroll_kw: annotates kw, none by default");
+    ok(sch_space_size(&sp) == 3072, "3072 configs (%lld)", (long long)sch_space_size(&sp));
     sch_config c = {0}, c2 = {0};
     sch_config_default(&sp, &c);
     json = sch_config_json(&sp, &c);
     is_str(json, "{\"template\":\"conv2d_nchw\",\"knobs\":{\"vec_ow\":0,\"tile_oc\":[1,8],\"tile_ow\":[1,6],"
-                 "\"pad_inline\":0,\"unroll_kw\":0,\"pack_weight\":1}}", "the default config as JSON");
+                 "\"tile_ic\":[1,4],\"pad_inline\":0,\"unroll_kw\":[\"none\"],\"pack_weight\":1,"
+                 "\"order_outer\":[0,1],\"order_ic\":[0,1]}}", "the default config as JSON");
     char *why = NULL;
     ok(sch_config_parse(&sp, json, &c2, &why) && c2.n == c.n && !memcmp(c.choice, c2.choice, (size_t)c.n * sizeof(int)),
        "JSON round trip");
     sch_config_free(&c2);
     free(json);
     static const struct { const char *json, *why; } bad[] = {
-        {"{\"knobs\":{\"vec_ow\":0,\"tile_oc\":[2,4],\"tile_ow\":[1,6],\"pad_inline\":0,\"unroll_kw\":0,"
-         "\"pack_weight\":1,\"x\":1}}", "unknown knob x"},
-        {"{\"knobs\":{\"vec_ow\":0,\"tile_oc\":[3,3],\"tile_ow\":[1,6],\"pad_inline\":0,\"unroll_kw\":0,"
-         "\"pack_weight\":1}}", "knob tile_oc has a value outside its candidates"},
-        {"{\"knobs\":{\"vec_ow\":1,\"tile_oc\":[2,4],\"pad_inline\":0,\"unroll_kw\":0,\"pack_weight\":1}}",
+        {"{\"knobs\":{\"vec_ow\":0,\"tile_oc\":[2,4],\"tile_ow\":[1,6],\"tile_ic\":[1,4],\"pad_inline\":0,"
+         "\"unroll_kw\":[\"none\"],\"pack_weight\":1,\"order_outer\":[0,1],\"order_ic\":[1,0],\"x\":1}}",
+         "unknown knob x"},
+        {"{\"knobs\":{\"vec_ow\":0,\"tile_oc\":[3,3],\"tile_ow\":[1,6],\"tile_ic\":[1,4],\"pad_inline\":0,"
+         "\"unroll_kw\":[\"none\"],\"pack_weight\":1,\"order_outer\":[0,1],\"order_ic\":[1,0]}}",
+         "knob tile_oc has a value outside its candidates"},
+        {"{\"knobs\":{\"vec_ow\":0,\"tile_oc\":[2,4],\"tile_ow\":[1,6],\"tile_ic\":[1,4],\"pad_inline\":0,"
+         "\"unroll_kw\":[\"vec\"],\"pack_weight\":1,\"order_outer\":[0,1],\"order_ic\":[1,0]}}",
+         "knob unroll_kw has a value outside its candidates"},
+        {"{\"knobs\":{\"vec_ow\":0,\"tile_oc\":[2,4],\"tile_ow\":[1,6],\"tile_ic\":[1,4],\"pad_inline\":0,"
+         "\"unroll_kw\":[\"none\"],\"pack_weight\":1,\"order_outer\":[0,0],\"order_ic\":[1,0]}}",
+         "knob order_outer has a value outside its candidates"},
+        {"{\"knobs\":{\"vec_ow\":1,\"tile_oc\":[2,4],\"tile_ic\":[1,4],\"pad_inline\":0,\"unroll_kw\":[\"none\"],"
+         "\"pack_weight\":1,\"order_outer\":[0,1],\"order_ic\":[1,0]}}",
          "knob tile_ow is missing"},
         {"{\"template\":\"dense\",\"knobs\":{}}", "config is for template dense"},
         {"[1, 2]", "config is not a JSON object"},
     };
     for (size_t b = 0; b < sizeof bad / sizeof *bad; b++) {
         why = NULL;
-        ok(!sch_config_parse(&sp, bad[b].json, &c2, &why) && why && !strcmp(why, bad[b].why), "rejected: %s",
-           why ? why : "(accepted)");
+        bool rejected = !sch_config_parse(&sp, bad[b].json, &c2, &why);
+        ok(rejected && why && !strcmp(why, bad[b].why), "rejected: %s", why ? why : "(accepted)");
         free(why);
     }
     /* every config of the space schedules and lowers */
@@ -310,7 +416,7 @@ int main(void)
         sch_free(t);
         sch_config_free(&cfg);
     }
-    is_int(fails, 0, "all 256 configs lower");
+    is_int(fails, 0, "all 3072 configs lower");
     sch_config c3 = {1, (int[]){0}};
     sch_schedule *t3 = create(fc);
     is_int(sch_apply_template(t3, NULL, NULL, &c3, NULL), SCH_E_BAD_CONFIG, "a config of the wrong size");
@@ -329,5 +435,7 @@ int main(void)
     ir_module_free(mc);
     ir_module_free(me);
     ir_module_free(md);
+    test_default_space();
+    test_blocked_reduction();
     return tap_done();
 }

@@ -2,8 +2,9 @@
  * budgets over tasks; configs as indices and as record JSON (stale and
  * invalid ones recognized); the random, grid and genetic tuners propose
  * each config once; a batch through the tuner's measurement path where
- * deliberately broken candidates (an invalid config, a compile error, a
- * compile that hangs, a wrong answer) each become their error and never
+ * deliberately broken candidates (an invalid config, a config a test
+ * template cannot instantiate, a compile error, a compile that hangs, a
+ * wrong answer) each become their error and never
  * sink their neighbours; the tuning loop storing every result, resuming
  * without measuring again, and never choosing a wrong answer; and the
  * best-config lookup compiling uses (exact target, same ISA, stale records
@@ -76,16 +77,19 @@ static void test_configs(const tun_space *s)
     su_buf why = {0};
     ok(tun_config_from_record(s, j, &back, &why) == TUN_CFG_OK && tun_config_encode(s, &back) == s->size - 1,
        "a record's config reads back as the same config (%s)", j);
-    ok(strstr(j, "[\"template_version\",\"ot\",1]") != NULL, "the record's config carries the template version");
+    char version[64];
+    snprintf(version, sizeof version, "[\"template_version\",\"ot\",%d]", s->version);
+    ok(strstr(j, version) != NULL, "the record's config carries the template version (%d)", s->version);
     sch_config_free(&back);
     char *stale = su_strdup(j);
-    char *v = strstr(stale, "\"ot\",1]");
-    v[5] = '7';
+    char *v = strstr(stale, version);
+    v[strlen(version) - 2] = '7';
     su_buf_clear(&why);
     ok(tun_config_from_record(s, stale, &back, &why) == TUN_CFG_STALE && strstr(su_buf_str(&why), "version 7"),
        "a config of another template version is stale (%s)", su_buf_str(&why));
     su_buf_clear(&why);
-    const char *unknown = "{\"entities\":[[\"template_version\",\"ot\",1],[\"nope\",\"ot\",1]],\"index\":0}";
+    char unknown[128];
+    snprintf(unknown, sizeof unknown, "{\"entities\":[%s,[\"nope\",\"ot\",1]],\"index\":0}", version);
     ok(tun_config_from_record(s, unknown, &back, &why) == TUN_CFG_INVALID, "an unknown knob is invalid (%s)",
        su_buf_str(&why));
     su_buf_clear(&why);
@@ -203,6 +207,54 @@ static void test_errors(ms_runner *r, const tg_target *tg, const tun_space *s)
     unsetenv("BREAK_SLOW");
 }
 
+/* A template with a knob whose "on" value asks a primitive for what it
+ * rejects: unrolling the anchor's reduction loop (1024 iterations) beyond
+ * annotate's limit. The rest is the default template. */
+static void broken_template(sch_tctx *t)
+{
+    static const int64_t off_on[2] = {0, 1};
+    int64_t unroll = sch_define_knob(t, "unroll_k", 2, off_on, 0);
+    sch_tensor *a = sch_anchor(t->s);
+    if (unroll && a)
+        SCH_TRY(t, sch_annotate(t->s, a, a->leaves.data[a->leaves.len - 1], SCH_LOOP_UNROLLED));
+    sch_template_default(t);
+}
+
+/* A candidate the template cannot instantiate, through the tuner's
+ * measurement path: its own error, with the primitive's message, and its
+ * neighbour in the batch measured. */
+static void test_instantiation(ms_runner *r, const tg_target *tg, const tun_task *dense)
+{
+    ok(sch_template_register("test_broken", broken_template, 1), "a test template registers");
+    ok(!sch_template_register("dense", broken_template, 1), "a built-in name cannot be taken");
+    tun_task bt = *dense;
+    bt.template_name = (char *)"test_broken";
+    tun_space s;
+    su_buf err = {0};
+    ok(tun_space_init(&s, &bt, &tg->hw, &err) && sch_space_knob(&s.sp, "unroll_k"),
+       "the broken template's space (its defaults instantiate) (%s)", su_buf_str(&err));
+    tun_task_data *td = tun_task_data_new(&bt, 1, &err);
+    sch_config cfgs[2];
+    for (int i = 0; i < 2; i++) {
+        sch_config_default(&s.sp, &cfgs[i]);
+        cfgs[i].choice[0] = i; /* unroll_k off, on */
+    }
+    tun_result res[2];
+    tun_measurer m = measurer(r, tg, 2, 30);
+    ok(td && tun_measure(&m, &s, td, 2, cfgs, res), "a batch with an uninstantiable candidate is measured");
+    is_str(su_merr_name(res[0].error), "none", "its neighbour: measured (%s)", res[0].msg);
+    is_str(su_merr_name(res[1].error), "instantiation", "unroll_k on: instantiation error (%s)", res[1].msg);
+    ok(res[1].msg && strstr(res[1].msg, "annotate:") && strstr(res[1].msg, "too long to unroll"),
+       "the message names the primitive and why");
+    for (int i = 0; i < 2; i++) {
+        sch_config_free(&cfgs[i]);
+        tun_result_free(&res[i]);
+    }
+    tun_task_data_free(td);
+    tun_space_free(&s);
+    su_buf_free(&err);
+}
+
 static int64_t count_records(db *d, const char *key, const char *target, int64_t *wrong)
 {
     su_arena a;
@@ -301,8 +353,8 @@ static void test_loop(ms_runner *r, const tg_target *tg, rt_module *m)
     db_top_k(d, conv->key, dt.name, 1, &a, &recs, &nr);
     db_record fake = recs[0];
     char *cj = su_strdup(fake.config);
-    char *v = strstr(cj, "\"template_version\",\"ot\",1]");
-    v[strlen("\"template_version\",\"ot\",")] = '0';
+    char *v = strstr(cj, "\"template_version\",\"ot\",");
+    v[strlen("\"template_version\",\"ot\",")] = '0'; /* version 0: never a template's */
     double fast = fake.mean_cost / 10;
     fake.config = cj;
     fake.costs = &fast;
@@ -638,6 +690,7 @@ int main(void)
     test_configs(&conv);
     test_tuners(&dense);
     test_errors(r, &tg, &conv);
+    test_instantiation(r, &tg, &m->tasks.items[1]);
     test_loop(r, &tg, m);
     test_scheduler();
     test_transfer(r, &tg, m);
