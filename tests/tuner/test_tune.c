@@ -499,14 +499,14 @@ typedef struct taught {
     int64_t index, size;
     double gflops;
 } taught;
-static taught lessons[64];
+static taught lessons[256];
 static size_t nlessons, ncalls;
 
 static void record_transfer(tun_tuner *t, size_t n, const tun_transfer_rec *recs)
 {
     (void)t;
     ncalls++;
-    for (size_t i = 0; i < n && nlessons < 64; i++) {
+    for (size_t i = 0; i < n && nlessons < 256; i++) {
         taught *l = &lessons[nlessons++];
         snprintf(l->key, sizeof l->key, "%s", recs[i].space->task->key);
         l->index = recs[i].index;
@@ -554,20 +554,24 @@ static void test_transfer(ms_runner *r, const tg_target *tg, rt_module *m)
     o.target = &dt;
     o.model = "tiny";
     o.transfer = true;
-    /* task A: the tiny model's dense, whose space (10 configs) runs out */
+    /* task A: the tiny model's dense, whose space (S configs) runs out */
+    const tun_task *A = &m->tasks.items[1];
+    tun_space sa;
+    tun_space_init(&sa, A, &tg->hw, &err);
+    const int64_t S = sa.size;
+    o.trials = S + 14;
     bool dense_only[2] = {false, true};
     tun_report rep;
-    ok(tun_tune(&m->tasks, dense_only, d, &o, &rep, &err) && rep.measured == 10 && rep.tasks[0].exhausted,
-       "the dense alone: its 10 configs, then its space is exhausted (%s)", su_buf_str(&err));
+    ok(tun_tune(&m->tasks, dense_only, d, &o, &rep, &err) && rep.measured == S && rep.tasks[0].exhausted,
+       "the dense alone: its %lld configs, then its space is exhausted (%s)", (long long)S, su_buf_str(&err));
     tun_report_free(&rep);
-    /* both tasks, 10 more trials than the dense's space: all go to the conv */
-    o.trials = 34;
+    /* both tasks, 24 more trials than the dense's space: all go to the conv */
+    o.trials = S + 24;
     rep = tune_db(d, &m->tasks, &o, "tuning both tasks (gradient scheduler)");
-    ok(rep.measured == 24 && rep.tasks[0].trials == 24 && rep.tasks[1].trials == 10,
+    ok(rep.measured == 24 && rep.tasks[0].trials == 24 && rep.tasks[1].trials == S,
        "gradient: the whole budget is measured, the exhausted task's share by the other (%lld, conv %lld)",
        (long long)rep.measured, (long long)rep.tasks[0].trials);
     tun_report_free(&rep);
-    const tun_task *A = &m->tasks.items[1];
     /* task B: a dense of another shape, with the recording tuner */
     rt_module *m2 = rt_module_parse("dense2.relay", MODEL2, strlen(MODEL2), stdout);
     rt_opt_options oo = {.level = 3};
@@ -580,12 +584,10 @@ static void test_transfer(ms_runner *r, const tg_target *tg, rt_module *m)
     o.trials = 1;
     nlessons = ncalls = 0;
     rep = tune_db(d, &m2->tasks, &o, "tuning B with transfer");
-    tun_space sa;
-    tun_space_init(&sa, A, &tg->hw, &err);
     db_record *recs;
     size_t nr;
     db_workload_records(d, A->key, dt.name, &a, &recs, &nr);
-    bool right = nlessons == 10 && nr == 10 && ncalls == 1;
+    bool right = (int64_t)nlessons == S && (int64_t)nr == S && ncalls == 1;
     for (size_t i = 0; right && i < nlessons; i++) {
         /* the most recent first */
         const db_record *x = &recs[nr - 1 - i];
@@ -593,8 +595,8 @@ static void test_transfer(ms_runner *r, const tg_target *tg, rt_module *m)
         right = !strcmp(lessons[i].key, A->key) && lessons[i].size == sa.size &&
                 lessons[i].index == x->config_index && fabs(lessons[i].gflops - g) <= 1e-9 * g;
     }
-    ok(right, "B's tuner learns A's 10 records: A's space, their indices and GFLOP/s (%zu)", nlessons);
-    is_int(rep.tasks[0].transfer.used, 10, "the report counts the records learnt from");
+    ok(right, "B's tuner learns A's %lld records: A's space, their indices and GFLOP/s (%zu)", (long long)S, nlessons);
+    is_int(rep.tasks[0].transfer.used, S, "the report counts the records learnt from");
     tun_report_free(&rep);
     /* an older database's record: no stored function, skipped and counted */
     db_record old = recs[0];
@@ -605,7 +607,7 @@ static void test_transfer(ms_runner *r, const tg_target *tg, rt_module *m)
     nlessons = ncalls = 0;
     o.trials = 2;
     rep = tune_db(d, &m2->tasks, &o, "tuning B again");
-    ok(nlessons == 10 && rep.tasks[0].transfer.no_func == 1,
+    ok((int64_t)nlessons == S && rep.tasks[0].transfer.no_func == 1,
        "the record without a stored function is skipped and counted (%zu learnt, %lld skipped)", nlessons,
        (long long)rep.tasks[0].transfer.no_func);
     tun_report_free(&rep);
@@ -619,7 +621,7 @@ static void test_transfer(ms_runner *r, const tg_target *tg, rt_module *m)
     nlessons = ncalls = 0;
     o.trials = 3;
     rep = tune_db(d, &m2->tasks, &o, "tuning B a third time");
-    ok(nlessons == 11 && !strcmp(lessons[0].key, B->key), "the same workload on another target is learnt (%zu)",
+    ok((int64_t)nlessons == S + 1 && !strcmp(lessons[0].key, B->key), "the same workload on another target is learnt (%zu)",
        nlessons);
     tun_report_free(&rep);
     /* --no-transfer */

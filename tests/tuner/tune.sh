@@ -97,15 +97,17 @@ else
 fi
 
 # ---- the schedulers -----------------------------------------------------------
-# the dense has 10 configs: once they are measured, the rest goes to the conv
+# once the dense's configs (DS of them) are measured, the rest goes to the conv
+DS=$("$RELAY_TUNE" tasks "$M" --random-params 0 --space | sed -n 's/.*template dense (version [0-9]*): \([0-9]*\) configs/\1/p')
 for sched in fixed gradient; do
     db="$TMP/sched-$sched.db"
-    "$RELAY_TUNE" tune "$M" --trials 12 --tasks 1 --scheduler $sched --db "$db" --tuner grid --batch 4 $Q \
+    "$RELAY_TUNE" tune "$M" --trials $((DS + 2)) --tasks 1 --scheduler $sched --db "$db" --tuner grid --batch 4 $Q \
         >"$TMP/out0" 2>"$TMP/err"
-    if grep -q "^done: 10 measurements" "$TMP/out0" && grep -Eq '^1 .* 10 +10 +0  \(space done\)$' "$TMP/out0" &&
-        "$RELAY_TUNE" tune "$M" --trials 30 --scheduler $sched --db "$db" --tuner grid --batch 4 $Q \
+    if [ -n "$DS" ] && grep -q "^done: $DS measurements" "$TMP/out0" &&
+        grep -Eq "^1 .* $DS +$DS +0  \(space done\)\$" "$TMP/out0" &&
+        "$RELAY_TUNE" tune "$M" --trials $((DS + 20)) --scheduler $sched --db "$db" --tuner grid --batch 4 $Q \
             >"$TMP/out" 2>"$TMP/err" && grep -q "^done: 20 measurements.*scheduler $sched$" "$TMP/out" &&
-        grep -Eq '^0 .* 20 +20 +0$' "$TMP/out" && [ "$(records "$db")" = 30 ]; then
+        grep -Eq '^0 .* 20 +20 +0$' "$TMP/out" && [ "$(records "$db")" = $((DS + 20)) ]; then
         tap_ok "--scheduler $sched: a task whose space is exhausted leaves its trials to the other"
     else
         tap_fail "--scheduler $sched: a task whose space is exhausted leaves its trials to the other" \
@@ -126,7 +128,7 @@ else
     grep -q "unknown scheduler 'bogus'" "$TMP/err" && tap_ok "an unknown scheduler is an error" ||
         tap_fail "an unknown scheduler is an error" "$(cat "$TMP/err")"
 fi
-if "$RELAY_TUNE" tune "$M" --trials 32 --db "$TMP/sched-gradient.db" --no-transfer --tuner random $Q >"$TMP/out" 2>"$TMP/err" &&
+if "$RELAY_TUNE" tune "$M" --trials $((DS + 22)) --db "$TMP/sched-gradient.db" --no-transfer --tuner random $Q >"$TMP/out" 2>"$TMP/err" &&
     grep -q "^done: 2 measurements" "$TMP/out" && [ "$(twice "$db")" = 0 ]; then
     tap_ok "--no-transfer; a resumed gradient run measures only the trials left"
 else
