@@ -4,7 +4,7 @@ and PyTorch 1.13 on the same architectures (issue 7's end-to-end benchmark).
 
 Usage (`make bench-e2e DB=t.db` runs it with the environment below):
 
-    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive \\
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE -u OMP_WAIT_POLICY OMP_NUM_THREADS=2 \\
     /usr/bin/python3 benchmarks/bench_e2e.py --relay-tune ./relay-tune [--db DB]
         [--repeat N] [--warmup N] [--rounds K] [--threads T] [--commit C] [--no-torch] [--no-store]
         benchmarks/models/resnet18.relay ...
