@@ -28,6 +28,7 @@ typedef struct cv_task {
     int64_t *slots;         /* open addressing over rows: position + 1, 0 empty */
     size_t nslots;
     tun_task_data *td;      /* inputs and reference outputs, made at the first measurement */
+    const char *args;       /* its workload args for records (in the bench's arena), made then too */
     tun_idxset proposed;    /* configs the tuners without transfer proposed in this run */
     int64_t loaded;         /* rows read from the database */
     int64_t measured;       /* rows measured by this run */

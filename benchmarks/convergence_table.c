@@ -109,11 +109,11 @@ static const char *ascii_text(su_arena *a, const char *s)
 }
 
 /* The database record of one result. */
-static void to_record(const cv_bench *b, const cv_task *t, const char *args, const char *tuner, const sch_config *cfg,
+static void to_record(const cv_bench *b, const cv_task *t, const char *tuner, const sch_config *cfg,
                       const tun_result *r, su_arena *a, db_record *rec)
 {
     memset(rec, 0, sizeof *rec);
-    rec->workload = (db_workload){t->task->key, t->task->template_name, args, (double)t->task->flops};
+    rec->workload = (db_workload){t->task->key, t->task->template_name, t->args, (double)t->task->flops};
     rec->target = b->target;
     rec->config_index = r->index;
     char *cj = tun_config_record_json(&t->space, cfg);
@@ -140,6 +140,10 @@ static bool measure(cv_bench *b, cv_task *t, int n, const int64_t *idx, const ch
 {
     if (!t->td && !(t->td = tun_task_data_new(t->task, 0, err)))
         return false;
+    /* the args the tuning loop stores (with the function, printed once), so
+     * that `relay-tune tune` can transfer from the benchmark's records */
+    if (!t->args)
+        t->args = tun_workload_args(t->task, &b->arena);
     sch_config *cfgs = su_calloc((size_t)n, sizeof *cfgs);
     tun_result *res = su_calloc((size_t)n, sizeof *res);
     for (int i = 0; i < n; i++)
@@ -151,12 +155,9 @@ static bool measure(cv_bench *b, cv_task *t, int n, const int64_t *idx, const ch
         su_buf_printf(err, "%s: the measurement runner process died", t->name);
     su_arena a;
     su_arena_init(&a);
-    /* the args the tuning loop stores (with the function), so that
-     * `relay-tune tune` can transfer from the benchmark's records */
-    const char *args = tun_workload_args(t->task, &a);
     db_record *recs = su_arena_alloc(&a, (size_t)n * sizeof *recs);
     for (int i = 0; ok && i < n; i++)
-        to_record(b, t, args, tuner, &cfgs[i], &res[i], &a, &recs[i]);
+        to_record(b, t, tuner, &cfgs[i], &res[i], &a, &recs[i]);
     if (ok && !(ok = db_add_records(b->d, recs, (size_t)n, NULL, NULL, NULL)))
         su_buf_printf(err, "%s: storing measurements: %s", t->name, db_errmsg(b->d));
     int failed = 0;

@@ -4,6 +4,7 @@
 #define RT_CLI_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "relaytune.h"
 
@@ -62,6 +63,11 @@ rt_module *cli_load_model(const char *file, const char *const *params, int npara
 /* Writes text to the file out (standard output when NULL); returns the exit
  * status, after reporting a failure as "CMD: cannot write ...". */
 int cli_write_output(const char *cmd, const char *out, const char *text);
+/* Takes a command-line word no option of cmd took: a lone "-" or a word is
+ * the model file (once); a word starting with '-' is an unknown option (or
+ * one missing its value), reported with help on stderr. False after an
+ * error. */
+bool cli_model_operand(const char *cmd, const char *a, bool has_value, const char **model, void (*help)(FILE *));
 /* Prints "relay-tune: error: ..." to stderr. */
 void cli_error(const char *fmt, ...)
 #if defined(__GNUC__)

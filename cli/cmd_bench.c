@@ -79,14 +79,7 @@ int cli_cmd_bench(int argc, char **argv)
             *(a[2] == 'r' ? &repeat : &warmup) = (int)v;
         } else if (!strcmp(a, "--json")) {
             json = true;
-        } else if (a[0] == '-' && a[1]) {
-            cli_error(has_value || strncmp(a, "--", 2) ? "bench: unknown option '%s'" : "bench: %s needs a value", a);
-            help(stderr);
-            goto out;
-        } else if (!model) {
-            model = a;
-        } else {
-            cli_error("bench: more than one model file ('%s' and '%s')", model, a);
+        } else if (!cli_model_operand("bench", a, has_value, &model, help)) {
             goto out;
         }
     }

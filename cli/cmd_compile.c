@@ -91,15 +91,7 @@ int cli_cmd_compile(int argc, char **argv)
             o.jobs = atoi(argv[++i]);
         } else if (!strcmp(a, "-o") && has_value) {
             out = argv[++i];
-        } else if (a[0] == '-' && a[1]) {
-            cli_error(has_value || strncmp(a, "--", 2) ? "compile: unknown option '%s'" : "compile: %s needs a value",
-                      a);
-            help(stderr);
-            goto out;
-        } else if (!model) {
-            model = a;
-        } else {
-            cli_error("compile: more than one model file ('%s' and '%s')", model, a);
+        } else if (!cli_model_operand("compile", a, has_value, &model, help)) {
             goto out;
         }
     }

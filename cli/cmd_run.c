@@ -147,14 +147,7 @@ int cli_cmd_run(int argc, char **argv)
                 goto out;
             opts.random_params = 1;
             opts.seed = (uint64_t)seed;
-        } else if (a[0] == '-' && a[1]) {
-            cli_error(has_value || strncmp(a, "--", 2) ? "run: unknown option '%s'" : "run: %s needs a value", a);
-            help(stderr);
-            goto out;
-        } else if (!model) {
-            model = a;
-        } else {
-            cli_error("run: more than one model file ('%s' and '%s')", model, a);
+        } else if (!cli_model_operand("run", a, has_value, &model, help)) {
             goto out;
         }
     }

@@ -54,6 +54,21 @@ int cli_write_output(const char *cmd, const char *out, const char *text)
     return 0;
 }
 
+bool cli_model_operand(const char *cmd, const char *a, bool has_value, const char **model, void (*help)(FILE *))
+{
+    if (a[0] == '-' && a[1]) {
+        cli_error(has_value || strncmp(a, "--", 2) ? "%s: unknown option '%s'" : "%s: %s needs a value", cmd, a);
+        help(stderr);
+        return false;
+    }
+    if (*model) {
+        cli_error("%s: more than one model file ('%s' and '%s')", cmd, *model, a);
+        return false;
+    }
+    *model = a;
+    return true;
+}
+
 rt_module *cli_load_model(const char *file, const char *const *params, int nparams, bool random,
                           unsigned long long seed)
 {
