@@ -201,6 +201,17 @@ rt_cmodel *rt_cmodel_load(const char *path, FILE *errs)
         free(c);
         return NULL;
     }
+    /* a model of an ISA the host lacks would die of SIGILL in its first kernel */
+    const char *(*isa)(void) = (const char *(*)(void))dlsym(h, "rtm_target_isa");
+    tg_isa need;
+    if (isa && tg_isa_parse(isa(), &need) && need > tg_host_isa()) {
+        if (errs)
+            fprintf(errs, "relay-tune: error: %s was compiled for %s, which this host cannot execute (it has %s)\n",
+                    path, tg_isa_name(need), tg_isa_name(tg_host_isa()));
+        dlclose(h);
+        free(c);
+        return NULL;
+    }
     if (!(c->inst = create())) {
         if (errs)
             fprintf(errs, "relay-tune: error: %s: not enough memory for the model's buffers\n", path);

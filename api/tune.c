@@ -197,6 +197,9 @@ int rt_tune(rt_module *m, rt_runner *r, rt_db *h, const rt_tune_options *o, rt_t
         fail(errs, "target '%s': %s", tname, why);
         return -1;
     }
+    /* measuring runs the candidates here */
+    if (rt_target_check(tname, 1, errs) != 0)
+        return -1;
     const tun_tuner_ops *tuner = tun_tuner_find(o->tuner ? o->tuner : "xgb");
     if (!tuner) {
         fail(errs, "unknown tuner '%s' (known: xgb, ga, random, grid)", o->tuner);

@@ -92,6 +92,8 @@ int cli_cmd_bench(int argc, char **argv)
         goto out;
     }
     rc = 1;
+    if (rt_target_check(o.target, 1, stderr) != 0)
+        goto out;
     size_t len = strlen(model);
     bool so = len > 3 && !strcmp(model + len - 3, ".so");
     if (so && (nparams || o.db_path)) {

@@ -194,6 +194,8 @@ int cli_cmd_run(int argc, char **argv)
             rc = 2;
             goto out;
         }
+        if (!so && rt_target_check(opts.target, 1, stderr) != 0)
+            goto out;
         if (!so) {
             rt_compile_options co = {0};
             co.target = opts.target;

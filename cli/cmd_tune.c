@@ -235,6 +235,8 @@ int cli_cmd_tune(int argc, char **argv)
         }
         vw.mode = isatty(2) ? 1 : 2;
     }
+    if (rt_target_check(o.target, 1, stderr) != 0)
+        return 1;
     /* first, before anything can start threads */
     rt_runner *runner = rt_runner_start(stderr);
     if (!runner)

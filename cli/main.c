@@ -22,6 +22,7 @@ static const struct {
     {"compile", cli_cmd_compile, "compile a model into one shared object (kernels, weights, memory plan)"},
     {"run", cli_cmd_run, "run a model's @main on .npz/.npy inputs (or seeded random ones): interpreter or compiled"},
     {"bench", cli_cmd_bench, "latency of a compiled model: median, p10, p90 of N runs"},
+    {"targets", cli_cmd_targets, "what this host can run, and what a target string describes"},
 };
 
 void cli_error(const char *fmt, ...)

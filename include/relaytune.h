@@ -355,6 +355,22 @@ enum {
  * and conv2d) are packed by prologues, as the compiled model does once. */
 char *rt_task_lower(rt_module *m, size_t index, const char *config_json, const char *target, int what, FILE *errs);
 
+/* ---- targets -----------------------------------------------------------------
+ * "cpu" is the host; "cpu -mcpu=NAME" a named CPU; -isa=, -cores=, -l1=, -l2=,
+ * -l3=, -fma= override single fields (docs/targets.md). */
+
+/* Checks a target string (NULL: "cpu"): 0 when it parses and, with run set,
+ * this host can execute its code; else -1 after a message naming the target
+ * and both ISAs. */
+int rt_target_check(const char *target, int run, FILE *errs);
+/* What a target string describes, as text (ISA, lanes, registers, FMA pipes,
+ * caches, cores, compiler flags, whether it runs here), malloc'd; NULL after
+ * a message for a bad target. */
+char *rt_target_describe(const char *target, FILE *errs);
+/* The host's widest vector ISA ("avx512", "avx2", "sse4.2", "x86-64"),
+ * capped by $RELAY_TUNE_MAX_ISA. */
+const char *rt_host_isa(void);
+
 /* ---- compiled models ---------------------------------------------------------
  * A compiled model is one shared object with the ABI of relaytune_model.h
  * (docs/compiled-model.md). */

@@ -28,6 +28,10 @@ extern "C" {
 #define RELAYTUNE_MODEL_ABI 1
 int rtm_abi_version(void);
 
+/* The vector ISA the model's kernels were compiled for ("avx512", "avx2",
+ * "sse4.2", "x86-64"); a host without it cannot run the model. */
+const char *rtm_target_isa(void);
+
 /* One instance of the model: its buffers. */
 typedef struct rtm_model rtm_model;
 

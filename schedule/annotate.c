@@ -3,8 +3,10 @@
  * lanes: a loop the C compiler vectorizes), unrolled (the body repeated)
  * and thread (bound to a work-item axis, for OpenCL: sch_bind). The checks are the
  * ones whose violation would give wrong or absurd code: a reduction loop is
- * never parallel or vectorized (its iterations depend on each other),
- * unrolling and vectorizing want a small constant extent. */
+ * never parallel (its iterations depend on each other) and vectorized only
+ * as a SIMD reduction — the innermost loop of a sum, max or min, whose
+ * lanes accumulate apart and combine at the end (C: an OpenMP simd
+ * reduction); unrolling and vectorizing want a small constant extent. */
 #include "schedule/schedule.h"
 
 enum { MAX_UNROLL = 64, MAX_VECTOR = 4096 };
@@ -17,7 +19,10 @@ sch_err sch_annotate(sch_schedule *s, sch_tensor *t, sch_iter *it, sch_loop_kind
         return sch_fail(s, SCH_E_NO_ITER, "annotate: %s is not a loop of stage %s", it ? it->name : "(null)", t->name);
     if (k >= SCH_LOOP_KIND_COUNT)
         return sch_fail(s, SCH_E_BAD_ANNOTATION, "annotate: unknown loop kind %d", (int)k);
-    if (it->reduce && (k == SCH_LOOP_PARALLEL || k == SCH_LOOP_VECTORIZED || k == SCH_LOOP_THREAD))
+    bool simd_reduction = k == SCH_LOOP_VECTORIZED && t->reduce != SCH_RED_NONE && t->leaves.len &&
+                          t->leaves.data[t->leaves.len - 1] == it;
+    if (it->reduce && (k == SCH_LOOP_PARALLEL || k == SCH_LOOP_VECTORIZED || k == SCH_LOOP_THREAD) &&
+        !simd_reduction)
         return sch_fail(s, SCH_E_BAD_ANNOTATION, "annotate: reduction loop %s of stage %s cannot be %s", it->name,
                         t->name, sch_loop_kind_name(k));
     if (k == SCH_LOOP_UNROLLED && it->extent > MAX_UNROLL)

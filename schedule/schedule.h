@@ -700,9 +700,12 @@ typedef struct sch_hw {
     int lanes;                  /* float32 lanes of a vector register (16 for AVX-512) */
     int vregs;                  /* vector registers (32 for AVX-512) */
     int cores;                  /* threads a parallel loop gets */
+    int fma;                    /* vector FMAs a core issues per cycle */
+    int64_t l1, l2, l3;         /* data cache bytes: L1d and L2 per core, L3 */
 } sch_hw;
 
-/* The defaults when nothing is known: AVX-512, two cores. */
+/* The defaults when nothing is known: AVX-512, two cores, two FMA pipes,
+ * 32K L1d, 1M L2, 32M L3. */
 extern const sch_hw sch_hw_default;
 
 /* What a template sees: the schedule, the space it defines knobs in, and
@@ -795,6 +798,24 @@ void sch_tmpl_finish(sch_tctx *t);
 int64_t sch_tmpl_vector_factor(int64_t n, int64_t max, int lanes);
 /* The largest divisor of n that is at most max. */
 int64_t sch_tmpl_divisor(int64_t n, int64_t max);
+/* templates/machine.c: the sizes templates derive from the target
+ * (docs/targets.md). Accumulators a register tile may hold. */
+int sch_hw_acc_regs(const sch_hw *hw);
+/* Accumulators needed in flight to keep the FMA pipes busy. */
+int sch_hw_min_acc(const sch_hw *hw);
+/* The default width in lanes of a register tile's row (two vectors). */
+int sch_hw_row_lanes(const sch_hw *hw);
+/* The widest vectorized tile dimension a knob offers (four vectors). */
+int sch_hw_max_cols(const sch_hw *hw);
+/* The longest unrolled tile dimension a knob offers (one vector a row: as
+ * many rows as accumulators). */
+int sch_hw_max_rows(const sch_hw *hw);
+/* The vector tile of a memory-bound loop: a power of two whose 16 float32
+ * streams fit L1. */
+int64_t sch_hw_stream_tile(const sch_hw *hw);
+/* The largest block of extent (extent / d for d = 1..max_outer dividing it)
+ * whose bytes_per x block fits L2; the smallest such block when none does. */
+int64_t sch_hw_l2_block(const sch_hw *hw, int64_t extent, int64_t bytes_per, int64_t max_outer);
 /* The only non-inline stage that reads t, or NULL. */
 sch_tensor *sch_tmpl_reader(const sch_schedule *s, const sch_tensor *t);
 /* Bit d set for each root axis of t that leaf `it` derives from. */

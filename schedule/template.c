@@ -9,7 +9,7 @@
 
 #include "schedule/schedule.h"
 
-const sch_hw sch_hw_default = {16, 32, 2};
+const sch_hw sch_hw_default = {16, 32, 2, 2, 32 << 10, 1 << 20, 32 << 20};
 
 /* The registry. `version` says what a config of the template means: bump it
  * when a change makes a stored config schedule differently (a knob that

@@ -105,6 +105,7 @@ typedef struct cg {
     SU_VEC(const sch_var *) vars;   /* variables named so far */
     SU_VEC(int) ids;                /* their numbers */
     int next_loop, next_let;
+    int next_red;                   /* SIMD reduction accumulators named so far */
     int par_depth;                  /* enclosing parallel loops */
     sch_bounds_ctx bc;              /* bounds of the enclosing loop counters */
 } cg;
@@ -304,6 +305,116 @@ static void line(cg *g)
         su_buf_puts(g->b, "    ");
 }
 
+/* True when e loads from buffer b. */
+static bool loads_buf(const sch_expr *e, const sch_buffer *b)
+{
+    if (!e)
+        return false;
+    if (e->kind == SCH_LOAD && e->buf == b)
+        return true;
+    if (loads_buf(e->a, b) || loads_buf(e->b, b) || loads_buf(e->c, b))
+        return true;
+    for (int i = 0; i < e->n; i++)
+        if (loads_buf(e->args[i], b))
+            return true;
+    return false;
+}
+
+/* For a vectorized loop whose body is `b[i] = b[i] OP e` (OP +, max or min;
+ * i and b fixed over the loop): OP, and e in *rest. Such a loop is a
+ * reduction vectorized as lanes that accumulate apart (annotate.c); any
+ * other vectorized loop has independent iterations. */
+static sch_expr_kind simd_reduction(const sch_stmt *f, const sch_expr **rest)
+{
+    const sch_stmt *st = f->body;
+    if (!st || st->kind != SCH_S_STORE || sch_expr_uses(st->index, f->var))
+        return SCH_EXPR_KIND_COUNT;
+    const sch_expr *v = st->value;
+    if (v->kind != SCH_ADD && v->kind != SCH_MAX && v->kind != SCH_MIN)
+        return SCH_EXPR_KIND_COUNT;
+    for (int side = 0; side < 2; side++) {
+        const sch_expr *acc = side ? v->b : v->a, *e = side ? v->a : v->b;
+        if (acc->kind == SCH_LOAD && acc->buf == st->buf && sch_expr_equal(acc->a, st->index) &&
+            !loads_buf(e, st->buf)) {
+            *rest = e;
+            return v->kind;
+        }
+    }
+    return SCH_EXPR_KIND_COUNT;
+}
+
+/* Emits a SIMD reduction loop (simd_reduction): the accumulator in a local
+ * of its own, the loop under `#pragma omp simd reduction`, the local stored
+ * back. */
+static void emit_simd_reduction(cg *g, const sch_stmt *f, sch_expr_kind op, const sch_expr *rest)
+{
+    su_buf *b = g->b;
+    const sch_stmt *st = f->body;
+    int r = g->next_red++;
+    const char *ty = ctype(st->value->dtype);
+    line(g);
+    su_buf_puts(b, "{\n");
+    g->indent++;
+    line(g);
+    su_buf_printf(b, "%s r%d = %s[", ty, r, st->buf->name);
+    cexpr(g, st->index, 0, false);
+    su_buf_puts(b, "];\n");
+    line(g);
+    su_buf_printf(b, "#pragma omp simd reduction(%s:r%d)\n", op == SCH_ADD ? "+" : op == SCH_MAX ? "max" : "min", r);
+    line(g);
+    su_buf_puts(b, "for (int64_t ");
+    var_name(g, f->var, false);
+    su_buf_puts(b, " = 0; ");
+    var_name(g, f->var, false);
+    su_buf_puts(b, " < ");
+    put_int(b, f->extent);
+    su_buf_puts(b, "; ");
+    var_name(g, f->var, false);
+    su_buf_puts(b, "++) {\n");
+    g->indent++;
+    sch_bounds_push(&g->bc, f->var, 0, f->extent - 1);
+    line(g);
+    if (op == SCH_ADD) {
+        su_buf_printf(b, "r%d = r%d + ", r, r);
+        cexpr(g, rest, 0, false);
+    } else {
+        su_buf_printf(b, "r%d = rt_%s_%s(r%d, ", r, op == SCH_MIN ? "min" : "max", ty, r);
+        cexpr(g, rest, 0, false);
+        su_buf_puts(b, ")");
+    }
+    su_buf_puts(b, ";\n");
+    sch_bounds_pop(&g->bc);
+    g->indent--;
+    line(g);
+    su_buf_puts(b, "}\n");
+    line(g);
+    su_buf_printf(b, "%s[", st->buf->name);
+    cexpr(g, st->index, 0, false);
+    su_buf_printf(b, "] = r%d;\n", r);
+    g->indent--;
+    line(g);
+    su_buf_puts(b, "}\n");
+}
+
+/* True when a store under s writes one element for every iteration of v
+ * (its index does not use v): iterations of a loop over v that are not a
+ * SIMD reduction then depend on each other and must not be vectorized. */
+static bool carried_store(const sch_stmt *s, const sch_var *v)
+{
+    if (!s)
+        return false;
+    switch (s->kind) {
+    case SCH_S_STORE: return !sch_expr_uses(s->index, v);
+    case SCH_S_IF: return carried_store(s->then_s, v) || carried_store(s->else_s, v);
+    case SCH_S_SEQ:
+        for (int i = 0; i < s->n; i++)
+            if (carried_store(s->items[i], v))
+                return true;
+        return false;
+    default: return carried_store(s->body, v);
+    }
+}
+
 static void cstmt(cg *g, const sch_stmt *s)
 {
     su_buf *b = g->b;
@@ -311,11 +422,17 @@ static void cstmt(cg *g, const sch_stmt *s)
         return;
     switch (s->kind) {
     case SCH_S_FOR: {
+        const sch_expr *rest;
+        sch_expr_kind red = s->loop == SCH_LOOP_VECTORIZED ? simd_reduction(s, &rest) : SCH_EXPR_KIND_COUNT;
+        if (red != SCH_EXPR_KIND_COUNT) {
+            emit_simd_reduction(g, s, red, rest);
+            return;
+        }
         bool par = s->loop == SCH_LOOP_PARALLEL && g->par_depth == 0;
         if (par) {
             line(g);
             su_buf_puts(b, "#pragma omp parallel for schedule(static)\n");
-        } else if (s->loop == SCH_LOOP_VECTORIZED) {
+        } else if (s->loop == SCH_LOOP_VECTORIZED && !carried_store(s->body, s->var)) {
             line(g);
             su_buf_puts(b, "#pragma omp simd\n");
         } else if (s->loop == SCH_LOOP_UNROLLED) {

@@ -775,6 +775,9 @@ bool tg_model_compile(const ir_module *m, const tg_target *t, const tg_model_opt
         free(onames);
     }
     su_buf_puts(gu, abi_functions);
+    /* the ISA the kernels need, so that a loader can refuse a host without it
+     * (tg_isa_name's names only: no text from the model) */
+    su_buf_printf(gu, "RTM_API const char *rtm_target_isa(void) { return \"%s\"; }\n", tg_isa_name(t->isa));
     su_buf_printf(gu, "RTM_API int rtm_run(rtm_model *m)\n{\n    unsigned char *A = m->arena;\n");
     su_buf_printf(gu, "    const unsigned char *W = %s;\n    (void)A;\n    (void)W;\n", wbytes ? "rtm_weights" : "0");
     for (size_t s = 0; s < c.calls.len; s++) {

@@ -15,19 +15,41 @@
 
 typedef enum { TG_CPU, TG_OPENCL } tg_kind;
 
+/* The x86-64 vector ISAs a cpu target plans for, narrowest first. */
+typedef enum { TG_ISA_GENERIC, TG_ISA_SSE42, TG_ISA_AVX2, TG_ISA_AVX512 } tg_isa;
+
 typedef struct tg_target {
     tg_kind kind;
     char name[64];          /* "cpu" */
+    tg_isa isa;             /* what the templates plan for (-isa, -mcpu's, else the host's) */
     int cores;              /* threads for parallel loops (-cores=N, else the online CPUs) */
-    bool avx512;            /* the host (or -mcpu) has AVX-512F */
-    bool avx2;
+    int fma;                /* vector FMAs a core issues per cycle (-fma=N, -mcpu's, or the host's family) */
+    int64_t l1, l2, l3;     /* data cache bytes: L1d and L2 per core, L3 (-lN=, -mcpu's, else sysfs) */
+    bool cache_given[3];    /* -l1/-l2/-l3 given */
+    bool fma_given;
+    bool host;              /* compiled with -march=native for the host */
+    char march[48];         /* the -march value */
     sch_hw hw;              /* what schedule templates see */
     char cflags[256];       /* flags for the system compiler */
 } tg_target;
 
-/* Parses a target string ("cpu", "cpu -cores=2"); false with a message
- * (static text) in *why for an unknown target or option. */
+/* Parses a target string ("cpu", "cpu -mcpu=znver3 -cores=2", "cpu
+ * -isa=avx2 -l2=512K"); false with a message (static text) in *why for an
+ * unknown target, option or CPU name. */
 bool tg_target_parse(const char *text, tg_target *t, const char **why);
+/* Whether this host can execute code built for t; false with *why (static
+ * text) when t's ISA is wider than the host's. Compiling stays allowed. */
+bool tg_target_runnable(const tg_target *t, const char **why);
+/* The host's widest ISA, capped by $RELAY_TUNE_MAX_ISA when that is set. */
+tg_isa tg_host_isa(void);
+/* An ISA's name ("avx512", "avx2", "sse4.2", "x86-64"). */
+const char *tg_isa_name(tg_isa isa);
+/* Parses an ISA name (also "generic", "sse2"); false when unknown. */
+bool tg_isa_parse(const char *s, tg_isa *out);
+/* Appends the ISA features t's code may use ("sse4.2 avx avx2 fma"). */
+void tg_target_features(const tg_target *t, su_buf *b);
+/* Appends a one-line description of t (ISA, lanes, caches, cores, -march). */
+void tg_target_print(const tg_target *t, su_buf *b);
 
 /* ---- codegen_c.c: LoopIR -> C ------------------------------------------- */
 

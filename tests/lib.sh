@@ -17,3 +17,16 @@ tap_fail() {
     for line in "$@"; do printf '%s\n' "$line" | sed 's/^/# /'; done
 }
 tap_done() { echo "1..$TAP_N"; [ "$TAP_FAILED" -eq 0 ]; }
+# tap_run NAME EXPECTED_RC COMMAND...: one check that COMMAND exits with
+# EXPECTED_RC; its output is left in $TMP/out and $TMP/err.
+tap_run() {
+    _name=$1 _want=$2
+    shift 2
+    "$@" >"$TMP/out" 2>"$TMP/err"
+    _rc=$?
+    if [ $_rc -eq "$_want" ]; then tap_ok "$_name"; else tap_fail "$_name (rc $_rc, want $_want)" "$(cat "$TMP/err")"; fi
+}
+# tap_has NAME FILE TEXT: one check that FILE holds TEXT.
+tap_has() {
+    if grep -qF -- "$3" "$2"; then tap_ok "$1"; else tap_fail "$1" "$(head -20 "$2")"; fi
+}

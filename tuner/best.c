@@ -1,6 +1,7 @@
 /* best.c — the config a task is compiled with: the best successful record
  * for the task's workload key, measured on this target (exact target
- * string) or else on a target with the same ISA features, whose config
+ * string and the same ISA features: `cpu` on another host is another
+ * machine) or else on a target with the same ISA features, whose config
  * still fits the task's space. Records made under another version of the
  * template (stale) and configs that no longer fit the space (invalid) are
  * skipped and listed, so that a user sees why an old database stopped
@@ -53,7 +54,14 @@ bool tun_best_config(db *d, const tun_space *s, const db_target *t, tun_best *ou
                 break;
             }
             n = got;
-            if (pass == 1) {
+            if (pass == 0 && t->isa && t->isa[0]) {
+                /* "cpu" names the host: a record of the same string made on a
+                 * host of other ISA features was planned for other vectors */
+                n = 0;
+                for (size_t i = 0; i < got; i++)
+                    if (!recs[i].target.isa || !recs[i].target.isa[0] || !strcmp(recs[i].target.isa, t->isa))
+                        recs[n++] = recs[i];
+            } else if (pass == 1) {
                 /* the exact target's records were looked at already */
                 n = 0;
                 for (size_t i = 0; i < got; i++)

@@ -1,7 +1,8 @@
 /* host.c — where a record is measured: the target string as the user wrote
  * it (spaces collapsed; lookups match on it), the host's CPU model, its ISA
  * features (the fallback for a target string never tuned: records of
- * another target with the same features) and the OS. */
+ * another target with the same features; a -mcpu target's are its ISA's)
+ * and the OS. */
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -32,8 +33,10 @@ static void cpu_model(char *out, size_t n)
     fclose(f);
 }
 
-/* The ISA features templates and the compiler care about, lowercase. */
-static void isa_features(su_buf *b)
+/* The host's ISA features templates and the compiler care about, lowercase,
+ * those beyond the target's ISA left out (a target capped at AVX2 on an
+ * AVX-512 host uses none of AVX-512). */
+static void isa_features(const tg_target *t, su_buf *b)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
     __builtin_cpu_init();
@@ -48,10 +51,15 @@ static void isa_features(su_buf *b)
         {"avx512dq", __builtin_cpu_supports("avx512dq")}, {"avx512vl", __builtin_cpu_supports("avx512vl")},
         {"avx512vnni", __builtin_cpu_supports("avx512vnni")},
     };
-    for (size_t i = 0; i < sizeof feats / sizeof *feats; i++)
-        if (feats[i].has)
+    for (size_t i = 0; i < sizeof feats / sizeof *feats; i++) {
+        const char *f = feats[i].name;
+        tg_isa need = !strncmp(f, "avx512", 6) ? TG_ISA_AVX512
+                      : !strcmp(f, "sse4.2") ? TG_ISA_SSE42 : TG_ISA_AVX2;
+        if (feats[i].has && need <= t->isa)
             su_buf_printf(b, "%s%s", b->len ? " " : "", feats[i].name);
+    }
 #else
+    (void)t;
     (void)b;
 #endif
 }
@@ -82,7 +90,11 @@ void tun_target_describe(const tg_target *t, const char *name, su_arena *a, db_t
     cpu_model(cpu, sizeof cpu);
     out->cpu = su_arena_strdup(a, cpu);
     su_buf_clear(&b);
-    isa_features(&b);
+    /* a named CPU's features are its own, not the host's */
+    if (t->host)
+        isa_features(t, &b);
+    else
+        tg_target_features(t, &b);
     out->isa = su_arena_strdup(a, su_buf_str(&b));
     out->cores = t->cores;
     struct utsname u;

@@ -46,20 +46,22 @@ static sch_tensor *pad_of(const sch_schedule *s, const sch_tensor *a)
  * 13, 109): kb channels (dividing K, at most 64) by owb columns (dividing OW,
  * at most 32), their owb * ceil(kb / lanes) accumulators within regs, scored
  * by useful lane-FMAs per reduction step over what bounds the step: the
- * FMAs, the loads (kb / lanes weight vectors and owb broadcasts) or the 8
- * accumulators two FMA pipes of latency 4 need in flight. */
-static void fallback_tile(int64_t K, int64_t OW, int lanes, int regs, int64_t *kb, int64_t *owb)
+ * FMAs, the loads (kb / lanes weight vectors and owb broadcasts) or the
+ * accumulators the FMA pipes need in flight (sch_hw_min_acc). */
+static void fallback_tile(int64_t K, int64_t OW, const sch_hw *hw, int64_t *kb, int64_t *owb)
 {
+    int lanes = hw->lanes, regs = sch_hw_acc_regs(hw), min_acc = sch_hw_min_acc(hw);
+    int64_t max_k = sch_hw_max_cols(hw), max_w = hw->vregs;
     double best = -1;
-    for (int64_t k = 1; k <= 64 && k <= K; k++) {
+    for (int64_t k = 1; k <= max_k && k <= K; k++) {
         if (K % k)
             continue;
         int64_t vecs = (k + lanes - 1) / lanes;
-        for (int64_t w = 1; w <= 32 && w <= OW; w++) {
+        for (int64_t w = 1; w <= max_w && w <= OW; w++) {
             if (OW % w || vecs * w > regs)
                 continue;
             int64_t fmas = vecs * w, loads = vecs + w, bound = fmas > loads ? fmas : loads;
-            double score = (double)(k * w) / (double)(bound > 8 ? bound : 8);
+            double score = (double)(k * w) / (double)(bound > min_acc ? bound : min_acc);
             if (score > best) {
                 best = score;
                 *kb = k;
@@ -106,29 +108,31 @@ void sch_template_conv2d(sch_tctx *t)
     static const int64_t off_on[2] = {0, 1};
     bool row_default = depthwise || (sw == 1 && OW % lanes == 0);
     int64_t vec_ow = depthwise ? 1 : sch_define_knob(t, "vec_ow", 2, off_on, row_default);
-    int64_t kb0, owb0;
+    int64_t kb0, owb0, acc = sch_hw_acc_regs(t->hw), max_rows = sch_hw_max_rows(t->hw);
     if (vec_ow) {
-        owb0 = sch_tmpl_vector_factor(OW, 2 * lanes, lanes);
-        int64_t regs = (t->hw->vregs - 8) / ((owb0 + lanes - 1) / lanes);
-        kb0 = sch_tmpl_divisor(K, regs < 16 ? regs : 16);
+        owb0 = sch_tmpl_vector_factor(OW, sch_hw_row_lanes(t->hw), lanes);
+        int64_t regs = acc / ((owb0 + lanes - 1) / lanes);
+        kb0 = sch_tmpl_divisor(K, regs < max_rows ? regs : max_rows);
     } else {
-        kb0 = sch_tmpl_vector_factor(K, 2 * lanes, lanes);
-        owb0 = sch_tmpl_divisor(OW, (t->hw->vregs - 8) / ((kb0 + lanes - 1) / lanes));
+        kb0 = sch_tmpl_vector_factor(K, sch_hw_row_lanes(t->hw), lanes);
+        owb0 = sch_tmpl_divisor(OW, acc / ((kb0 + lanes - 1) / lanes));
         if (owb0 < 4)
-            fallback_tile(K, OW, lanes, t->hw->vregs - 8, &kb0, &owb0);
+            fallback_tile(K, OW, t->hw, &kb0, &owb0);
     }
     const int64_t dk[2] = {K / kb0, kb0}, dw[2] = {OW / owb0, owb0};
     /* the unrolled dimension of the register tile stays within what the
      * vector registers can hold (depthwise: channels; see below for rows) */
-    const int64_t *tk = sch_define_split(t, "tile_oc", K, 2, depthwise ? 16 : 64, dk);
-    const int64_t *tw = sch_define_split(t, "tile_ow", OW, 2, 32, dw);
+    const int64_t *tk = sch_define_split(t, "tile_oc", K, 2, depthwise ? max_rows : sch_hw_max_cols(t->hw), dk);
+    const int64_t *tw = sch_define_split(t, "tile_ow", OW, 2, t->hw->vregs, dw);
     int64_t kb = tk[1], owb = tw[1];
     /* Cache blocking of the input channels: the weights of one block of
-     * tile_ic channels stay in cache while the tile loops reuse them. */
+     * tile_ic channels stay in cache while the tile loops reuse them; by
+     * default the largest block whose weight panel (kb channels) fits L2. */
     int64_t IC = a->rext[0], icb = IC;
     if (IC > 1) {
         const sch_split_policy ip = {.max_outer = 16};
-        const int64_t di[2] = {1, IC};
+        int64_t icb0 = sch_hw_l2_block(t->hw, IC, kb * a->rext[1] * a->rext[2] * 4, ip.max_outer);
+        const int64_t di[2] = {IC / icb0, icb0};
         icb = sch_define_split_policy(t, "tile_ic", IC, 2, &ip, di)[1];
     }
     sch_tensor *pad = pad_of(s, a);
@@ -203,9 +207,9 @@ void sch_template_conv2d(sch_tctx *t)
     aorder[na++] = reg;
     aorder[na++] = vec;
     SCH_TRY(t, sch_reorder(s, a, na, aorder));
-    /* unrolled channels beyond 16 would not fit the registers (and take the
-     * compiler long): the loop then stays a loop */
-    if (reg->extent > 1 && (!vec_ow || reg->extent <= 16))
+    /* unrolled channels beyond half the registers would not fit them (and
+     * take the compiler long): the loop then stays a loop */
+    if (reg->extent > 1 && (!vec_ow || reg->extent <= max_rows))
         SCH_TRY(t, sch_annotate(s, a, reg, SCH_LOOP_UNROLLED));
     if (vec->extent > 1)
         SCH_TRY(t, sch_annotate(s, a, vec, SCH_LOOP_VECTORIZED));

@@ -4,7 +4,8 @@
  * gets parallel outer loops and a vectorized inner loop; each reduction
  * feeding an elementwise output (the sums of a softmax or a layer_norm, a
  * pooling window's sum) is computed inside the output's loop nest, so the
- * whole function is one pass over its data. The last output's loops are
+ * whole function is one pass over its data; a long row of such a reduction
+ * runs as a SIMD reduction. The last output's loops are
  * knobs (the vector tile, how many outer loops go parallel, unrolling a
  * pooling window); their defaults are the one shape that serves most of
  * these memory-bound functions. */
@@ -80,7 +81,7 @@ static root_knobs root_defaults(sch_tctx *t, const sch_iter *v, int ns, const sc
     int all = ns > 0 ? ns : 1;
     root_knobs k = {v->extent, 0, SCH_LOOP_SERIAL};
     if (v->extent > MAX_VECTOR_LOOP)
-        k.vec = sch_tmpl_vector_factor(v->extent, 512, t->hw->lanes);
+        k.vec = sch_tmpl_vector_factor(v->extent, sch_hw_stream_tile(t->hw), t->hw->lanes);
     k.par = work >= PARALLEL_MIN && outer * (v->extent / k.vec) > 1 ? all : 0;
     if (!tunable)
         return k;
@@ -225,10 +226,16 @@ void sch_tmpl_attach_reductions(sch_tctx *t)
                 if (sch_leaf_roots(c, c->leaves.data[l]) & used)
                     at = c->leaves.data[l];
         }
-        if (ok && c && at)
+        if (ok && c && at) {
             SCH_TRY(t, sch_compute_at(s, r, c, (sch_iter *)at));
-        else
+            /* a row statistic (softmax's max and sum, layer_norm's moments):
+             * its row loop as a SIMD reduction, lanes summing apart */
+            sch_iter *last = r->leaves.len ? r->leaves.data[r->leaves.len - 1] : NULL;
+            if (!t->err && last && last->reduce && last->extent >= 2 * t->hw->lanes)
+                SCH_TRY(t, sch_annotate(s, r, last, SCH_LOOP_VECTORIZED));
+        } else {
             sch_tmpl_root(t, r);
+        }
     }
 }
 

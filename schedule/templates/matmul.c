@@ -50,11 +50,11 @@ void sch_template_matmul(sch_tctx *t)
     }
     int nd = a->ndim;
     int64_t N = a->shape[nd - 1], M = nd >= 2 ? a->shape[nd - 2] : 1;
-    int64_t nb0 = sch_tmpl_vector_factor(N, 2 * lanes, lanes);
-    int64_t mb0 = sch_tmpl_divisor(M, (t->hw->vregs - 8) / ((nb0 + lanes - 1) / lanes));
+    int64_t nb0 = sch_tmpl_vector_factor(N, sch_hw_row_lanes(t->hw), lanes);
+    int64_t mb0 = sch_tmpl_divisor(M, sch_hw_acc_regs(t->hw) / ((nb0 + lanes - 1) / lanes));
     const int64_t dx[2] = {N / nb0, nb0}, dy[2] = {M / mb0, mb0};
-    const int64_t *tx = sch_define_split(t, "tile_x", N, 2, 64, dx);
-    const int64_t *ty = sch_define_split(t, "tile_y", M, 2, 16, dy);
+    const int64_t *tx = sch_define_split(t, "tile_x", N, 2, sch_hw_max_cols(t->hw), dx);
+    const int64_t *ty = sch_define_split(t, "tile_y", M, 2, sch_hw_max_rows(t->hw), dy);
     int64_t nb = tx[1], mb = ty[1];
     static const int64_t off_on[2] = {0, 1};
     /* the operand whose columns the vector loop walks, if it is stored
@@ -75,7 +75,9 @@ void sch_template_matmul(sch_tctx *t)
      * a buffer between blocks). */
     int64_t K = a->rext[0];
     const sch_split_policy kp = {.max_outer = 16};
-    const int64_t dk[2] = {1, K};
+    /* by default the longest k block whose panel (nb columns) fits L2 */
+    int64_t kb0 = sch_hw_l2_block(t->hw, K, nb * 4, kp.max_outer);
+    const int64_t dk[2] = {K / kb0, kb0};
     int64_t kb = sch_define_split_policy(t, "tile_k", K, 2, &kp, dk)[1];
     static const char *const k_loops[2] = {"row", "k"};
     static const int64_t k_orders[4] = {0, 1, 1, 0};

@@ -1,0 +1,138 @@
+#!/bin/sh
+# isa.sh — targets decide the ISA the templates plan for, whatever the host:
+# target strings are described as the table and options say; code for every
+# ISA is generated and compiled to assembly (vector registers of that width,
+# no spills in the innermost FMA loops); code runs only where the host has
+# its ISA, and a target the host cannot execute is refused by run, bench and
+# tune (compiling for it stays allowed). RELAY_TUNE_MAX_ISA caps the host, so
+# an AVX-512 host checks the AVX2 host's refusals too.
+. "$(dirname "$0")/../lib.sh"
+M="$top_srcdir/benchmarks/models/resnet18.relay"
+MLP="$top_srcdir/benchmarks/models/mlp.relay"
+AVX512="cpu -mcpu=skylake-avx512 -cores=2"
+AVX2="cpu -mcpu=haswell -cores=2"
+ZEN1="cpu -mcpu=znver1 -cores=2"
+host=$("$RELAY_TUNE" targets | sed -n 's/^host ISA: //p')
+case $host in avx512|avx2|sse4.2|x86-64) tap_ok "targets names the host ISA ($host)" ;; *) tap_fail "targets names the host ISA" "$host" ;; esac
+
+# ---- descriptions --------------------------------------------------------
+tap_run "describe avx512 and avx2 CPUs" 0 "$RELAY_TUNE" targets "$AVX512" "$ZEN1"
+tap_has "skylake-avx512: 16 lanes, 32 registers" "$TMP/out" "isa avx512 (16 float32 lanes, 32 vector registers), 2 FMAs a cycle, L1d 32K, L2 1024K"
+tap_has "znver1: 8 lanes, 16 registers, one FMA, 512K L2" "$TMP/out" "isa avx2 (8 float32 lanes, 16 vector registers), 1 FMA a cycle, L1d 32K, L2 512K"
+tap_has "the compiler targets the CPU at the planned width" "$TMP/out" "-march=znver1 -mno-avx512f -mprefer-vector-width=256"
+tap_run "options override the table" 0 "$RELAY_TUNE" targets "cpu -mcpu=znver1 -l2=1M -fma=2 -cores=3"
+tap_has "overridden L2, FMAs and cores" "$TMP/out" "2 FMAs a cycle, L1d 32K, L2 1024K, L3 8192K, 3 cores"
+tap_run "-isa narrows a CPU" 0 "$RELAY_TUNE" targets "cpu -mcpu=skylake-avx512 -isa=avx2"
+tap_has "narrowed: 8 lanes, AVX-512 off" "$TMP/out" "-march=skylake-avx512 -mno-avx512f"
+tap_run "-isa wider than the CPU" 1 "$RELAY_TUNE" targets "cpu -mcpu=haswell -isa=avx512"
+tap_has "says so" "$TMP/err" "-isa is wider than this -mcpu has"
+tap_run "an -mcpu the compiler lacks" 1 "$RELAY_TUNE" targets "cpu -mcpu=notacpu9"
+tap_has "names the problem" "$TMP/err" "the system compiler does not know this -mcpu name"
+tap_run "an -mcpu the table lacks, from the compiler" 0 "$RELAY_TUNE" targets "cpu -mcpu=ivybridge"
+tap_has "ivybridge has no AVX2: sse4.2" "$TMP/out" "isa sse4.2 (4 float32 lanes"
+tap_run "a bad -isa" 1 "$RELAY_TUNE" targets "cpu -isa=avx3"
+tap_run "a bad cache size" 1 "$RELAY_TUNE" targets "cpu -l2=lots"
+tap_run "a CPU name with a shell character" 1 "$RELAY_TUNE" targets 'cpu -mcpu=x;true'
+tap_has "refused before any compiler sees it" "$TMP/err" "-mcpu takes a CPU name"
+RELAY_TUNE_MAX_ISA=avx2 "$RELAY_TUNE" targets >"$TMP/out" 2>&1
+tap_has "RELAY_TUNE_MAX_ISA caps the host" "$TMP/out" "host ISA: $( [ "$host" = avx512 ] && echo avx2 || echo "$host")"
+
+# ---- schedules follow the target, not the host ----------------------------
+tap_run "lower for avx512" 0 "$RELAY_TUNE" lower "$M" --task 2 --target "$AVX512" --emit config
+tap_has "avx512: 32 channels (two vectors) by 8 columns" "$TMP/out" '"vec_ow":0,"tile_oc":[2,32],"tile_ow":[7,8]'
+tap_run "lower for avx2" 0 "$RELAY_TUNE" lower "$M" --task 2 --target "$AVX2" --emit config
+tap_has "avx2: a row of 8 columns, 8 channels" "$TMP/out" '"vec_ow":1,"tile_oc":[8,8],"tile_ow":[7,8]'
+tap_run "lower for x86-64 (SSE2)" 0 "$RELAY_TUNE" lower "$M" --task 2 --target "cpu -isa=x86-64" --emit config
+tap_has "x86-64: rows of 4-lane vectors" "$TMP/out" '"vec_ow":1'
+tap_run "dense space for avx2" 0 "$RELAY_TUNE" lower "$M" --task 15 --target "$AVX2" --emit space
+tap_has "avx2: at most 32 columns (four vectors)" "$TMP/out" "tile_x: split 1000 into 2: [40,25] [50,20]"
+tap_run "dense space for avx512" 0 "$RELAY_TUNE" lower "$M" --task 15 --target "$AVX512" --emit space
+tap_has "avx512: at most 64 columns" "$TMP/out" "tile_x: split 1000 into 2: [20,50] [25,40]"
+# the L2 decides the default input-channel blocks of a 3x3 conv with 512 channels
+tap_run "lower a 512-channel conv, 1M L2" 0 "$RELAY_TUNE" lower "$M" --task 13 --target "$AVX512" --emit config
+tap_has "its weight panel fits: no blocks" "$TMP/out" '"tile_ic":[1,512]'
+tap_run "the same conv, 256K L2" 0 "$RELAY_TUNE" lower "$M" --task 13 --target "$AVX512 -l2=256K" --emit config
+tap_has "two blocks fit: blocked" "$TMP/out" '"tile_ic":[4,128]'
+
+# ---- assembly of each ISA: vector width, no spills in FMA loops -----------
+cflags() { "$RELAY_TUNE" targets "$1" | sed -n 's/^  cflags: //p' | sed 's/ -fPIC -shared//'; }
+asm_check() { # asm_check LABEL TARGET REG NOREG TASK...
+    label=$1 tg=$2 reg=$3 noreg=$4
+    shift 4
+    fl=$(cflags "$tg")
+    for task in "$@"; do
+        "$RELAY_TUNE" lower "$M" --task "$task" --target "$tg" --emit c >"$TMP/k.c" 2>"$TMP/err" &&
+            cc $fl -S -o "$TMP/k.s" "$TMP/k.c" 2>>"$TMP/err"
+        if [ $? -ne 0 ]; then
+            tap_fail "$label task $task: compiles to assembly" "$(cat "$TMP/err")"
+            continue
+        fi
+        awk -f "$top_srcdir/tests/tools/fma_loops.awk" "$TMP/k.s" >"$TMP/loops"
+        n=$(wc -l <"$TMP/loops")
+        spills=$(awk '$3 > 0' "$TMP/loops")
+        if [ "$n" -gt 0 ] && [ -z "$spills" ]; then
+            tap_ok "$label task $task: $n innermost FMA loops, no vector spills"
+        else
+            tap_fail "$label task $task: innermost FMA loops without spills" "$(cat "$TMP/loops")"
+        fi
+        if grep -q "$reg" "$TMP/k.s" && ! grep -q "$noreg" "$TMP/k.s"; then
+            tap_ok "$label task $task: uses $reg, not $noreg"
+        else
+            tap_fail "$label task $task: uses $reg, not $noreg"
+        fi
+    done
+}
+# the stem, a 3x3 conv, a 1x1 projection, a 512-channel 3x3, the dense
+asm_check avx512 "$AVX512" zmm xxnone 0 2 5 13 15
+asm_check avx2 "$ZEN1" ymm zmm 0 2 5 13 15
+
+# ---- row reductions (softmax, layer_norm) run as SIMD reductions ----------
+RELAY_TUNE_CACHE="$TMP/cache" "$RELAY_TUNE" compile "$top_srcdir/benchmarks/models/bert_layer.relay" --random-params 1 \
+    --target "$AVX512" -o "$TMP/bert.so" >/dev/null 2>"$TMP/err" || tap_fail "compile bert_layer" "$(cat "$TMP/err")"
+cat "$TMP"/cache/*.c >"$TMP/bert.c" 2>/dev/null
+tap_has "softmax's row max: a simd max reduction" "$TMP/bert.c" "#pragma omp simd reduction(max:"
+tap_has "its row sum and layer_norm's moments: simd sums" "$TMP/bert.c" "#pragma omp simd reduction(+:"
+fl=$(cflags "$AVX512")
+: >"$TMP/bert.s"
+for c in $(grep -l "reduction(max:" "$TMP"/cache/*.c); do
+    cc $fl -S -o "$TMP/one.s" "$c" 2>>"$TMP/err" && cat "$TMP/one.s" >>"$TMP/bert.s"
+done
+if grep -q "vmaxps.*zmm" "$TMP/bert.s"; then
+    tap_ok "the max reduction compiles to zmm max instructions"
+else
+    tap_fail "the max reduction compiles to zmm max instructions" "$(cat "$TMP/err")"
+fi
+
+# ---- running: only ISAs the host has; refusals ----------------------------
+"$RELAY_TUNE" run "$MLP" --random-params 3 --output "$TMP/ref.npy" >/dev/null 2>"$TMP/err" ||
+    tap_fail "interpreter reference" "$(cat "$TMP/err")"
+for isa in avx512 avx2 sse4.2 x86-64; do
+    case "$host:$isa" in
+    avx512:*|avx2:avx2|avx2:sse4.2|avx2:x86-64|sse4.2:sse4.2|sse4.2:x86-64|x86-64:x86-64)
+        tap_run "run mlp compiled for $isa" 0 "$RELAY_TUNE" run "$MLP" --random-params 3 --target "cpu -isa=$isa" \
+            --output "$TMP/$isa.npy"
+        tap_run "  $isa matches the interpreter" 0 "$top_builddir/tests/tools/npycmp" "$TMP/ref.npy" "$TMP/$isa.npy" 1e-5 ;;
+    *)
+        tap_run "compile mlp for $isa (the host cannot run it)" 0 "$RELAY_TUNE" compile "$MLP" --random-params 3 \
+            --target "cpu -isa=$isa" -o "$TMP/$isa.so" ;;
+    esac
+done
+if [ "$host" = avx512 ]; then
+    export RELAY_TUNE_MAX_ISA=avx2
+    tap_run "capped host: run refuses an avx512 target" 1 "$RELAY_TUNE" run "$MLP" --random-params 3 --target "$AVX512"
+    tap_has "names the target and both ISAs" "$TMP/err" "target 'cpu -mcpu=skylake-avx512 -cores=2' plans for avx512 but this host has avx2"
+    tap_run "capped host: bench refuses it" 1 "$RELAY_TUNE" bench "$MLP" --target "cpu -isa=avx512"
+    tap_run "capped host: tune refuses it" 1 "$RELAY_TUNE" tune "$MLP" --trials 1 --db "$TMP/t.db" --target "cpu -isa=avx512"
+    if [ ! -e "$TMP/t.db" ]; then tap_ok "  before creating a database"; else tap_fail "  before creating a database"; fi
+    tap_run "capped host: compiling for avx512 is allowed" 0 "$RELAY_TUNE" compile "$MLP" --random-params 3 \
+        --target "cpu -isa=avx512" -o "$TMP/m512.so"
+    tap_run "capped host: the avx512 model refuses to load" 1 "$RELAY_TUNE" run "$TMP/m512.so" --random-params 3
+    tap_has "  saying why" "$TMP/err" "was compiled for avx512, which this host cannot execute (it has avx2)"
+    tap_run "capped host: cpu plans for avx2" 0 "$RELAY_TUNE" run "$MLP" --random-params 3 --target cpu \
+        --output "$TMP/capped.npy"
+    tap_run "  and matches the interpreter" 0 "$top_builddir/tests/tools/npycmp" "$TMP/ref.npy" "$TMP/capped.npy" 1e-5
+    unset RELAY_TUNE_MAX_ISA
+else
+    for i in 1 2 3 4 5 6 7 8 9 10; do tap_ok "# SKIP the refusal checks run on an AVX-512 host capped to avx2"; done
+fi
+tap_done
