@@ -4,7 +4,9 @@
  * OpenBLAS. The weight is packed once ahead of time, as the compiled model
  * does for constant weights (the packing's own time is printed apart);
  * sgemm packs inside every call. Reports the best and the median of
- * --repeat runs after warm-up, in GFLOP/s, and the ratio.
+ * --repeat runs after warm-up, in GFLOP/s with its % of the host's FP32
+ * FMA peak (measured first, on the kernels' threads: bench_peak.c), and
+ * the ratio.
  *
  *   env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE benchmarks/bench_dense [--size N] [--repeat R]
  *       [--emit-c FILE] [--config JSON]
@@ -134,9 +136,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_dense: build failed:\n%s\n", log ? log : "");
         return 1;
     }
-    char *cj = sch_config_json(&sp, &cfg);
+    char *cj = sch_config_json(&sp, &cfg), peak_why[160], line[256];
     printf("dense %dx%dx%d, %d threads, config %s\n", n, n, n, t.cores, cj);
     free(cj);
+    bench_peak peak;
+    if (!bench_peak_measure(t.cores, 0.2, &peak, peak_why, sizeof peak_why)) {
+        fprintf(stderr, "bench_dense: the FMA peak: %s\n", peak_why);
+        return 1;
+    }
+    bench_peak_describe(&peak, line, sizeof line);
+    printf("  %s\n", line);
     float *x = bench_buffer((size_t)n * n), *w = bench_buffer((size_t)n * n), *y = bench_buffer((size_t)n * n);
     float *wp = l->nprologues ? bench_buffer((size_t)l->prologues[0].packed->size) : NULL;
     unsigned seed = 1;
@@ -155,15 +164,17 @@ int main(int argc, char **argv)
     }
     time_best_median(run_kernel, &k, repeat, &best, &median);
     double ours = gflop / best;
-    printf("  relay-tune default schedule: best %.3f ms (%.1f GFLOP/s), median %.3f ms (%.1f GFLOP/s)\n", best * 1e3,
-           ours, median * 1e3, gflop / median);
+    printf("  relay-tune %s schedule: best %.3f ms (%.1f GFLOP/s, %.0f%% of peak), median %.3f ms (%.1f GFLOP/s, "
+           "%.0f%%)\n", config ? "given" : "default", best * 1e3, ours, ours / peak.gflops * 100, median * 1e3,
+           gflop / median, gflop / median / peak.gflops * 100);
 #ifdef HAVE_OPENBLAS
     float *ref = bench_buffer((size_t)n * n);
     bctx b = {n, x, w, ref};
     time_best_median(run_blas, &b, repeat, &best, &median);
     double blas = gflop / best;
-    printf("  OpenBLAS cblas_sgemm:        best %.3f ms (%.1f GFLOP/s), median %.3f ms (%.1f GFLOP/s)\n", best * 1e3,
-           blas, median * 1e3, gflop / median);
+    printf("  OpenBLAS cblas_sgemm:        best %.3f ms (%.1f GFLOP/s, %.0f%% of peak), median %.3f ms (%.1f GFLOP/s, "
+           "%.0f%%)\n", best * 1e3, blas, blas / peak.gflops * 100, median * 1e3, gflop / median,
+           gflop / median / peak.gflops * 100);
     double err = 0, mx = 1e-6;
     for (size_t i = 0; i < (size_t)n * n; i++) {
         err = fmax(err, fabs((double)y[i] - ref[i]));
