@@ -17,7 +17,7 @@
  *
  * On T threads the same loop runs on T pthreads released together by a
  * flag; the peak is all their flops over the wall time from the release
- * to the last one's end. The best of three runs is kept: the peak is what
+ * to the last one's end. The best of five runs is kept: the peak is what
  * the cores can do, and a run slowed by another process says less about it. */
 #include <errno.h>
 #include <immintrin.h>
@@ -199,7 +199,7 @@ static double peak_run(const peak_isa *k, int threads, long iters, double *share
     return started < threads ? -1 : t;
 }
 
-/* The best GFLOP/s of three runs lasting about `seconds` each; *share as
+/* The best GFLOP/s of five runs lasting about `seconds` each; *share as
  * peak_run's, of the best run. */
 static double peak_gflops(const peak_isa *k, int threads, double seconds, double *share)
 {
@@ -213,7 +213,7 @@ static double peak_gflops(const peak_isa *k, int threads, double seconds, double
         return -1;
     iters = (long)fmax(1.0, (double)iters * seconds / fmax(t, 1e-9));
     double flops = 2.0 * k->lanes * k->chains * (double)iters * threads, best = 0;
-    for (int r = 0; r < 3; r++) {
+    for (int r = 0; r < 5; r++) {
         double sh, s = peak_run(k, threads, iters, &sh);
         if (s < 0)
             return -1;

@@ -83,7 +83,7 @@ typedef struct bench_peak {
  * FMA) or "sse". */
 const char *bench_peak_isa(void);
 /* Measures the peak of the widest ISA on 1 and on `threads` threads, each
- * the best of three runs of about `seconds`. False with the reason in why. */
+ * the best of five runs of about `seconds`. False with the reason in why. */
 bool bench_peak_measure(int threads, double seconds, bench_peak *out, char *why, size_t n);
 /* The same with the loop of a named ISA; refused for one the host cannot run. */
 bool bench_peak_measure_isa(const char *isa, int threads, double seconds, bench_peak *out, char *why, size_t n);

@@ -44,7 +44,8 @@ int main(int argc, char **argv)
     }
     if (json) {
         printf("{\"isa\": \"%s\", \"lanes\": %d, \"chains\": %d, \"threads\": %d, \"gflops1\": %.3f, "
-               "\"gflops\": %.3f}\n", p.isa, p.lanes, p.chains, p.threads, p.gflops1, p.gflops);
+               "\"gflops\": %.3f, \"share\": %.3f}\n", p.isa, p.lanes, p.chains, p.threads, p.gflops1, p.gflops,
+               p.share);
     } else {
         char line[256];
         bench_peak_describe(&p, line, sizeof line);
