@@ -19,7 +19,6 @@
  * flag; the peak is all their flops over the wall time from the release
  * to the last one's end. The best of five runs is kept: the peak is what
  * the cores can do, and a run slowed by another process says less about it. */
-#include <errno.h>
 #include <immintrin.h>
 #include <math.h>
 #include <pthread.h>
@@ -43,7 +42,8 @@ static double peak_now(void)
 /* chain constants: a < 1 and b > 0 read at run time, so that the compiler
  * cannot fold the loop away */
 static volatile float peak_a = 0.99999f, peak_b = 1e-5f;
-/* the loops' results land here, so that they are computed */
+/* the loops' results land here (summed by the thread that started them),
+ * so that they are computed */
 static volatile float peak_sink;
 
 /* The loops' chains are written out one by one: named locals, not an
@@ -151,6 +151,7 @@ typedef struct peak_job {
     long iters;
     atomic_int *go;     /* 0: wait, 1: run, -1: called off */
     float seed;
+    float sum;          /* out: the loop's result */
     double cpu;         /* out: the thread's CPU seconds in the loop */
 } peak_job;
 
@@ -169,7 +170,7 @@ static void *peak_thread(void *p)
         sched_yield();
     double t0 = thread_cpu_now();
     if (go > 0)
-        peak_sink = j->k->loop(j->iters, j->seed);
+        j->sum = j->k->loop(j->iters, j->seed);
     j->cpu = thread_cpu_now() - t0;
     return NULL;
 }
@@ -193,8 +194,10 @@ static double peak_run(const peak_isa *k, int threads, long iters, double *share
     for (int i = 0; i < started; i++)
         pthread_join(tid[i], NULL);
     double t = peak_now() - t0, cpu = 0;
+    float sum = 0;
     for (int i = 0; i < started; i++)
-        cpu += jobs[i].cpu;
+        cpu += jobs[i].cpu, sum += jobs[i].sum;
+    peak_sink = sum;
     *share = t > 0 ? fmin(1.0, cpu / (t * threads)) : 1.0;
     return started < threads ? -1 : t;
 }
@@ -247,7 +250,7 @@ bool bench_peak_measure_isa(const char *isa, int threads, double seconds, bench_
     out->gflops = threads == 1 ? out->gflops1 : peak_gflops(k, threads, seconds, &out->share);
     out->share = fmin(out->share, share1);
     if (out->gflops1 <= 0 || out->gflops <= 0) {
-        snprintf(why, n, "cannot start %d threads: %s", threads, strerror(errno ? errno : EAGAIN));
+        snprintf(why, n, "cannot start %d threads", threads);
         return false;
     }
     return true;
