@@ -4,10 +4,17 @@
  * OpenBLAS. The weight is packed once ahead of time, as the compiled model
  * does for constant weights (the packing's own time is printed apart);
  * sgemm packs inside every call. Reports the best and the median of
- * --repeat runs after warm-up, in GFLOP/s, and the ratio.
+ * --repeat runs after warm-up, in GFLOP/s with its % of the host's FP32
+ * FMA peak (measured first, on the kernels' threads: bench_peak.c), and
+ * the ratio.
  *
  *   env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE benchmarks/bench_dense [--size N] [--repeat R]
- *       [--emit-c FILE] [--config JSON]
+ *       [--emit-c FILE] [--config JSON | --db DB]
+ *
+ * --db times the best valid record of DB for target cpu instead of the
+ * default (what `relay-tune compile --db` applies; benchmarks/dense1024.relay
+ * is the same task at the default size, tuned like a model), and says when
+ * the database has none.
  *
  * (this machine's environment sets those two variables, which makes
  * OpenBLAS pick a slower kernel; unset them for its best). */
@@ -16,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/api.h"
 #include "benchmarks/bench_util.h"
 #include "config.h"
 #include "ir/transform/transform.h"
@@ -53,10 +61,31 @@ static void run_blas(void *p)
 }
 #endif
 
+/* The best valid config of DB for the dense task of `text`, as compiling
+ * picks it (weights bound, as tuning binds them); NULL with a note when the
+ * database has none. Exits on errors. */
+static char *tuned_config(const char *db_path, const char *text)
+{
+    rt_db *rdb = rt_db_open(db_path, 0, stderr);
+    rt_module *rm = rdb ? rt_module_parse("dense.relay", text, strlen(text), stderr) : NULL;
+    rt_opt_options oo = {.level = 3};
+    if (!rm || rt_module_bind_random_params(rm, 0, 1, stderr) < 0 || rt_module_optimize(rm, &oo, stderr) != 0)
+        exit(1);
+    char *json = NULL;
+    int kind = rt_task_best_config(rm, 0, rdb, "cpu", &json, NULL, stderr);
+    if (kind < 0)
+        exit(1);
+    if (!json)
+        printf("  %s has no valid record of this task for cpu: the default config\n", db_path);
+    rt_module_free(rm);
+    rt_db_close(rdb);
+    return json;
+}
+
 int main(int argc, char **argv)
 {
     int n = 1024, repeat = 20;
-    const char *emit = NULL, *config = NULL;
+    const char *emit = NULL, *config = NULL, *db_path = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--size") && i + 1 < argc)
             n = atoi(argv[++i]);
@@ -66,17 +95,22 @@ int main(int argc, char **argv)
             emit = argv[++i];
         else if (!strcmp(argv[i], "--config") && i + 1 < argc)
             config = argv[++i];
-        else {
-            fprintf(stderr, "usage: bench_dense [--size N] [--repeat R] [--emit-c FILE] [--config JSON]\n");
-            return 2;
-        }
+        else if (!strcmp(argv[i], "--db") && i + 1 < argc)
+            db_path = argv[++i];
+        else
+            n = 0;
     }
-    if (n < 1 || repeat < 1)
+    if (n < 1 || repeat < 1 || (config && db_path)) {
+        fprintf(stderr, "usage: bench_dense [--size N] [--repeat R] [--emit-c FILE] [--config JSON | --db DB]\n");
         return 2;
+    }
     char text[512];
     snprintf(text, sizeof text,
              "#[version = \"0.0.5\"]\ndef @main(%%x: Tensor[(%d, %d), float32], %%w: Tensor[(%d, %d), float32]) "
              "{ nn.dense(%%x, %%w) }\n", n, n, n, n);
+    char *tuned = db_path ? tuned_config(db_path, text) : NULL;
+    if (tuned)
+        config = tuned;
     su_diags d = {0};
     ir_module *m = ir_parse("dense.relay", text, strlen(text), &d);
     tr_options o = {.level = 3};
@@ -134,9 +168,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_dense: build failed:\n%s\n", log ? log : "");
         return 1;
     }
-    char *cj = sch_config_json(&sp, &cfg);
+    char *cj = sch_config_json(&sp, &cfg), peak_why[160], line[256];
     printf("dense %dx%dx%d, %d threads, config %s\n", n, n, n, t.cores, cj);
     free(cj);
+    bench_peak peak;
+    if (!bench_peak_measure(t.cores, 0.2, &peak, peak_why, sizeof peak_why)) {
+        fprintf(stderr, "bench_dense: the FMA peak: %s\n", peak_why);
+        return 1;
+    }
+    bench_peak_describe(&peak, line, sizeof line);
+    printf("  %s\n", line);
     float *x = bench_buffer((size_t)n * n), *w = bench_buffer((size_t)n * n), *y = bench_buffer((size_t)n * n);
     float *wp = l->nprologues ? bench_buffer((size_t)l->prologues[0].packed->size) : NULL;
     unsigned seed = 1;
@@ -155,15 +196,17 @@ int main(int argc, char **argv)
     }
     time_best_median(run_kernel, &k, repeat, &best, &median);
     double ours = gflop / best;
-    printf("  relay-tune default schedule: best %.3f ms (%.1f GFLOP/s), median %.3f ms (%.1f GFLOP/s)\n", best * 1e3,
-           ours, median * 1e3, gflop / median);
+    printf("  relay-tune %-7s schedule: best %.3f ms (%.1f GFLOP/s, %.0f%% of peak), median %.3f ms (%.1f GFLOP/s, "
+           "%.0f%%)\n", tuned ? "tuned" : config ? "given" : "default", best * 1e3, ours, ours / peak.gflops * 100, median * 1e3,
+           gflop / median, gflop / median / peak.gflops * 100);
 #ifdef HAVE_OPENBLAS
     float *ref = bench_buffer((size_t)n * n);
     bctx b = {n, x, w, ref};
     time_best_median(run_blas, &b, repeat, &best, &median);
     double blas = gflop / best;
-    printf("  OpenBLAS cblas_sgemm:        best %.3f ms (%.1f GFLOP/s), median %.3f ms (%.1f GFLOP/s)\n", best * 1e3,
-           blas, median * 1e3, gflop / median);
+    printf("  OpenBLAS cblas_sgemm:        best %.3f ms (%.1f GFLOP/s, %.0f%% of peak), median %.3f ms (%.1f GFLOP/s, "
+           "%.0f%%)\n", best * 1e3, blas, blas / peak.gflops * 100, median * 1e3, gflop / median,
+           gflop / median / peak.gflops * 100);
     double err = 0, mx = 1e-6;
     for (size_t i = 0; i < (size_t)n * n; i++) {
         err = fmax(err, fabs((double)y[i] - ref[i]));
@@ -178,6 +221,7 @@ int main(int argc, char **argv)
     free(w);
     free(y);
     free(wp);
+    free(tuned);
     su_buf_free(&src);
     tg_lib_close(lib);
     sch_config_free(&cfg);

@@ -2,7 +2,8 @@
  * aligned buffers of seeded random floats, the timing loop (warm-up, then
  * repeats of enough calls to last a minimum time, as AutoTVM's
  * min_repeat_ms; the median and best of the repeats), and one fused
- * function scheduled, lowered and emitted as C. Prefix: bench_. */
+ * function scheduled, lowered and emitted as C (bench_util.c); the host's
+ * FP32 FMA peak (bench_peak.c). Prefix: bench_. */
 #ifndef RT_BENCH_UTIL_H
 #define RT_BENCH_UTIL_H
 
@@ -61,5 +62,32 @@ void bench_run_entry(void *entry);
  * (packed weights included: their values do not change the time). */
 void **bench_kernel_args(const sch_func *f);
 void bench_kernel_args_free(const sch_func *f, void **args);
+
+/* ---- bench_peak.c: the host's FP32 FMA peak ---------------------------------- */
+
+/* Most threads bench_peak_measure runs. */
+#define BENCH_PEAK_MAX_THREADS 256
+
+/* One measurement of the peak. */
+typedef struct bench_peak {
+    const char *isa;    /* the loop's ISA: "avx512", "avx2" or "sse" (static string) */
+    int lanes;          /* floats per vector register of that ISA */
+    int chains;         /* independent accumulator chains of the loop */
+    int threads;        /* threads of `gflops` */
+    double gflops1;     /* FP32 GFLOP/s on one thread */
+    double gflops;      /* FP32 GFLOP/s on `threads` threads */
+    double share;       /* the least part of the best runs' time the threads were on a CPU (1: a quiet host) */
+} bench_peak;
+
+/* The widest ISA this host runs: "avx512" (AVX-512F), "avx2" (AVX2 and
+ * FMA) or "sse". */
+const char *bench_peak_isa(void);
+/* Measures the peak of the widest ISA on 1 and on `threads` threads, each
+ * the best of five runs of about `seconds`. False with the reason in why. */
+bool bench_peak_measure(int threads, double seconds, bench_peak *out, char *why, size_t n);
+/* The same with the loop of a named ISA; refused for one the host cannot run. */
+bool bench_peak_measure_isa(const char *isa, int threads, double seconds, bench_peak *out, char *why, size_t n);
+/* The peak for a benchmark's header: "host ISA avx2; FP32 FMA peak ...". */
+void bench_peak_describe(const bench_peak *p, char *out, size_t n);
 
 #endif

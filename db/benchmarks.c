@@ -3,7 +3,10 @@
  * dashboard can show how a model's latency moved with tuning, with the code
  * (commit) and between machines (host). A result
  * is checked before it is stored: finite, non-negative, min <= median, mean
- * <= max. Exact duplicates (same content) are stored once. Results travel as
+ * <= max. Each result says what the host could do (its ISA and measured
+ * FMA peak, and the threads), so that a latency read later, or from
+ * another machine, has its roofline beside it. Exact duplicates (same
+ * content) are stored once. Results travel as
  * JSON objects (one a line) for scripts: `relay-tune db bench-add` reads them
  * and `db benchmarks --json` writes them (docs/benchmarks.md). */
 #include <jansson.h>
@@ -29,6 +32,10 @@ static bool bench_check(db *d, const db_bench *b)
         !isfinite(b->timestamp) || b->timestamp < 946684800.0 || b->timestamp > 4102444800.0)
         return db_fail(d, "%s: benchmark: model, target, repeats >= 1 and a timestamp (2000..2100) are required",
                        d->path);
+    if (!isfinite(b->peak_gflops) || b->peak_gflops < 0 || b->peak_gflops > 1e7 || b->threads < 0 ||
+        b->threads > 100000)
+        return db_fail(d, "%s: benchmark of %s: peak_gflops must be finite GFLOP/s >= 0 and threads 0..100000",
+                       d->path, b->model);
     return true;
 }
 
@@ -39,8 +46,8 @@ bool db_add_bench(db *d, const db_bench *b)
     sqlite3_stmt *st;
     int rc = sqlite3_prepare_v2(d->sql,
                                 "INSERT OR IGNORE INTO benchmarks (model, target, config_source, mean, median, min,"
-                                " max, stddev, repeats, commit_id, timestamp, host)"
-                                " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                                " max, stddev, repeats, commit_id, timestamp, host, isa, peak_gflops, threads)"
+                                " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
                                 -1, &st, NULL);
     if (rc != SQLITE_OK)
         return db_fail_sql(d, rc, "adding a benchmark result");
@@ -56,6 +63,9 @@ bool db_add_bench(db *d, const db_bench *b)
     sqlite3_bind_text(st, 10, b->commit ? b->commit : "", -1, SQLITE_STATIC);
     sqlite3_bind_double(st, 11, b->timestamp);
     sqlite3_bind_text(st, 12, b->host ? b->host : "", -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 13, b->isa ? b->isa : "", -1, SQLITE_STATIC);
+    sqlite3_bind_double(st, 14, b->peak_gflops);
+    sqlite3_bind_int64(st, 15, b->threads);
     rc = sqlite3_step(st);
     sqlite3_finalize(st);
     return rc == SQLITE_DONE || db_fail_sql(d, rc, "adding a benchmark result");
@@ -79,12 +89,13 @@ bool db_benches(db *d, const char *model, su_arena *a, db_bench **out, size_t *n
     *n = 0;
     if (d->version < 2)
         return true; /* an old file opened read-only: no benchmark table yet */
-    /* a version-2 file opened read-only has no host column */
-    char sql[256];
+    /* an old file opened read-only lacks the later columns: version 2 the
+     * host, version 3 the ISA, peak and threads */
+    char sql[320];
     snprintf(sql, sizeof sql,
-             "SELECT model, target, config_source, mean, median, min, max, stddev, repeats, commit_id, timestamp, %s"
-             " FROM benchmarks WHERE ?1 IS NULL OR model = ?1 ORDER BY timestamp DESC, id DESC",
-             d->version < 3 ? "''" : "host");
+             "SELECT model, target, config_source, mean, median, min, max, stddev, repeats, commit_id, timestamp, %s,"
+             " %s FROM benchmarks WHERE ?1 IS NULL OR model = ?1 ORDER BY timestamp DESC, id DESC",
+             d->version < 3 ? "''" : "host", d->version < 4 ? "'', 0, 0" : "isa, peak_gflops, threads");
     sqlite3_stmt *st;
     int rc = sqlite3_prepare_v2(d->sql, sql, -1, &st, NULL);
     if (rc != SQLITE_OK)
@@ -97,7 +108,8 @@ bool db_benches(db *d, const char *model, su_arena *a, db_bench **out, size_t *n
             db_col_str(st, 0, a), db_col_str(st, 1, a), db_col_str(st, 2, a),
             sqlite3_column_double(st, 3), sqlite3_column_double(st, 4), sqlite3_column_double(st, 5),
             sqlite3_column_double(st, 6), sqlite3_column_double(st, 7), sqlite3_column_int64(st, 8),
-            db_col_str(st, 9, a), sqlite3_column_double(st, 10), db_col_str(st, 11, a),
+            db_col_str(st, 9, a), sqlite3_column_double(st, 10), db_col_str(st, 11, a), db_col_str(st, 12, a),
+            sqlite3_column_double(st, 13), sqlite3_column_int64(st, 14),
         };
         su_vec_push(&v, b);
     }
@@ -118,22 +130,25 @@ bool db_bench_parse(const char *line, size_t len, su_arena *a, db_bench *out, su
         su_buf_printf(why, "not JSON: %s", e.text);
         return false;
     }
-    const char *model = NULL, *target = NULL, *source = "", *commit = "", *host = "";
-    json_int_t repeats = 0;
+    const char *model = NULL, *target = NULL, *source = "", *commit = "", *host = "", *isa = "";
+    json_int_t repeats = 0, threads = 0;
     *out = (db_bench){0};
     /* "!": an unknown field is refused, as in the log format */
     bool good = json_unpack_ex(o, &e, JSON_STRICT,
-                               "{s:s, s:s, s?s, s:F, s:F, s:F, s:F, s:F, s:I, s?s, s?F, s?s}", "model", &model,
-                               "target", &target, "config_source", &source, "mean", &out->mean, "median",
-                               &out->median, "min", &out->min, "max", &out->max, "stddev", &out->stddev, "repeats",
-                               &repeats, "commit", &commit, "timestamp", &out->timestamp, "host", &host) == 0;
+                               "{s:s, s:s, s?s, s:F, s:F, s:F, s:F, s:F, s:I, s?s, s?F, s?s, s?s, s?F, s?I}",
+                               "model", &model, "target", &target, "config_source", &source, "mean", &out->mean,
+                               "median", &out->median, "min", &out->min, "max", &out->max, "stddev", &out->stddev,
+                               "repeats", &repeats, "commit", &commit, "timestamp", &out->timestamp, "host", &host,
+                               "isa", &isa, "peak_gflops", &out->peak_gflops, "threads", &threads) == 0;
     if (good) {
         out->model = su_arena_strdup(a, model);
         out->target = su_arena_strdup(a, target);
         out->config_source = su_arena_strdup(a, source);
         out->commit = su_arena_strdup(a, commit);
         out->host = su_arena_strdup(a, host);
+        out->isa = su_arena_strdup(a, isa);
         out->repeats = (int64_t)repeats;
+        out->threads = (int64_t)threads;
     } else {
         su_buf_printf(why, "not a benchmark result (docs/benchmarks.md): %s", e.text);
     }
@@ -144,10 +159,10 @@ bool db_bench_parse(const char *line, size_t len, su_arena *a, db_bench *out, su
 /* One result as a JSON object (the fields db_bench_parse reads). */
 static void put_bench_json(su_buf *b, const db_bench *r)
 {
-    const char *names[] = {"model", "target", "config_source", "commit", "host"};
-    const char *strs[] = {r->model, r->target, r->config_source, r->commit, r->host};
-    const char *nnames[] = {"mean", "median", "min", "max", "stddev", "timestamp"};
-    const double nums[] = {r->mean, r->median, r->min, r->max, r->stddev, r->timestamp};
+    const char *names[] = {"model", "target", "config_source", "commit", "host", "isa"};
+    const char *strs[] = {r->model, r->target, r->config_source, r->commit, r->host, r->isa};
+    const char *nnames[] = {"mean", "median", "min", "max", "stddev", "timestamp", "peak_gflops"};
+    const double nums[] = {r->mean, r->median, r->min, r->max, r->stddev, r->timestamp, r->peak_gflops};
     su_buf_putc(b, '{');
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         su_buf_printf(b, "%s\"%s\":", i ? "," : "", names[i]);
@@ -157,7 +172,7 @@ static void put_bench_json(su_buf *b, const db_bench *r)
         su_buf_printf(b, ",\"%s\":", nnames[i]);
         db_json_put_num(b, nums[i]);
     }
-    su_buf_printf(b, ",\"repeats\":%lld}", (long long)r->repeats);
+    su_buf_printf(b, ",\"repeats\":%lld,\"threads\":%lld}", (long long)r->repeats, (long long)r->threads);
 }
 
 void db_benches_print(const db_bench *rows, size_t n, bool json, su_buf *out)
@@ -171,16 +186,21 @@ void db_benches_print(const db_bench *rows, size_t n, bool json, su_buf *out)
         su_buf_puts(out, "]\n");
         return;
     }
-    su_buf_printf(out, "%-19s  %-10s  %10s  %10s  %7s  %-12s  %-12s  %s\n", "when (UTC)", "source", "median ms",
-                  "min ms", "repeats", "commit", "host", "model");
+    su_buf_printf(out, "%-19s  %-14s  %10s  %10s  %7s  %-12s  %-12s  %-6s  %10s  %s\n", "when (UTC)", "source",
+                  "median ms", "min ms", "repeats", "commit", "host", "isa", "peak GF/s", "model");
     for (size_t i = 0; i < n; i++) {
         const db_bench *r = &rows[i];
         char when[32];
         time_t t = (time_t)r->timestamp;
         struct tm tm;
         strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", gmtime_r(&t, &tm));
-        su_buf_printf(out, "%-19s  %-10s  %10.4f  %10.4f  %7lld  %-12.12s  %-12s  %s\n", when, r->config_source,
-                      r->median * 1e3, r->min * 1e3, (long long)r->repeats, r->commit[0] ? r->commit : "-",
-                      r->host[0] ? r->host : "-", r->model);
+        /* the peak with its threads: "232.1/2"; "-" for results from before */
+        char peak[32] = "-";
+        if (r->peak_gflops > 0)
+            snprintf(peak, sizeof peak, "%.1f/%lld", r->peak_gflops, (long long)r->threads);
+        su_buf_printf(out, "%-19s  %-14s  %10.4f  %10.4f  %7lld  %-12.12s  %-12s  %-6s  %10s  %s\n", when,
+                      r->config_source, r->median * 1e3, r->min * 1e3, (long long)r->repeats,
+                      r->commit[0] ? r->commit : "-", r->host[0] ? r->host : "-", r->isa[0] ? r->isa : "-", peak,
+                      r->model);
     }
 }

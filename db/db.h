@@ -81,7 +81,7 @@ typedef bool (*db_config_check_fn)(void *ctx, const char *tmpl, const char *work
 /* ---- schema.c: open, create, check, migrate -------------------------------- */
 
 /* The current schema version (PRAGMA user_version of a database we write). */
-#define DB_SCHEMA_VERSION 3
+#define DB_SCHEMA_VERSION 4
 /* PRAGMA application_id of a relay-tune database: "RTDB". */
 #define DB_APPLICATION_ID 0x52544442
 
@@ -203,6 +203,9 @@ typedef struct db_bench {
     const char *commit;        /* source revision of relay-tune ("" when unknown) */
     double timestamp;          /* seconds since the epoch */
     const char *host;          /* host name of the machine that ran it ("" when unknown) */
+    const char *isa;           /* the host's widest vector ISA, "avx512", "avx2", "sse" ("" when unknown) */
+    double peak_gflops;        /* the host's FP32 FMA peak on `threads` threads, measured in the same run (0: unknown) */
+    int64_t threads;           /* threads of the run and of the peak (0: unknown) */
 } db_bench;
 
 /* Stores a benchmark result (validated: finite, ordered statistics). */
@@ -212,7 +215,7 @@ bool db_add_benches(db *d, const db_bench *b, size_t n);
 /* Benchmark results of a model (NULL: all), newest first. */
 bool db_benches(db *d, const char *model, su_arena *a, db_bench **out, size_t *n);
 /* Parses one result from a JSON object (fields as db_bench's, "commit",
- * "timestamp" and "host" optional; unknown fields refused); strings in the
+ * "timestamp", "host", "isa", "peak_gflops" and "threads" optional; unknown fields refused); strings in the
  * arena. False with the reason in why. Values are checked by db_add_bench. */
 bool db_bench_parse(const char *line, size_t len, su_arena *a, db_bench *out, su_buf *why);
 /* Prints results as a table for people (times in ms), or as a JSON array of

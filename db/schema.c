@@ -88,6 +88,11 @@ static const char *const migrations[DB_SCHEMA_VERSION] = {
     "CREATE INDEX benchmarks_model ON benchmarks (model, timestamp);",
     /* 3: the host of each benchmark result ("" for results from before) */
     "ALTER TABLE benchmarks ADD COLUMN host TEXT NOT NULL DEFAULT '';",
+    /* 4: the host's ISA and FMA peak, and the threads, of each benchmark
+     * result ('' and 0 for results from before) */
+    "ALTER TABLE benchmarks ADD COLUMN isa TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE benchmarks ADD COLUMN peak_gflops REAL NOT NULL DEFAULT 0;"
+    "ALTER TABLE benchmarks ADD COLUMN threads INTEGER NOT NULL DEFAULT 0;",
 };
 
 /* SQL text of each cached statement (db_stmt_id order). */

@@ -132,7 +132,7 @@ check "gc --days -1 is a usage error" 2 "$RT" db gc --db "$TMP/b.db" --days -1
 # benchmark results: bench-add reads JSON lines, benchmarks lists them
 B='"target":"cpu","mean":0.0105,"median":0.01,"min":0.009,"max":0.012,"stddev":0.001,"repeats":20'
 {
-    printf '{"model":"resnet18.relay","config_source":"tuned","commit":"abc1234","host":"h1",%s}\n' "$B"
+    printf '{"model":"resnet18.relay","config_source":"tuned","commit":"abc1234","host":"h1","isa":"avx512","peak_gflops":232.5,"threads":2,%s}\n' "$B"
     printf '\n{"model":"resnet18.relay","config_source":"pytorch","timestamp":1700000000,%s}\n' "$B"
 } >"$TMP/bench.jsonl"
 check "bench-add stores results" 0 "$RT" db bench-add --db "$TMP/bench.db" "$TMP/bench.jsonl"
@@ -140,11 +140,14 @@ has "bench-add counts them" "$TMP/out" "stored 2 benchmark results"
 check "benchmarks lists them" 0 "$RT" db benchmarks --db "$TMP/bench.db" --model resnet18.relay
 has "the listing shows the commit and host" "$TMP/out" "abc1234       h1"
 has "the listing shows the median in ms" "$TMP/out" "10.0000"
+has "the listing shows the host's ISA and peak on its threads" "$TMP/out" "avx512     232.5/2  resnet18.relay"
 has "a given timestamp is kept" "$TMP/out" "2023-11-14 22:13:20  pytorch"
 grep pytorch "$TMP/out" | grep -qF " $(uname -n) " && tap_ok "a missing host is this machine's" ||
     tap_fail "a missing host is this machine's" "$(cat "$TMP/out")"
 check "benchmarks --json" 0 "$RT" db benchmarks --db "$TMP/bench.db" --json
 has "the JSON carries the host" "$TMP/out" '"host":"h1"'
+has "the JSON carries the ISA, peak and threads" "$TMP/out" '"isa":"avx512"'
+has "the JSON carries the peak" "$TMP/out" '"peak_gflops":232.5'
 "$RT" db benchmarks --db "$TMP/bench.db" --json | tr -d '[]' | sed 's/^ //; s/},$/}/' >"$TMP/again.jsonl"
 check "the JSON reads back into another database" 0 "$RT" db bench-add --db "$TMP/bench2.db" "$TMP/again.jsonl"
 has "all of it" "$TMP/out" "stored 2 benchmark results"

@@ -123,7 +123,7 @@ static void test_migrate_v2(su_arena *a)
        "migrate: a version-2 file read-only lists its results with host \"\"");
     db_close(d);
     d = open_db(p2);
-    ok(d && db_schema_version(d) == 3, "migrate: reopening migrates version 2 to 3");
+    ok(d && db_schema_version(d) == DB_SCHEMA_VERSION, "migrate: reopening migrates version 2 to the current one");
     ok(d && db_benches(d, NULL, a, &bs, &n) && n == 1 && bs[0].repeats == 100 && !strcmp(bs[0].commit, "abc123") &&
            !strcmp(bs[0].host, ""),
        "migrate: benchmark results survive the migration, host \"\"");
@@ -135,6 +135,78 @@ static void test_migrate_v2(su_arena *a)
     ok(d && count_rows(d, "SELECT count(*) FROM sqlite_master WHERE name = 'benchmarks_model'") == 1,
        "migrate: version 3 keeps the benchmarks index");
     db_close(d);
+    su_buf_free(&err);
+}
+
+/* A version-3 file with a benchmark result: read-only it reads with isa ""
+ * and peak 0, and opening it migrates to version 4 keeping the result; a
+ * new result keeps the host's ISA, peak and threads, which travel through
+ * the JSON objects of bench-add and `db benchmarks --json` and show in the
+ * table; a bad peak is refused. */
+static void test_migrate_v3(su_arena *a)
+{
+    const char *p3 = tpath("v3.db");
+    su_buf err = {0};
+    db_open_opts o3 = {0, 0, 3};
+    db *d = db_open(p3, &o3, &err);
+    ok(d && db_schema_version(d) == 3, "migrate: a file can be created at version 3");
+    db_close(d);
+    raw_exec(p3, "INSERT INTO benchmarks (model, target, config_source, mean, median, min, max, stddev,"
+                 " repeats, commit_id, timestamp, host) VALUES ('resnet18.relay', 'cpu', 'tuned', 0.012, 0.011,"
+                 " 0.010, 0.02, 0.001, 100, 'abc123', 1700000000, 'old-host')");
+    db_open_opts ro = {DB_OPEN_READONLY, 0, 0};
+    db_bench *bs = NULL;
+    size_t n = 0;
+    d = db_open(p3, &ro, &err);
+    ok(d && db_benches(d, NULL, a, &bs, &n) && n == 1 && !strcmp(bs[0].isa, "") && bs[0].peak_gflops == 0 &&
+           bs[0].threads == 0 && !strcmp(bs[0].host, "old-host"),
+       "migrate: a version-3 file read-only lists its results with isa \"\", peak 0, threads 0");
+    db_close(d);
+    d = open_db(p3);
+    ok(d && db_schema_version(d) == 4, "migrate: reopening migrates version 3 to 4");
+    ok(d && db_benches(d, NULL, a, &bs, &n) && n == 1 && bs[0].repeats == 100 && !strcmp(bs[0].host, "old-host") &&
+           !strcmp(bs[0].isa, "") && bs[0].peak_gflops == 0,
+       "migrate: benchmark results survive the migration, isa \"\" and peak 0");
+    db_bench b = bs ? bs[0] : (db_bench){0};
+    b.timestamp += 1;
+    b.isa = "avx2";
+    b.peak_gflops = 77.25;
+    b.threads = 2;
+    ok(d && db_add_bench(d, &b) && db_benches(d, NULL, a, &bs, &n) && n == 2 && !strcmp(bs[0].isa, "avx2") &&
+           bs[0].peak_gflops == 77.25 && bs[0].threads == 2,
+       "bench: a new result keeps its ISA, peak and threads");
+    su_buf out = {0}, why = {0};
+    db_benches_print(bs, n, true, &out);
+    ok(strstr(su_buf_str(&out), "\"isa\":\"avx2\"") && strstr(su_buf_str(&out), "\"peak_gflops\":77.25") &&
+           strstr(su_buf_str(&out), "\"threads\":2"),
+       "bench: the JSON has isa, peak_gflops and threads");
+    /* the first object of the array, read back */
+    const char *j = su_buf_str(&out) + 1, *end = strstr(j, "},");
+    db_bench back = {0};
+    ok(end && db_bench_parse(j, (size_t)(end + 1 - j), a, &back, &why) && !strcmp(back.isa, "avx2") &&
+           back.peak_gflops == 77.25 && back.threads == 2 && back.median == b.median,
+       "bench: the JSON reads back with the same ISA, peak and threads (%s)", su_buf_str(&why));
+    const char *plain = "{\"model\":\"m\",\"target\":\"cpu\",\"mean\":1,\"median\":1,\"min\":1,\"max\":1,"
+                        "\"stddev\":0,\"repeats\":1}";
+    ok(db_bench_parse(plain, strlen(plain), a, &back, &why) && !strcmp(back.isa, "") && back.peak_gflops == 0 &&
+           back.threads == 0,
+       "bench: isa, peak_gflops and threads are optional (\"\", 0, 0)");
+    su_buf_clear(&out);
+    db_benches_print(bs, n, false, &out);
+    ok(strstr(su_buf_str(&out), "peak GF/s") && strstr(su_buf_str(&out), "avx2") &&
+           strstr(su_buf_str(&out), "77.2/2"),
+       "bench: the table shows the ISA and the peak with its threads");
+    b.timestamp += 1;
+    b.peak_gflops = NAN;
+    ok(d && !db_add_bench(d, &b) && strstr(db_errmsg(d), "peak_gflops"), "bench: a peak that is not a number is refused");
+    b.peak_gflops = -1;
+    ok(d && !db_add_bench(d, &b) && strstr(db_errmsg(d), "peak_gflops"), "bench: a negative peak is refused");
+    b.peak_gflops = 10;
+    b.threads = -2;
+    ok(d && !db_add_bench(d, &b) && strstr(db_errmsg(d), "threads"), "bench: negative threads are refused");
+    db_close(d);
+    su_buf_free(&out);
+    su_buf_free(&why);
     su_buf_free(&err);
 }
 
@@ -184,6 +256,7 @@ static void test_schema(void)
        "migrate: version 2 adds the benchmarks table");
     db_close(d);
     test_migrate_v2(&a);
+    test_migrate_v3(&a);
     su_arena_free(&a);
     su_buf_free(&err);
 
