@@ -54,6 +54,12 @@ bool cli_parse_seed(const char *cmd, const char *s, unsigned long long *seed);
 /* relay-tune bench MODEL.relay|MODEL.so [--target cpu] [--db DB] [--repeat N] [--json] */
 int cli_cmd_bench(int argc, char **argv);
 
+/* ---- cmd_dashboard.c ---- */
+/* relay-tune dashboard [--db DB] [--port N] [--host ADDR] */
+int cli_cmd_dashboard(int argc, char **argv);
+/* relay-tune report [--db DB] [--session ID] -o REPORT.html */
+int cli_cmd_report(int argc, char **argv);
+
 /* ---- main.c ---- */
 /* Loads MODEL and binds its weights: the arrays of each of the nparams .npz
  * files, then (when random) seeded random values for every parameter but
