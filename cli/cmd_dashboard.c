@@ -68,7 +68,9 @@ static int parse(bool report, int argc, char **argv, options *o)
         } else if (report && !strcmp(a, "-o") && has_value) {
             o->out = argv[++i];
         } else {
-            cli_error(has_value || strncmp(a, "--", 2) ? "%s: unknown option '%s'" : "%s: %s needs a value", cmd, a);
+            bool takes_value = !strcmp(a, "--db") || (report ? !strcmp(a, "--session") || !strcmp(a, "-o")
+                                                              : !strcmp(a, "--port") || !strcmp(a, "--host"));
+            cli_error(takes_value ? "%s: %s needs a value" : "%s: unknown option '%s'", cmd, a);
             help(stderr);
             return 2;
         }
