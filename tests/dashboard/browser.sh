@@ -5,7 +5,8 @@
 # benchmark results of two commits on two hosts and of the run's kernels;
 # `relay-tune dashboard --port 0` serves it on loopback and
 # tests/dashboard/pages.mjs drives every page and the static report
-# (playwright-core with Debian's /usr/bin/chromium), saving a screenshot of
+# (playwright-core with Debian's /usr/bin/chromium), then watches the page
+# of a session that a second `tune` is writing update by itself, saving a screenshot of
 # each page in tests/dashboard/screenshots/ of the build tree. The tools are
 # installed by scripts/setup.sh: when one is missing the test fails and says
 # which, rather than passing without looking.
@@ -105,7 +106,9 @@ if [ -n "$url" ]; then
     tap_ok "dashboard --port 0 serves on a free loopback port"
     mkdir -p "$SHOTS"
     rm -f "$SHOTS"/*.png
-    node "$HERE/pages.mjs" "$url" "$TMP/report.html" "$SHOTS" >"$TMP/pages" 2>&1
+    # the live check runs a longer tune of the same model on the database
+    tune="[\"$RELAY_TUNE\", \"tune\", \"$M\", \"--trials\", \"200\", \"--db\", \"$DB\", \"--seed\", \"2\", \"--repeat\", \"1\", \"--min-repeat-ms\", \"1\", \"--tuner\", \"random\", \"--progress\", \"lines\"]"
+    node "$HERE/pages.mjs" "$url" "$TMP/report.html" "$SHOTS" "$tune" >"$TMP/pages" 2>&1
     rc=$?
     while IFS= read -r line; do
         case "$line" in

@@ -1,7 +1,7 @@
 // pages.mjs — drives the dashboard's pages in headless Chromium (Debian's
 // /usr/bin/chromium through playwright-core) for tests/dashboard/browser.sh.
 //
-//   node pages.mjs BASE_URL REPORT.html SCREENSHOT_DIR
+//   node pages.mjs BASE_URL REPORT.html SCREENSHOT_DIR [TUNE_COMMAND_JSON]
 //
 // For each page of the server at BASE_URL, and for the static report file:
 // loads it, waits until the application says it drew, and checks that no
@@ -9,15 +9,18 @@
 // pixels drawn, and that the rows and charts match what the API answers
 // (the API itself is checked against the database by test_api). It also
 // checks that the record imported with <script> and HTML markup in its
-// strings shows as text. Prints "PASS what" or "FAIL what: why" per check
+// strings shows as text. Last, with a command (a JSON array: a `relay-tune
+// tune` on the same database), it runs it and checks that the page of the
+// running session updates by itself as measurements arrive. Prints "PASS what" or "FAIL what: why" per check
 // (browser.sh turns them into TAP) and saves a screenshot of every page.
+import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const require = createRequire(import.meta.url);
 const here = path.dirname(fileURLToPath(import.meta.url));
-const [base, reportFile, shots] = process.argv.slice(2);
+const [base, reportFile, shots, tuneJson] = process.argv.slice(2);
 let failed = 0;
 function check(cond, what, why) {
   if (cond) console.log('PASS ' + what);
@@ -129,6 +132,42 @@ check(info.canvases === 1 + s.tasks.length, 'report: the session with its curves
 info = await visit(url + '#/benchmarks', 'report-benchmarks');
 check(info.canvases === models + 1, 'report: the benchmarks');
 check(await page.evaluate(() => window.__pwned === undefined), 'report: no injected script ran');
+
+// ---- a running session updates by itself ----
+if (tuneJson) {
+  const cmd = JSON.parse(tuneJson);
+  const tune = spawn(cmd[0], cmd.slice(1), { stdio: 'ignore' });
+  const exited = new Promise((resolve) => tune.on('exit', (code, sig) => resolve(code === null ? sig : code)));
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+  let live;
+  for (let i = 0; i < 100 && !live; i++) {
+    await sleep(200);
+    live = (await api('/api/sessions')).find((x) => x.live && x.records > 0);
+  }
+  check(live, 'live: the running tune shows as a live session');
+  if (live) {
+    await page.goto('about:blank');
+    problems = [];
+    await page.goto(base + '/#/session/' + live.uuid);
+    await page.waitForFunction(() => document.body.dataset.rendered, null, { timeout: 15000 });
+    const points = () => page.evaluate(() => Chart.getChart(document.querySelector('.card canvas')).data.datasets[0].data.length);
+    const first = await points();
+    const rendered = await page.evaluate(() => document.body.dataset.rendered);
+    let later = first;
+    for (let i = 0; i < 60 && later <= first; i++) {
+      await sleep(250);
+      later = await points();
+    }
+    check(later > first, 'live: the session page redraws by itself as measurements arrive', first + ' -> ' + later + ' points');
+    check(await page.evaluate((r) => document.body.dataset.rendered !== r, rendered) &&
+      (await page.textContent('#status')).startsWith('live'), 'live: without a reload, saying it is live');
+    await page.screenshot({ path: path.join(shots, 'session-live.png'), fullPage: true });
+    check(problems.length === 0, 'live: no console error while updating', problems.join('; '));
+  }
+  tune.kill('SIGINT');
+  const how = await exited;
+  check(how === 0, 'live: the tune stops cleanly on SIGINT', 'exit ' + how);
+}
 
 await browser.close();
 process.exit(failed ? 1 : 0);
