@@ -74,6 +74,25 @@ const sessions = await api('/api/sessions');
 const real = sessions.find((s) => s.command.includes(' tune '));
 const marked = sessions.find((s) => s.model.includes('<script>'));
 
+// ---- every endpoint over the tuned database ----
+{
+  const ends = ['/api/sessions', '/api/best', '/api/benchmarks'];
+  let total = 0;
+  let measured = 0;
+  const hashes = new Set();
+  for (const x of sessions) {
+    ends.push('/api/sessions/' + x.uuid, '/api/sessions/' + x.uuid + '/measurements');
+    total += x.records;
+    measured += (await api('/api/sessions/' + x.uuid + '/measurements')).length;
+    for (const t of (await api('/api/sessions/' + x.uuid)).tasks) hashes.add(t.hash);
+  }
+  for (const h of hashes) ends.push('/api/tasks/' + h);
+  const statuses = await Promise.all(ends.map(async (e) => (await fetch(base + e)).status));
+  check(statuses.every((st) => st === 200), 'api: every endpoint answers 200 (' + ends.length + ' requests)', ends.filter((e, i) => statuses[i] !== 200).join(' '));
+  check(measured === total && total > 0, 'api: the measurements of each session add up to its records (' + total + ')', measured + ' != ' + total);
+  check((await api('/api/best')).length === hashes.size, 'api: a best config per task (' + hashes.size + ')');
+}
+
 // ---- sessions ----
 let info = await visit(base + '/#/', 'sessions');
 check(await count('table.sessions tbody tr') === sessions.length, 'sessions: a row per session (' + sessions.length + ')');
