@@ -96,34 +96,48 @@ static double gflops(double flops, double cost)
 
 /* ---- sessions ---------------------------------------------------------------------------- */
 
-/* Columns 0-8 describe a session, 9-11 its records; one row per session. */
-#define SESSION_SQL \
+/* Columns 0-8 describe a session, 9-11 its records: one row per session.
+ * records has no index on session_id (the schema is the tuner's), so the
+ * counts come from one scan grouped by session rather than a scan for each
+ * session; SESSION_ONE restricts the scan to the session named by ?1. */
+#define SESSION_COLS \
     "SELECT s.id, s.uuid, s.model, s.target, s.host, s.command, s.started, s.ended, s.trials, " \
-    "(SELECT count(*) FROM records r WHERE r.session_id = s.id), " \
-    "(SELECT count(*) FROM records r WHERE r.session_id = s.id AND r.error = 0), " \
-    "(SELECT max(timestamp) FROM records r WHERE r.session_id = s.id) FROM sessions s "
+    "coalesce(a.n, 0), coalesce(a.ok, 0), a.last FROM sessions s LEFT JOIN " \
+    "(SELECT session_id, count(*) AS n, sum(error = 0) AS ok, max(timestamp) AS last FROM records "
+#define SESSION_ALL SESSION_COLS "GROUP BY session_id) a ON a.session_id = s.id "
+#define SESSION_ONE \
+    SESSION_COLS "WHERE session_id = (SELECT id FROM sessions WHERE uuid = ?1)) a ON a.session_id = s.id " \
+                 "WHERE s.uuid = ?1"
 
-/* Failures of session sid by kind, as an object name -> count. */
+/* Failures by kind of session sid (0: of every session), as an object
+ * session id -> (kind name -> count), in one scan. */
 static json_t *failure_kinds(db *d, int64_t sid, bool *good)
 {
-    json_t *o = json_object();
-    sqlite3_stmt *st = prepare(d, "SELECT error, count(*) FROM records WHERE session_id = ?1 AND error != 0 "
-                                  "GROUP BY error ORDER BY error");
+    json_t *all = json_object();
+    sqlite3_stmt *st = prepare(d, "SELECT session_id, error, count(*) FROM records WHERE error != 0 "
+                                  "AND session_id IS NOT NULL AND (?1 = 0 OR session_id = ?1) "
+                                  "GROUP BY session_id, error ORDER BY session_id, error");
     if (!st)
-        return *good = false, o;
+        return *good = false, all;
     sqlite3_bind_int64(st, 1, sid);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t e = sqlite3_column_int64(st, 0);
+        char key[24];
+        snprintf(key, sizeof key, "%lld", (long long)sqlite3_column_int64(st, 0));
+        json_t *o = json_object_get(all, key);
+        if (!o)
+            json_object_set_new(all, key, o = json_object());
+        int64_t e = sqlite3_column_int64(st, 1);
         json_object_set_new(o, su_merr_valid(e) ? su_merr_name((su_merr)e) : "unknown",
-                            json_integer(sqlite3_column_int64(st, 1)));
+                            json_integer(sqlite3_column_int64(st, 2)));
     }
     *good &= finish(d, st, rc);
-    return o;
+    return all;
 }
 
-/* One SESSION_SQL row as an object; *sid gets the row id. */
-static json_t *session_row(db *d, sqlite3_stmt *st, double now, int64_t *sid, bool *good)
+/* One session row as an object, with its failures from failure_kinds'
+ * answer; *sid gets the row id. */
+static json_t *session_row(sqlite3_stmt *st, double now, json_t *failures, int64_t *sid)
 {
     *sid = sqlite3_column_int64(st, 0);
     double started = sqlite3_column_double(st, 6);
@@ -131,6 +145,9 @@ static json_t *session_row(db *d, sqlite3_stmt *st, double now, int64_t *sid, bo
     double last = sqlite3_column_type(st, 11) == SQLITE_NULL ? started : sqlite3_column_double(st, 11);
     double until = ended ? sqlite3_column_double(st, 7) : last;
     int64_t records = sqlite3_column_int64(st, 9);
+    char key[24];
+    snprintf(key, sizeof key, "%lld", (long long)*sid);
+    json_t *fail = json_object_get(failures, key);
     json_t *o = json_object();
     json_object_set_new(o, "uuid", col_text(st, 1));
     json_object_set_new(o, "model", col_text(st, 2));
@@ -145,22 +162,23 @@ static json_t *session_row(db *d, sqlite3_stmt *st, double now, int64_t *sid, bo
     json_object_set_new(o, "last", num_or_null(last));
     json_object_set_new(o, "rate", until > started ? json_real((double)records / (until - started)) : json_null());
     json_object_set_new(o, "live", json_boolean(!ended && now - last < LIVE_SECONDS));
-    json_object_set_new(o, "failures", failure_kinds(d, *sid, good));
+    json_object_set_new(o, "failures", fail ? json_incref(fail) : json_object());
     return o;
 }
 
 bool db_dash_sessions(db *d, double now, su_buf *out)
 {
-    sqlite3_stmt *st = prepare(d, SESSION_SQL "ORDER BY s.started DESC, s.id DESC");
-    if (!st)
-        return false;
-    json_t *arr = json_array();
     bool good = true;
-    int rc;
+    json_t *failures = failure_kinds(d, 0, &good);
+    sqlite3_stmt *st = good ? prepare(d, SESSION_ALL "ORDER BY s.started DESC, s.id DESC") : NULL;
+    json_t *arr = json_array();
+    int rc = SQLITE_DONE;
     int64_t sid;
-    while (good && (rc = sqlite3_step(st)) == SQLITE_ROW)
-        json_array_append_new(arr, session_row(d, st, now, &sid, &good));
-    good = finish(d, st, good ? rc : SQLITE_DONE) && good;
+    if (st)
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+            json_array_append_new(arr, session_row(st, now, failures, &sid));
+    good = good && st && finish(d, st, rc);
+    json_decref(failures);
     if (!good) {
         json_decref(arr);
         return false;
@@ -171,23 +189,27 @@ bool db_dash_sessions(db *d, double now, su_buf *out)
 /* The session called uuid: 1 with its object and row id, 0 unknown, -1 error. */
 static int session_find(db *d, const char *uuid, double now, json_t **obj, int64_t *sid)
 {
-    sqlite3_stmt *st = prepare(d, SESSION_SQL "WHERE s.uuid = ?1");
+    sqlite3_stmt *st = prepare(d, SESSION_ONE);
     if (!st)
         return -1;
     sqlite3_bind_text(st, 1, uuid, -1, SQLITE_TRANSIENT);
     int rc = sqlite3_step(st);
-    bool good = true;
-    *obj = rc == SQLITE_ROW ? session_row(d, st, now, sid, &good) : NULL;
-    sqlite3_finalize(st);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-        db_fail_sql(d, rc, "reading a session");
-        return -1;
+    if (rc != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        *obj = NULL;
+        return rc == SQLITE_DONE ? 0 : (db_fail_sql(d, rc, "reading a session"), -1);
     }
+    *sid = sqlite3_column_int64(st, 0);
+    bool good = true;
+    json_t *failures = failure_kinds(d, *sid, &good);
+    *obj = session_row(st, now, failures, sid);
+    json_decref(failures);
+    sqlite3_finalize(st);
     if (!good) {
         json_decref(*obj);
         return -1;
     }
-    return rc == SQLITE_ROW;
+    return 1;
 }
 
 /* The tasks of session sid: every workload it measured, in order of first
@@ -271,52 +293,76 @@ int db_dash_session(db *d, const char *uuid, double now, su_buf *out)
     return put_json(d, o, out) ? 1 : -1;
 }
 
-static json_t *measurement_row(sqlite3_stmt *st, const void *ctx)
+/* Appends a number, or null where it is not finite. */
+static void put_num(su_buf *b, double v)
 {
-    double started = *(const double *)ctx;
+    if (isfinite(v))
+        db_json_put_num(b, v);
+    else
+        su_buf_puts(b, "null");
+}
+
+/* One measurement as a JSON object. Written by hand rather than through
+ * jansson: a long session has hundreds of thousands, and building a tree
+ * of objects first made this view ten times slower. Only the hash and the
+ * tuner are strings (the hash hex digits; the tuner escaped). */
+static void put_measurement(sqlite3_stmt *st, double started, su_buf *b)
+{
     int64_t e = sqlite3_column_int64(st, 5);
     double cost = e == 0 && sqlite3_column_type(st, 4) != SQLITE_NULL ? sqlite3_column_double(st, 4) : NAN;
-    json_t *m = json_object();
-    json_object_set_new(m, "id", json_integer(sqlite3_column_int64(st, 0)));
-    json_object_set_new(m, "hash", col_text(st, 1));
-    json_object_set_new(m, "n", json_integer(sqlite3_column_int64(st, 2)));
-    json_object_set_new(m, "t", num_or_null(sqlite3_column_double(st, 3) - started));
-    json_object_set_new(m, "cost", num_or_null(cost));
-    json_object_set_new(m, "gflops", num_or_null(gflops(sqlite3_column_double(st, 9), cost)));
-    json_object_set_new(m, "error", error_name(e));
-    json_object_set_new(m, "tuner", col_text(st, 6));
-    json_object_set_new(m, "config_index", json_integer(sqlite3_column_int64(st, 7)));
-    json_object_set_new(m, "default", json_boolean(sqlite3_column_int(st, 8)));
-    return m;
+    const char *hash = (const char *)sqlite3_column_text(st, 1), *tuner = (const char *)sqlite3_column_text(st, 6);
+    su_buf_printf(b, "{\"id\":%lld,\"hash\":", (long long)sqlite3_column_int64(st, 0));
+    db_json_put_str(b, hash ? hash : "");
+    su_buf_printf(b, ",\"n\":%lld,\"t\":", (long long)sqlite3_column_int64(st, 2));
+    put_num(b, sqlite3_column_double(st, 3) - started);
+    su_buf_puts(b, ",\"cost\":");
+    put_num(b, cost);
+    su_buf_puts(b, ",\"gflops\":");
+    put_num(b, gflops(sqlite3_column_double(st, 9), cost));
+    su_buf_printf(b, ",\"error\":\"%s\",\"tuner\":", su_merr_valid(e) ? su_merr_name((su_merr)e) : "unknown");
+    db_json_put_str(b, tuner ? tuner : "");
+    su_buf_printf(b, ",\"config_index\":%lld,\"default\":%s}", (long long)sqlite3_column_int64(st, 7),
+                  sqlite3_column_int(st, 8) ? "true" : "false");
 }
 
 int db_dash_measurements(db *d, const char *uuid, int64_t after, su_buf *out)
 {
-    json_t *o;
-    int64_t sid;
-    int found = session_find(d, uuid, 0, &o, &sid);
-    if (found <= 0)
-        return found;
-    double started = json_real_value(json_object_get(o, "started"));
-    json_decref(o);
+    /* only the session's row id and start: a live page polls this */
+    sqlite3_stmt *st = prepare(d, "SELECT id, started FROM sessions WHERE uuid = ?1");
+    if (!st)
+        return -1;
+    sqlite3_bind_text(st, 1, uuid, -1, SQLITE_TRANSIENT);
+    int rc = sqlite3_step(st);
+    int64_t sid = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    double started = rc == SQLITE_ROW ? sqlite3_column_double(st, 1) : 0;
+    if (!finish(d, st, rc == SQLITE_ROW ? SQLITE_DONE : rc))
+        return -1;
+    if (rc != SQLITE_ROW)
+        return 0;
     /* n numbers the session's measurements from 1, whatever `after` skips */
-    sqlite3_stmt *st = prepare(
+    st = prepare(
         d, "SELECT id, hash, n, timestamp, mean_cost, error, tuner, config_index, is_default, flops FROM "
            "(SELECT r.id, w.hash, row_number() OVER (ORDER BY r.id) AS n, r.timestamp, r.mean_cost, r.error, "
            " r.tuner, r.config_index, r.is_default, w.flops "
            " FROM records r JOIN workloads w ON w.id = r.workload_id WHERE r.session_id = ?1) "
            "WHERE id > ?2 ORDER BY id");
-    if (st) {
-        sqlite3_bind_int64(st, 1, sid);
-        sqlite3_bind_int64(st, 2, after);
-    }
-    bool good = true;
-    json_t *arr = collect(d, st, measurement_row, &started, &good);
-    if (!good) {
-        json_decref(arr);
+    if (!st)
         return -1;
+    sqlite3_bind_int64(st, 1, sid);
+    sqlite3_bind_int64(st, 2, after);
+    su_buf b = {0};
+    su_buf_putc(&b, '[');
+    for (bool first = true; (rc = sqlite3_step(st)) == SQLITE_ROW; first = false) {
+        if (!first)
+            su_buf_putc(&b, ',');
+        put_measurement(st, started, &b);
     }
-    return put_json(d, arr, out) ? 1 : -1;
+    su_buf_putc(&b, ']');
+    bool good = finish(d, st, rc);
+    if (good)
+        su_buf_puts(out, su_buf_str(&b));
+    su_buf_free(&b);
+    return good ? 1 : -1;
 }
 
 /* ---- a task ------------------------------------------------------------------------------ */
