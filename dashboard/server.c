@@ -102,7 +102,13 @@ static bool host_ok(const dash_server *s, struct MHD_Connection *c)
     static const char *const names[] = {"127.0.0.1", "localhost", "[::1]"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         size_t len = strlen(names[i]);
-        if (!strncmp(h, names[i], len) && (h[len] == 0 || (h[len] == ':' && atoi(h + len + 1) == s->port)))
+        if (strncmp(h, names[i], len) != 0)
+            continue;
+        if (h[len] == 0)
+            return true;
+        char *end;
+        long p = h[len] == ':' ? strtol(h + len + 1, &end, 10) : -1;
+        if (p == s->port && !*end)
             return true;
     }
     return false;

@@ -495,21 +495,27 @@ int db_dash_task(db *d, const char *hash, const char *target, su_buf *out)
 
 /* ---- benchmarks -------------------------------------------------------------------------- */
 
+/* The flops of a kernel result's workload, and the rest of the benchmarks
+ * query: the newest 20,000 results, oldest first. */
+#define BENCH_FLOPS \
+    "(SELECT w.flops FROM workloads w WHERE b.model LIKE 'kernel %' AND w.hash = substr(b.model, 8, 16) LIMIT 1) " \
+    "FROM (SELECT * FROM benchmarks ORDER BY timestamp DESC, id DESC LIMIT 20000) b ORDER BY b.timestamp, b.id"
+
 bool db_dash_benchmarks(db *d, su_buf *out)
 {
     json_t *o = json_object(), *models = json_array(), *kernels = json_array();
     json_object_set_new(o, "models", models);
     json_object_set_new(o, "kernels", kernels);
-    if (d->version < 3)   /* an old file without host names: shown once migrated by a writer */
+    if (d->version < 2)   /* a file from before benchmark results */
         return put_json(d, o, out);
     /* model latency history, oldest first; kernel rows (bench_kernels names them
-     * "kernel HASH SHAPE") carry their workload's flops for GFLOP/s */
+     * "kernel HASH SHAPE") carry their workload's flops for GFLOP/s. A file of
+     * version 2 has no host column: read-only, it is shown as it is. */
     sqlite3_stmt *st = prepare(
-        d, "SELECT b.model, b.target, b.config_source, b.median, b.mean, b.min, b.max, b.stddev, b.repeats, "
-           "b.commit_id, b.timestamp, b.host, "
-           "(SELECT w.flops FROM workloads w WHERE b.model LIKE 'kernel %' "
-           " AND w.hash = substr(b.model, 8, 16) LIMIT 1) "
-           "FROM benchmarks b ORDER BY b.timestamp, b.id LIMIT 20000");
+        d, d->version >= 3 ? "SELECT b.model, b.target, b.config_source, b.median, b.mean, b.min, b.max, b.stddev, "
+                             "b.repeats, b.commit_id, b.timestamp, b.host, " BENCH_FLOPS
+                           : "SELECT b.model, b.target, b.config_source, b.median, b.mean, b.min, b.max, b.stddev, "
+                             "b.repeats, b.commit_id, b.timestamp, '', " BENCH_FLOPS);
     if (!st) {
         json_decref(o);
         return false;

@@ -381,6 +381,15 @@ static void test_bad_requests(const char *done)
     r = send_raw(foreign, strlen(foreign));
     ok(r.status == 403, "a request for another Host: 403");
     reply_free(&r);
+    char q[160];
+    snprintf(q, sizeof q, "GET /api/sessions HTTP/1.1\r\nHost: 127.0.0.1:%d9\r\nConnection: close\r\n\r\n", port);
+    r = send_raw(q, strlen(q));
+    ok(r.status == 403, "a Host naming another port: 403");
+    reply_free(&r);
+    snprintf(q, sizeof q, "GET /api/sessions HTTP/1.1\r\nHost: localhost:%d\r\nConnection: close\r\n\r\n", port);
+    r = send_raw(q, strlen(q));
+    ok(r.status == 200, "Host localhost with the server's port: answered");
+    reply_free(&r);
     /* garbage instead of HTTP */
     r = send_raw("\x01\x02 not http at all\r\n\r\n", 22);
     ok(r.status == 0 || (r.status >= 400 && r.status < 500), "a request that is not HTTP: refused");
