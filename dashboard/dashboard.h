@@ -19,8 +19,8 @@
 typedef struct dash_asset {
     const char *name;          /* path under the server's root, "app.js" */
     const char *type;          /* its Content-Type */
-    const unsigned char *data; /* its bytes (not NUL-terminated) */
-    size_t size;               /* their number */
+    const unsigned char *data; /* its bytes, then a NUL (so a script can be inlined as text) */
+    size_t size;               /* their number, the NUL not counted */
 } dash_asset;
 
 /* The asset called name, or NULL: only these files are ever served. */

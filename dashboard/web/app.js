@@ -192,7 +192,7 @@
     newChart(card, {
       type: 'line',
       data: { datasets: [{ label: 'estimated model latency (ms)', data: pts, stepped: true, borderColor: color(0), pointRadius: 0, borderWidth: 2 }] },
-      options: { parsing: false, scales: { x: axis(st.x === 't' ? 'wall time since the start (s)' : 'trials of the session', { type: 'linear' }), y: axis('ms') } },
+      options: { parsing: false, scales: { x: axis(st.x === 't' ? 'wall time since the start (s)' : 'trials of the session', { type: 'linear' }), y: axis('ms', { beginAtZero: true }) } },
     });
   }
 

@@ -52,7 +52,7 @@ async function visit(url, name) {
   await page.goto('about:blank');
   problems = [];
   await page.goto(url);
-  await page.waitForFunction(() => document.body && document.body.dataset.rendered, null, { timeout: 15000 });
+  await page.waitForFunction(() => document.body && document.body.dataset.rendered, null, { timeout: 30000 });
   const info = await page.evaluate(() => {
     const canvases = [...document.querySelectorAll('#app canvas')];
     const blank = canvases.filter((c) => {
@@ -159,7 +159,7 @@ if (tuneJson) {
   const exited = new Promise((resolve) => tune.on('exit', (code, sig) => resolve(code === null ? sig : code)));
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   let live;
-  for (let i = 0; i < 100 && !live; i++) {
+  for (let i = 0; i < 300 && !live; i++) {
     await sleep(200);
     live = (await api('/api/sessions')).find((x) => x.live && x.records > 0);
   }
@@ -168,12 +168,12 @@ if (tuneJson) {
     await page.goto('about:blank');
     problems = [];
     await page.goto(base + '/#/session/' + live.uuid);
-    await page.waitForFunction(() => document.body.dataset.rendered, null, { timeout: 15000 });
+    await page.waitForFunction(() => document.body.dataset.rendered, null, { timeout: 30000 });
     const points = () => page.evaluate(() => Chart.getChart(document.querySelector('.card canvas')).data.datasets[0].data.length);
     const first = await points();
     const rendered = await page.evaluate(() => document.body.dataset.rendered);
     let later = first;
-    for (let i = 0; i < 60 && later <= first; i++) {
+    for (let i = 0; i < 240 && later <= first; i++) {
       await sleep(250);
       later = await points();
     }
