@@ -57,6 +57,11 @@ int cli_cmd_bench(int argc, char **argv);
 /* ---- cmd_targets.c ---- */
 /* relay-tune targets [TARGET ...] */
 int cli_cmd_targets(int argc, char **argv);
+/* ---- cmd_dashboard.c ---- */
+/* relay-tune dashboard [--db DB] [--port N] [--host ADDR] */
+int cli_cmd_dashboard(int argc, char **argv);
+/* relay-tune report [--db DB] [--session ID] -o REPORT.html */
+int cli_cmd_report(int argc, char **argv);
 
 /* ---- main.c ---- */
 /* Loads MODEL and binds its weights: the arrays of each of the nparams .npz

@@ -23,6 +23,8 @@ static const struct {
     {"run", cli_cmd_run, "run a model's @main on .npz/.npy inputs (or seeded random ones): interpreter or compiled"},
     {"bench", cli_cmd_bench, "latency of a compiled model: median, p10, p90 of N runs"},
     {"targets", cli_cmd_targets, "what this host can run, and what a target string describes"},
+    {"dashboard", cli_cmd_dashboard, "serve the tuning and benchmark dashboard of a database (read-only)"},
+    {"report", cli_cmd_report, "write the dashboard's pages and data into one self-contained HTML file"},
 };
 
 void cli_error(const char *fmt, ...)

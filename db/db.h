@@ -282,6 +282,26 @@ void db_best_print(const db_best_row *rows, size_t n, bool json, su_buf *out);
  * vacuums. *deleted counts them. */
 bool db_gc(db *d, double days, double now, int64_t *deleted);
 
+/* ---- dashboard_query.c: read-only JSON views for the dashboard ------------- */
+/* Each appends one JSON document to out (strings escaped as JSON); never
+ * writes the database. now (seconds since the epoch) decides whether a
+ * session without an end time is still live. Fields: docs/dashboard.md. */
+
+/* Every session, newest first: its row, records, failures by kind, rate, live. */
+bool db_dash_sessions(db *d, double now, su_buf *out);
+/* One session with its tasks (default and best cost) and failure messages:
+ * 1, 0 when no session has that uuid, -1 on error. */
+int db_dash_session(db *d, const char *uuid, double now, su_buf *out);
+/* The measurements of a session with record id above after, in order, each
+ * numbered from the session's first: 1, 0 unknown session, -1 error. */
+int db_dash_measurements(db *d, const char *uuid, int64_t after, su_buf *out);
+/* The workload with this 16-digit hash on target (NULL: the target with the
+ * most records): every successful config best first, with knobs, GFLOP/s
+ * and speedup over the default: 1, 0 unknown hash, -1 error. */
+int db_dash_task(db *d, const char *hash, const char *target, su_buf *out);
+/* Benchmark results oldest first: whole models, and kernels with GFLOP/s. */
+bool db_dash_benchmarks(db *d, su_buf *out);
+
 /* ---- internal to db/ (not for other parts) ----------------------------------- */
 
 typedef struct sqlite3 sqlite3;

@@ -431,6 +431,18 @@ rt_tensor *rt_cmodel_output(const rt_cmodel *c, size_t i);
 /* Unloads (NULL is fine). */
 void rt_cmodel_free(rt_cmodel *c);
 
+/* ---- the dashboard (docs/dashboard.md) -------------------------------------- */
+
+/* Serves the dashboard of the database at db_path (opened read-only) on host
+ * (a numeric address; NULL: 127.0.0.1) and port (0: a free one) until SIGINT
+ * or SIGTERM; prints its URL to out once listening. 0 after a stop by signal,
+ * -1 after a message. */
+int rt_dashboard_serve(const char *db_path, const char *host, int port, FILE *out, FILE *errs);
+/* Writes the self-contained HTML report of the database at db_path (one
+ * session, or every one when session is NULL) to out_path ("-": standard
+ * output); 0, or -1 after a message. */
+int rt_dashboard_report(const char *db_path, const char *session, const char *out_path, FILE *errs);
+
 #ifdef __cplusplus
 }
 #endif

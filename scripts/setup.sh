@@ -4,16 +4,30 @@
 set -e
 PKGS="build-essential autoconf automake libtool pkg-config
   libsqlite3-dev libjansson-dev zlib1g-dev libpapi-dev libxgboost-dev
-  ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libopenblas-dev libdnnl-dev"
+  ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libopenblas-dev libdnnl-dev
+  libmicrohttpd-dev libjs-chart.js chromium"
 missing=
 for p in $PKGS; do
   st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
   case "$st" in *" installed") ;; *) missing="$missing $p" ;; esac
 done
-[ -z "$missing" ] && exit 0
-echo "setup: installing$missing"
 SUDO=
 [ "$(id -u)" = 0 ] || SUDO=sudo
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+if [ -n "$missing" ]; then
+    echo "setup: installing$missing"
+    $SUDO apt-get update -qq
+    $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+# the dashboard's browser test drives Debian's chromium through playwright-core
+# (npm), kept in a git-ignored folder of the tree; any Node.js with npm will do
+root=$(cd "$(dirname "$0")/.." && pwd)
+PLAYWRIGHT=playwright-core@1.65.1
+if [ ! -f "$root/tests/dashboard/node_modules/playwright-core/package.json" ]; then
+    if ! command -v npm >/dev/null 2>&1; then
+        echo "setup: installing nodejs npm"
+        $SUDO apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
+    fi
+    echo "setup: installing $PLAYWRIGHT for the browser test"
+    npm install --silent --no-save --no-package-lock --no-audit --no-fund --prefix "$root/tests/dashboard" "$PLAYWRIGHT" >/dev/null
+fi
