@@ -511,11 +511,13 @@ bool db_dash_benchmarks(db *d, su_buf *out)
     /* model latency history, oldest first; kernel rows (bench_kernels names them
      * "kernel HASH SHAPE") carry their workload's flops for GFLOP/s. A file of
      * version 2 has no host column: read-only, it is shown as it is. */
-    sqlite3_stmt *st = prepare(
-        d, d->version >= 3 ? "SELECT b.model, b.target, b.config_source, b.median, b.mean, b.min, b.max, b.stddev, "
-                             "b.repeats, b.commit_id, b.timestamp, b.host, " BENCH_FLOPS
-                           : "SELECT b.model, b.target, b.config_source, b.median, b.mean, b.min, b.max, b.stddev, "
-                             "b.repeats, b.commit_id, b.timestamp, '', " BENCH_FLOPS);
+#define BENCH_COLS "SELECT b.model, b.target, b.config_source, b.median, b.mean, b.min, b.max, b.stddev, " \
+                   "b.repeats, b.commit_id, b.timestamp, "
+    /* version 4 added the host's ISA and its FMA peak measured in the run */
+    sqlite3_stmt *st = prepare(d, d->version >= 4   ? BENCH_COLS "b.host, b.isa, b.peak_gflops, b.threads, " BENCH_FLOPS
+                                  : d->version >= 3 ? BENCH_COLS "b.host, '', 0, 0, " BENCH_FLOPS
+                                                    : BENCH_COLS "'', '', 0, 0, " BENCH_FLOPS);
+#undef BENCH_COLS
     if (!st) {
         json_decref(o);
         return false;
@@ -537,8 +539,12 @@ bool db_dash_benchmarks(db *d, su_buf *out)
         json_object_set_new(b, "commit", col_text(st, 9));
         json_object_set_new(b, "timestamp", col_real(st, 10));
         json_object_set_new(b, "host", col_text(st, 11));
+        json_object_set_new(b, "isa", col_text(st, 12));
+        double peak = sqlite3_column_double(st, 13);
+        json_object_set_new(b, "peak_gflops", peak > 0 ? json_real(peak) : json_null());
+        json_object_set_new(b, "threads", json_integer(sqlite3_column_int64(st, 14)));
         if (kernel) {
-            double flops = sqlite3_column_type(st, 12) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 12);
+            double flops = sqlite3_column_type(st, 15) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 15);
             json_object_set_new(b, "flops", num_or_null(flops));
             json_object_set_new(b, "gflops", num_or_null(gflops(flops, sqlite3_column_double(st, 3))));
         }

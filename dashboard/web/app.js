@@ -378,19 +378,27 @@
     const names = [...latest.keys()];
     const sources = ['default', 'tuned', 'onednn', 'openblas'].filter((s) => names.some((k) => latest.get(k)[s]));
     const g = (k, s) => (latest.get(k)[s] ? latest.get(k)[s].gflops : null);
-    const card = el('div', { class: 'card' }, el('h3', {}, 'GFLOP/s of each shape (newest run)'),
-      el('p', { class: 'meta' }, 'the database records no peak figure of the host, so bars are absolute GFLOP/s; the ratios to oneDNN and OpenBLAS are in the table'));
+    /* % of the FMA peak measured in the same run, where every row has one (results
+     * stored before schema version 4 have none) */
+    const rows = names.flatMap((k) => sources.map((s) => latest.get(k)[s]).filter(Boolean));
+    const withPeak = rows.length > 0 && rows.every((r) => r.peak_gflops > 0);
+    const pct = (k, s) => { const r = latest.get(k)[s]; return r && r.gflops !== null ? 100 * r.gflops / r.peak_gflops : null; };
+    const hosts = [...new Set(rows.map((r) => (r.host || '?') + (r.isa ? ' (' + r.isa + (r.peak_gflops ? ', peak ' + fmt(r.peak_gflops) + ' GFLOP/s' : '') + ')' : '')))];
+    const card = el('div', { class: 'card' }, el('h3', {}, withPeak ? '% of the FMA peak of each shape (newest run)' : 'GFLOP/s of each shape (newest run)'),
+      el('p', { class: 'meta' }, (withPeak ? 'bars: GFLOP/s over the FP32 FMA peak measured in the same run; ' : 'some results record no peak of their host, so bars are absolute GFLOP/s; ') +
+        'hosts: ' + hosts.join(', ')));
     app.append(card);
     const chart = newChart(card, {
       type: 'bar',
-      data: { labels: names, datasets: sources.map((s, i) => ({ label: sourceName(s), data: names.map((k) => g(k, s)), backgroundColor: color(i) })) },
-      options: { indexAxis: 'y', scales: { x: axis('GFLOP/s', { beginAtZero: true }) } },
+      data: { labels: names, datasets: sources.map((s, i) => ({ label: sourceName(s), data: names.map((k) => (withPeak ? pct(k, s) : g(k, s))), backgroundColor: color(i) })) },
+      options: { indexAxis: 'y', scales: { x: axis(withPeak ? '% of peak' : 'GFLOP/s', { beginAtZero: true }) } },
     });
     chart.canvas.parentNode.style.height = Math.max(260, 40 + names.length * 14 * Math.max(1, sources.length)) + 'px';
     chart.resize();
     const best = (k) => g(k, 'tuned') !== null ? g(k, 'tuned') : g(k, 'default');
+    const cell = (k, s) => fmt(g(k, s)) + (withPeak && pct(k, s) !== null ? ' (' + fmt(pct(k, s)) + '%)' : '');
     app.append(table(['Kernel', '#Untuned', '#Tuned', '#oneDNN', '#OpenBLAS', '#Tuned/oneDNN', '#Tuned/OpenBLAS'],
-      names.map((k) => [k, fmt(g(k, 'default')), fmt(g(k, 'tuned')), fmt(g(k, 'onednn')), fmt(g(k, 'openblas')),
+      names.map((k) => [k, cell(k, 'default'), cell(k, 'tuned'), cell(k, 'onednn'), cell(k, 'openblas'),
         g(k, 'onednn') ? fmt(best(k) / g(k, 'onednn')) : '–', g(k, 'openblas') ? fmt(best(k) / g(k, 'openblas')) : '–']), 'kernels'));
   }
 

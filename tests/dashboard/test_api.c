@@ -163,7 +163,7 @@ static bool fill(const char *path, char done[37], char live[37])
     db_bench b[3] = {
         {"resnet18.relay", "cpu", "default", 3e-3, 3e-3, 3e-3, 3e-3, 0, 10, "abc1234", 1790000000, "host-1"},
         {"resnet18.relay", "cpu", "tuned", 2e-3, 2e-3, 2e-3, 2e-3, 0, 10, "abc1234", 1790000001, "host-1"},
-        {kernel, "cpu", "onednn", 1e-5, 1e-5, 1e-5, 1e-5, 0, 10, "abc1234", 1790000002, "host-1"},
+        {kernel, "cpu", "onednn", 1e-5, 1e-5, 1e-5, 1e-5, 0, 10, "abc1234", 1790000002, "host-1", "avx512", 250.5, 2},
     };
     good = good && db_add_benches(d, b, 3);
     if (!good)
@@ -314,6 +314,11 @@ static void test_best_and_benchmarks(void)
     json_t *k = json_array_get(kernels, 0);
     ok(json_array_size(kernels) == 1 && near(num(k, "gflops"), FLOPS[1] / 1e-5 * 1e-9),
        "a kernel result with the GFLOP/s of its workload");
+    ok(json_is_string(json_object_get(k, "isa")) && !strcmp(json_string_value(json_object_get(k, "isa")), "avx512") &&
+           near(num(k, "peak_gflops"), 250.5) && json_integer_value(json_object_get(k, "threads")) == 2,
+       "a kernel result with its host's ISA and FMA peak (the bars' % of peak)");
+    ok(json_is_null(json_object_get(json_array_get(models, 0), "peak_gflops")),
+       "a result without a measured peak says null, not 0");
     json_decref(b);
 }
 
