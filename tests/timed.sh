@@ -2,10 +2,12 @@
 # timed.sh DRIVER... -- the log driver around automake's tap-driver: runs the
 # driver with its arguments and writes the test's wall-clock and CPU seconds
 # (user + system of the test and everything it waited for) to FILE.time
-# beside the test's FILE.log, one line "wall cpu name". tests/suite-times.sh
-# turns those files into the table of the slowest tests (docs/testing.md);
-# CPU seconds matter beside wall seconds because the test machines are
-# shared and a loaded machine stretches the wall clock only.
+# beside the test's FILE.log, one line "wall cpu name start end" (start and
+# end in seconds since the epoch, which show how the tests shared the cores
+# under make -j). tests/suite-times.sh turns those files into the table of
+# the slowest tests (docs/testing.md). CPU seconds matter beside wall
+# seconds because test machines are shared, and a loaded machine stretches
+# the wall clock only.
 log=
 name=
 prev=
@@ -29,6 +31,6 @@ if [ -n "$log" ]; then
     times >"$out"
     awk -v t0="$t0" -v t1="$t1" -v name="$name" '
         function secs(s,   m) { m = s; sub(/m.*/, "", m); sub(/^[0-9]*m/, "", s); sub(/s$/, "", s); return m * 60 + s }
-        NR == 2 { printf "%.2f %.2f %s\n", t1 - t0, secs($1) + secs($2), name }' "$out" >"$out.tmp" && mv "$out.tmp" "$out"
+        NR == 2 { printf "%.2f %.2f %s %.2f %.2f\n", t1 - t0, secs($1) + secs($2), name, t0, t1 }' "$out" >"$out.tmp" && mv "$out.tmp" "$out"
 fi
 exit $rc

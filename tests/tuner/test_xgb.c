@@ -18,11 +18,11 @@
 
 /* Small convolutions keep the test cheap: driving the tuner through a whole
  * space refits the model after each batch of 16 and rescores what is left,
- * so its cost grows with the square of the space (1,920 configs here, against
- * 13,440 for a 28x28 conv with 32 -> 64 channels, 50 times the work). The
- * first conv's space still exceeds what 2 annealing walkers visit (so they
- * anneal), and both keep tiles of 16 output channels and 7 columns (the
- * synthetic optimum). */
+ * so its cost grows with the square of the space (about 2,000 configs here,
+ * against 13,440 for a 28x28 conv with 32 -> 64 channels: 50 times the work).
+ * The first conv's space still exceeds what 2 annealing walkers visit (so
+ * they anneal; test_tuner checks it), and both convs have tiles of 16 output
+ * channels and 7 columns (the synthetic optimum). */
 static const char *MODEL =
     "#[version = \"0.0.5\"]\n"
     "def @main(%x: Tensor[(1, 4, 7, 7), float32], %w: Tensor[(16, 4, 3, 3), float32],\n"
@@ -304,8 +304,12 @@ static void test_tuner(const tun_space *conv)
 {
     ok(tun_tuner_find("xgb") == &tun_xgb_ops, "the tuner is registered as xgb");
     tun_tuner_conf conf = tun_tuner_conf_default;
+    /* xgb.c scores a space whole up to 2 x walkers x SA_STEPS (100) configs:
+     * the default walkers score this one whole, 2 walkers anneal */
+    ok(conv->size <= 2 * (int64_t)conf.walkers * 100 && conv->size > 2 * 2 * 100,
+       "the space (%lld configs) is scored whole by %d walkers and annealed by 2", (long long)conv->size, conf.walkers);
     drive(conv, &conf, 5, "xgb scoring the space whole");
-    conf.walkers = 2;   /* 2 x 2 x SA_STEPS < the space: annealing */
+    conf.walkers = 2;
     drive(conv, &conf, 5, "xgb annealing (2 walkers)");
     int64_t a[48], b[48];
     first_batches(conv, &conf, 9, 48, a);
