@@ -26,6 +26,7 @@ PLAYWRIGHT=playwright-core@1.65.1
 if [ ! -f "$root/tests/dashboard/node_modules/playwright-core/package.json" ]; then
     if ! command -v npm >/dev/null 2>&1; then
         echo "setup: installing nodejs npm"
+        $SUDO apt-get update -qq
         $SUDO apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
     fi
     echo "setup: installing $PLAYWRIGHT for the browser test"
