@@ -214,8 +214,8 @@ static int session_find(db *d, const char *uuid, double now, json_t **obj, int64
 
 /* The tasks of session sid: every workload it measured, in order of first
  * measurement, with the default config's cost on the session's target (from
- * any session: the default is measured once per target) and the best cost
- * the session reached. */
+ * any session: the default is measured once per target), the best cost
+ * the session reached and the model's calls of it (null when unknown). */
 static json_t *task_row(sqlite3_stmt *st, const void *ctx)
 {
     double flops = sqlite3_column_double(st, 3);
@@ -235,19 +235,28 @@ static json_t *task_row(sqlite3_stmt *st, const void *ctx)
     json_object_set_new(o, "speedup", num_or_null(def / best));
     json_object_set_new(o, "tuners", col_text(st, 8));
     json_object_set_new(o, "target", col_text(st, 9));
+    json_object_set_new(o, "calls", sqlite3_column_type(st, 10) == SQLITE_NULL ? json_null()
+                                                                               : json_integer(sqlite3_column_int64(st, 10)));
     return o;
 }
 
 static json_t *session_tasks(db *d, int64_t sid, bool *good)
 {
+#define TASK_SQL(calls)                                                                                        \
+    "SELECT w.hash, w.key, w.template, w.flops, count(*), sum(r.error = 0), "                                  \
+    "min(CASE WHEN r.error = 0 THEN r.mean_cost END), "                                                        \
+    "(SELECT min(x.mean_cost) FROM records x WHERE x.workload_id = w.id AND x.target_id = r.target_id "        \
+    " AND x.is_default AND x.error = 0), "                                                                     \
+    "group_concat(DISTINCT r.tuner), t.target, " calls " "                                                     \
+    "FROM records r JOIN workloads w ON w.id = r.workload_id JOIN targets t ON t.id = r.target_id "            \
+    "WHERE r.session_id = ?1 GROUP BY w.id ORDER BY min(r.id)"
+    /* version 5 records each task's calls in the model; before, and for
+     * sessions imported from logs, they are unknown (null) */
     sqlite3_stmt *st = prepare(
-        d, "SELECT w.hash, w.key, w.template, w.flops, count(*), sum(r.error = 0), "
-           "min(CASE WHEN r.error = 0 THEN r.mean_cost END), "
-           "(SELECT min(x.mean_cost) FROM records x WHERE x.workload_id = w.id AND x.target_id = r.target_id "
-           " AND x.is_default AND x.error = 0), "
-           "group_concat(DISTINCT r.tuner), t.target "
-           "FROM records r JOIN workloads w ON w.id = r.workload_id JOIN targets t ON t.id = r.target_id "
-           "WHERE r.session_id = ?1 GROUP BY w.id ORDER BY min(r.id)");
+        d, d->version >= 5
+               ? TASK_SQL("(SELECT c.calls FROM session_tasks c WHERE c.session_id = ?1 AND c.hash = w.hash)")
+               : TASK_SQL("NULL"));
+#undef TASK_SQL
     if (st)
         sqlite3_bind_int64(st, 1, sid);
     return collect(d, st, task_row, NULL, good);

@@ -81,7 +81,7 @@ typedef bool (*db_config_check_fn)(void *ctx, const char *tmpl, const char *work
 /* ---- schema.c: open, create, check, migrate -------------------------------- */
 
 /* The current schema version (PRAGMA user_version of a database we write). */
-#define DB_SCHEMA_VERSION 4
+#define DB_SCHEMA_VERSION 5
 /* PRAGMA application_id of a relay-tune database: "RTDB". */
 #define DB_APPLICATION_ID 0x52544442
 
@@ -183,6 +183,9 @@ bool db_session_begin(db *d, const char *model, const char *target, const char *
                       char uuid[37]);
 /* Ends a session: sets the end time and trial count. False when unknown. */
 bool db_session_end(db *d, const char *uuid, int64_t trials);
+/* Records that session uuid's model calls the task of workload hash
+ * hashes[i] calls[i] times (n tasks; a task given again keeps the newest). */
+bool db_session_set_tasks(db *d, const char *uuid, size_t n, const char *const *hashes, const int *calls);
 /* Looks a session up: 1 found, 0 unknown, -1 error. */
 int db_session_get(db *d, const char *uuid, su_arena *a, db_session *out);
 /* Every session, oldest first. */

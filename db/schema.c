@@ -93,6 +93,13 @@ static const char *const migrations[DB_SCHEMA_VERSION] = {
     "ALTER TABLE benchmarks ADD COLUMN isa TEXT NOT NULL DEFAULT '';"
     "ALTER TABLE benchmarks ADD COLUMN peak_gflops REAL NOT NULL DEFAULT 0;"
     "ALTER TABLE benchmarks ADD COLUMN threads INTEGER NOT NULL DEFAULT 0;",
+    /* 5: how often the session's model calls each task (workload hash), so
+     * that the model's estimated latency weighs each task by its calls */
+    "CREATE TABLE session_tasks ("
+    "  session_id INTEGER NOT NULL REFERENCES sessions (id),"
+    "  hash TEXT NOT NULL,"
+    "  calls INTEGER NOT NULL,"
+    "  PRIMARY KEY (session_id, hash));",
 };
 
 /* SQL text of each cached statement (db_stmt_id order). */

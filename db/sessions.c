@@ -98,6 +98,32 @@ bool db_session_end(db *d, const char *uuid, int64_t trials)
     return true;
 }
 
+bool db_session_set_tasks(db *d, const char *uuid, size_t n, const char *const *hashes, const int *calls)
+{
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(d->sql,
+                                "INSERT OR REPLACE INTO session_tasks (session_id, hash, calls) "
+                                "SELECT id, ?2, ?3 FROM sessions WHERE uuid = ?1",
+                                -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return db_fail_sql(d, rc, "recording a session's tasks");
+    for (size_t i = 0; i < n && rc != SQLITE_ERROR; i++) {
+        sqlite3_bind_text(st, 1, uuid, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, hashes[i], -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 3, calls[i]);
+        rc = sqlite3_step(st);
+        sqlite3_reset(st);
+        if (rc != SQLITE_DONE)
+            break;
+        if (sqlite3_changes(d->sql) == 0) {
+            sqlite3_finalize(st);
+            return db_fail(d, "%s: no session %s", d->path, uuid);
+        }
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE || n == 0 || db_fail_sql(d, rc, "recording a session's tasks");
+}
+
 static void row_to_session(sqlite3_stmt *st, su_arena *a, db_session *s)
 {
     s->uuid = db_col_str(st, 0, a);

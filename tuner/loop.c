@@ -484,6 +484,18 @@ bool tun_tune(const tun_tasks *tasks, const bool *selected, db *d, const tun_opt
     bool ok = prepare(&R, tasks, selected);
     if (ok && !(ok = db_session_begin(d, o->model, o->target->name, o->command, rep->session)))
         su_buf_puts(err, db_errmsg(d));
+    if (ok) {
+        /* the calls of each task, for the model's estimated latency (dashboard) */
+        const char **hashes = su_arena_alloc(&R.a, (rep->n + 1) * sizeof *hashes);
+        int *calls = su_arena_alloc(&R.a, (rep->n + 1) * sizeof *calls);
+        for (size_t k = 0; k < rep->n; k++) {
+            const tun_task *t = &tasks->items[rep->tasks[k].task];
+            hashes[k] = t->hash;
+            calls[k] = t->count;
+        }
+        if (!(ok = db_session_set_tasks(d, rep->session, rep->n, hashes, calls)))
+            su_buf_puts(err, db_errmsg(d));
+    }
     while (ok) {
         if (o->stop && *o->stop) {
             rep->interrupted = true;

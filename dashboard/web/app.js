@@ -181,13 +181,16 @@
   }
 
   function modelCurve(card, st) {
-    const cur = {};
-    for (const t of st.s.tasks) cur[t.hash] = t.default_cost;
+    const cur = {}, calls = {};
+    for (const t of st.s.tasks) {
+      cur[t.hash] = t.default_cost;
+      calls[t.hash] = t.calls > 0 ? t.calls : 1;
+    }
     const pts = [];
     for (const m of st.ms) {
       if (m.cost !== null && (cur[m.hash] === null || cur[m.hash] === undefined || m.cost < cur[m.hash])) cur[m.hash] = m.cost;
-      const known = Object.values(cur).filter((v) => v !== null && v !== undefined);
-      if (known.length) pts.push({ x: st.x === 't' ? m.t : m.n, y: known.reduce((a, b) => a + b, 0) * 1e3 });
+      const known = Object.keys(cur).filter((h) => cur[h] !== null && cur[h] !== undefined);
+      if (known.length) pts.push({ x: st.x === 't' ? m.t : m.n, y: known.reduce((a, h) => a + cur[h] * (calls[h] || 1), 0) * 1e3 });
     }
     newChart(card, {
       type: 'line',
@@ -246,7 +249,8 @@
     app.append(el('div', { class: 'controls' }, 'x axis: ', el('label', {}, pick('n'), ' trials'), el('label', {}, pick('t'), ' wall time')));
 
     const model = el('div', { class: 'card' }, el('h3', {}, 'Model: estimated latency'),
-      el('p', { class: 'meta' }, 'the sum over the tasks of the best time found so far (the default config’s before any), each distinct task counted once'));
+      el('p', { class: 'meta' }, 'the sum over the tasks of the best time found so far (the default config’s before any) times the model’s calls of the task' +
+        (s.tasks.some((t) => !(t.calls > 0)) ? ' (calls unknown for some tasks, e.g. of an imported log: counted once)' : '')));
     app.append(model);
     modelCurve(model, st);
 

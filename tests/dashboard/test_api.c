@@ -153,6 +153,14 @@ static bool fill(const char *path, char done[37], char live[37])
     for (int i = 0; i < 8; i++)   /* interleaved: dense 0, conv 0, dense 1, ... */
         recs[i] = record(i % 2, i / 2, i / 2, done, t0 + 0.5 * i, &a);
     good = good && db_add_records(d, recs, 8, NULL, NULL, NULL) && db_session_end(d, done, 8);
+    /* the model calls the dense once and the conv 3 times; the live session
+     * (as one imported from a log) says nothing of its calls */
+    char h0[17], h1[17];
+    hash_of(0, h0);
+    hash_of(1, h1);
+    const char *hs[2] = {h0, h1};
+    const int calls[2] = {1, 3};
+    good = good && db_session_set_tasks(d, done, 2, hs, calls);
     good = good && db_session_begin(d, "live.relay", "cpu", "relay-tune tune live.relay", live);
     db_record r = record(0, 3, 9, live, db_now(), &a);   /* another index than the finished session's */
     good = good && db_add_records(d, &r, 1, NULL, NULL, NULL);
@@ -239,6 +247,7 @@ static void test_session(const char *done)
         ok(o && near(num(o, "default_cost"), COST[t][0]) && near(num(o, "best_cost"), best) &&
                near(num(o, "best_gflops"), FLOPS[t] / best * 1e-9) && near(num(o, "speedup"), COST[t][0] / best),
            "task %d: default and best cost, GFLOP/s and speedup as stored", t);
+        ok(o && json_integer_value(json_object_get(o, "calls")) == (t ? 3 : 1), "task %d: the model's calls of it", t);
     }
     json_t *f = json_array_get(json_object_get(s, "failure_messages"), 0);
     is_str(json_string_value(json_object_get(f, "message")), MARKUP_MSG, "the failure's message comes back exactly");

@@ -163,7 +163,7 @@ static void test_migrate_v3(su_arena *a)
        "migrate: a version-3 file read-only lists its results with isa \"\", peak 0, threads 0");
     db_close(d);
     d = open_db(p3);
-    ok(d && db_schema_version(d) == 4, "migrate: reopening migrates version 3 to 4");
+    ok(d && db_schema_version(d) == DB_SCHEMA_VERSION, "migrate: reopening migrates version 3 to the current one");
     ok(d && db_benches(d, NULL, a, &bs, &n) && n == 1 && bs[0].repeats == 100 && !strcmp(bs[0].host, "old-host") &&
            !strcmp(bs[0].isa, "") && bs[0].peak_gflops == 0,
        "migrate: benchmark results survive the migration, isa \"\" and peak 0");
@@ -626,6 +626,13 @@ static void test_sessions(void)
            !strcmp(best.model, "resnet18.relay"),
        "session: a record knows its session and model");
     ok(!db_session_end(d, "00000000-0000-4000-8000-000000000000", 1), "session: ending an unknown session fails");
+    const char *hashes[2] = {"0123456789abcdef", "fedcba9876543210"};
+    const int calls[2] = {2, 5}, again[1] = {7};
+    ok(db_session_set_tasks(d, uuid, 2, hashes, calls) && db_session_set_tasks(d, uuid, 1, hashes, again),
+       "session: the model's calls of each task are recorded (and replaced)");
+    ok(!db_session_set_tasks(d, "00000000-0000-4000-8000-000000000000", 1, hashes, calls) &&
+           strstr(db_errmsg(d), "no session"),
+       "session: the calls of an unknown session are refused");
     db_session *all;
     size_t n;
     ok(db_sessions(d, &a, &all, &n) && n == 1, "session: listed");
