@@ -4,7 +4,8 @@
  * parallel loops carry `#pragma omp parallel for` (only the outermost one of
  * a nest: nested parallel loops run serially in their thread), vectorized
  * loops `#pragma omp simd` (independent iterations, so gcc may vectorize
- * without proving it), unrolled loops `#pragma GCC unroll`, and local
+ * without proving it; a sum, max or min into one element as an OpenMP simd
+ * reduction), unrolled loops `#pragma GCC unroll`, and local
  * buffers become aligned arrays on the stack, which gcc keeps in registers
  * once the loops over them are unrolled and vectorized. Integer division
  * and modulo are floor operations; they print as C's / and % where the

@@ -194,6 +194,24 @@ static uint64_t dims_read(sch_schedule *s, const sch_tensor *c, const sch_tensor
     return m;
 }
 
+/* Whether reduction loops outer, inner of r (adjacent, inner innermost) walk
+ * one contiguous run of r's input when fused, as global pooling's sum over
+ * a plane does: r reduces one read (under a cast or a guard) whose last
+ * index moves with inner alone, the one before with outer alone, and inner
+ * spans the input's whole last extent. (Fusing is correct either way; this
+ * decides whether it pays.) */
+static bool fused_contiguous(const sch_tensor *r, const sch_iter *outer, const sch_iter *inner)
+{
+    const sch_expr *e = r->body;
+    while (e && (e->kind == SCH_CAST || e->kind == SCH_SELECT))
+        e = e->kind == SCH_CAST ? e->a : e->b;
+    if (!outer->var || !inner->var || !e || e->kind != SCH_READ || e->n < 2 || !e->tensor)
+        return false;
+    const sch_expr *hi = e->args[e->n - 2], *lo = e->args[e->n - 1];
+    return sch_expr_uses(lo, inner->var) && !sch_expr_uses(lo, outer->var) && sch_expr_uses(hi, outer->var) &&
+           !sch_expr_uses(hi, inner->var) && e->tensor->shape[e->n - 1] == inner->extent;
+}
+
 void sch_tmpl_attach_reductions(sch_tctx *t)
 {
     sch_schedule *s = t->s;
@@ -228,9 +246,16 @@ void sch_tmpl_attach_reductions(sch_tctx *t)
         }
         if (ok && c && at) {
             SCH_TRY(t, sch_compute_at(s, r, c, (sch_iter *)at));
-            /* a row statistic (softmax's max and sum, layer_norm's moments):
-             * its row loop as a SIMD reduction, lanes summing apart */
-            sch_iter *last = r->leaves.len ? r->leaves.data[r->leaves.len - 1] : NULL;
+            /* a row statistic (softmax's max and sum, layer_norm's moments,
+             * global pooling's sum over the rows of a plane, fused into one
+             * loop): its innermost loop as a SIMD reduction, lanes summing
+             * apart */
+            size_t nl = r->leaves.len;
+            sch_iter *last = nl ? r->leaves.data[nl - 1] : NULL, *prev = nl >= 2 ? r->leaves.data[nl - 2] : NULL;
+            if (!t->err && last && last->reduce && prev && prev->reduce && last->extent < 2 * t->hw->lanes &&
+                prev->extent * last->extent >= 2 * t->hw->lanes && prev->extent * last->extent <= MAX_VECTOR_LOOP &&
+                fused_contiguous(r, prev, last))
+                SCH_TRY(t, sch_fuse(s, r, prev, last, &last));
             if (!t->err && last && last->reduce && last->extent >= 2 * t->hw->lanes)
                 SCH_TRY(t, sch_annotate(s, r, last, SCH_LOOP_VECTORIZED));
         } else {

@@ -104,6 +104,24 @@ else
     tap_fail "the max reduction compiles to zmm max instructions" "$(cat "$TMP/err")"
 fi
 
+# global pooling: the plane's two reduction loops fused into one SIMD reduction
+cat >"$TMP/gap.relay" <<'EOF'
+#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 64, 7, 7), float32]) {
+  %0 = nn.global_avg_pool2d(%x);
+  %1 = nn.adaptive_avg_pool2d(%x, output_size=[1, 1]);
+  add(%0, %1)
+}
+EOF
+rm -rf "$TMP/cache"
+RELAY_TUNE_CACHE="$TMP/cache" "$RELAY_TUNE" run "$TMP/gap.relay" --random-params 2 --target cpu --output "$TMP/gap.npy" \
+    >/dev/null 2>"$TMP/err" || tap_fail "run the pooling model compiled" "$(cat "$TMP/err")"
+"$RELAY_TUNE" run "$TMP/gap.relay" --random-params 2 --output "$TMP/gap-ref.npy" >/dev/null 2>&1
+cat "$TMP"/cache/*.c >"$TMP/gap.c" 2>/dev/null
+tap_has "global pooling sums its 49-element plane as a simd reduction" "$TMP/gap.c" "for (int64_t i1 = 0; i1 < 49; i1++)"
+tap_has "  under the reduction pragma" "$TMP/gap.c" "#pragma omp simd reduction(+:"
+tap_run "  and matches the interpreter" 0 "$top_builddir/tests/tools/npycmp" "$TMP/gap-ref.npy" "$TMP/gap.npy" 1e-5
+
 # ---- running: only ISAs the host has; refusals ----------------------------
 "$RELAY_TUNE" run "$MLP" --random-params 3 --output "$TMP/ref.npy" >/dev/null 2>"$TMP/err" ||
     tap_fail "interpreter reference" "$(cat "$TMP/err")"
