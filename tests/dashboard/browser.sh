@@ -78,7 +78,7 @@ hashes=$(sed -n 's/.*"hash":"\([0-9a-f]*\)".*/\1/p' "$TMP/log" | sort -u)
     for h in $hashes; do
         for src in default tuned onednn openblas; do
             case $src in default) s=0.00004 ;; tuned) s=0.00001 ;; onednn) s=0.000008 ;; *) s=0.000012 ;; esac
-            echo "{\"model\":\"kernel $h shape-$h\",\"target\":\"cpu\",\"config_source\":\"$src\",\"mean\":$s,\"median\":$s,\"min\":$s,\"max\":$s,\"stddev\":0,\"repeats\":10,\"commit\":\"d4e5f6a\",\"timestamp\":$t,\"host\":\"host-1\"}"
+            echo "{\"model\":\"kernel $h shape-$h\",\"target\":\"cpu\",\"config_source\":\"$src\",\"mean\":$s,\"median\":$s,\"min\":$s,\"max\":$s,\"stddev\":0,\"repeats\":10,\"commit\":\"d4e5f6a\",\"timestamp\":$t,\"host\":\"host-1\",\"isa\":\"avx512\",\"peak_gflops\":40,\"threads\":2}"
         done
     done
 } >"$TMP/bench.jsonl"

@@ -141,6 +141,8 @@ const models = new Set(b.models.map((r) => r.model)).size;
 const kernels = new Set(b.kernels.map((r) => r.model)).size;
 check(await count('.card.model') === models && info.canvases === models + 1, 'benchmarks: a history chart per model and the kernel bars');
 check(await count('table.kernels tbody tr') === kernels, 'benchmarks: a row per kernel (' + kernels + ')');
+check((await page.textContent('body')).includes('% of the FMA peak of each shape') && (await page.textContent('table.kernels')).includes('%)'),
+  'benchmarks: kernel bars and cells as % of the FMA peak measured in the run');
 
 // ---- the static report, from disk ----
 const url = pathToFileURL(reportFile).href;
