@@ -58,6 +58,7 @@ typedef enum {
     IR_TY_TENSOR,   /* Tensor[(d0, d1, ...), dtype]; rank 0 is a scalar such as `float32` */
     IR_TY_TUPLE,    /* (T0, T1, ...) */
     IR_TY_FUNC,     /* fn (T0, T1, ...) -> R */
+    IR_TY_VAR,      /* a type parameter `A` of `def @f[A](...)`: one node per declaration, equal only to itself */
 } ir_type_kind;
 
 struct ir_type {
@@ -68,6 +69,7 @@ struct ir_type {
     int nfields;                    /* tuple: fields; func: parameters */
     const ir_type *const *fields;   /* tuple fields or func parameter types */
     const ir_type *ret;             /* func: result type */
+    const char *name;               /* var: the parameter's name as written */
 };
 
 /* Builds a tensor type (shape copied into the arena). */
@@ -78,7 +80,11 @@ const ir_type *ir_scalar_type(su_arena *a, ir_dtype dt);
 const ir_type *ir_tuple_type(su_arena *a, int n, const ir_type *const *fields);
 /* Builds a function type (parameter array copied). */
 const ir_type *ir_func_type(su_arena *a, int n, const ir_type *const *params, const ir_type *ret);
-/* Structural equality. */
+/* Builds a type parameter named name (a new one each call). */
+const ir_type *ir_type_var(su_arena *a, const char *name);
+/* True when t mentions a type parameter (a polymorphic type). */
+bool ir_type_has_var(const ir_type *t);
+/* Structural equality (type parameters: identity). */
 bool ir_type_equal(const ir_type *a, const ir_type *b);
 /* Number of elements of a tensor type (1 for a scalar). */
 int64_t ir_type_numel(const ir_type *t);
@@ -447,7 +453,11 @@ struct ir_expr {
         struct { const char *name; const ir_type *annot; } var;           /* name without %; annot may be NULL */
         struct { const char *name; } global;                             /* name without @ */
         struct { const ir_tensor *value; } constant;
-        struct { ir_expr *fn; int nargs; ir_expr **args; const ir_attrs *attrs; } call; /* attrs NULL unless fn is an op */
+        struct {
+            ir_expr *fn; int nargs; ir_expr **args;
+            const ir_attrs *attrs;          /* NULL unless fn is an op */
+            int nkvs; const ir_attr_kv *kvs; /* attributes written on a call of a function (kept, printed, unused) */
+        } call;
         struct { ir_expr *var; ir_expr *value; ir_expr *body; } let;
         struct { ir_expr *cond; ir_expr *then_branch; ir_expr *else_branch; } if_;
         struct { int n; ir_expr **fields; } tuple;
@@ -457,6 +467,7 @@ struct ir_expr {
             const ir_type *ret_annot;       /* declared result type, or NULL */
             ir_expr *body;
             int nattrs; const ir_attr_kv *attrs; /* e.g. Primitive=1 */
+            int ntparams; const ir_type *const *tparams; /* type parameters [A, B] (IR_TY_VAR), or none */
         } func;
         struct { const ir_op_def *def; } op;
     } u;
@@ -521,8 +532,19 @@ typedef enum {
     IR_TK_INT,      /* 3, -1, 2i64 (suffix in dtype) */
     IR_TK_FLOAT,    /* 1e-05f, 0.5, 3f16 */
     IR_TK_STRING,   /* "NCHW" (value unescaped) */
-    IR_TK_PUNCT,    /* ( ) [ ] { } , ; : = . # * ? and -> (punct == '>') */
+    IR_TK_PUNCT,    /* ( ) [ ] { } , ; : = . # * ? + - / < ! and the IR_P_ codes below */
 } ir_token_kind;
+
+/* punct codes of the tokens that are not one character, and of '>' (whose
+ * character is the arrow's code) */
+enum {
+    IR_P_ARROW = '>',   /* -> */
+    IR_P_GT = 'G',      /* > */
+    IR_P_LE = 'L',      /* <= */
+    IR_P_GE = 'g',      /* >= */
+    IR_P_EQ = 'E',      /* == */
+    IR_P_NE = 'N',      /* != */
+};
 
 typedef struct ir_token {
     ir_token_kind kind;
