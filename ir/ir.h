@@ -403,6 +403,10 @@ enum { IR_SPLIT_INDICES_OR_SECTIONS, IR_SPLIT_AXIS };                   /* split
 enum { IR_SLICE_BEGIN, IR_SLICE_END, IR_SLICE_STRIDES, IR_SLICE_MODE, IR_SLICE_AXES }; /* strided_slice */
 enum { IR_TAKE_BATCH_DIMS, IR_TAKE_AXIS, IR_TAKE_MODE };                /* take */
 enum { IR_REDUCE_AXIS, IR_REDUCE_KEEPDIMS, IR_REDUCE_EXCLUDE };         /* sum, mean, max, min */
+enum { IR_LT_SRC_LAYOUT, IR_LT_DST_LAYOUT };                            /* layout_transform */
+enum { IR_STACK_AXIS };                                                 /* stack */
+enum { IR_FULL_SHAPE, IR_FULL_DTYPE };                                 /* full */
+enum { IR_SHAPE_OF_DTYPE };                                             /* shape_of */
 enum {  /* argmax */
     IR_ARGREDUCE_AXIS, IR_ARGREDUCE_KEEPDIMS, IR_ARGREDUCE_SELECT_LAST_INDEX, IR_ARGREDUCE_EXCLUDE
 };
@@ -422,6 +426,23 @@ bool ir_rel_axis(ir_rel_ctx *cx, int64_t axis, int ndim, int *out);
 bool ir_rel_broadcast_shapes(ir_rel_ctx *cx, const ir_type *a, const ir_type *b, int *ndim, int64_t *out);
 /* Maximum tensor rank handled by relations. */
 #define IR_MAX_DIMS 16
+
+/* ---- op_layout.c: data layouts ("NCHW", "NHWC", "NCHW16c") ------------- */
+
+/* A layout: one letter per axis, upper-case primal, lower-case a sub-axis
+ * split off the primal axis of the same letter (the inner part). */
+typedef struct ir_layout {
+    int n;                          /* axes */
+    char axis[IR_MAX_DIMS];         /* the letter of each axis */
+    int64_t factor[IR_MAX_DIMS];    /* a sub-axis's extent; 0 for a primal axis */
+} ir_layout;
+
+/* Parses a layout string; NULL, or a reason it is malformed. */
+const char *ir_layout_parse(const char *s, ir_layout *out);
+/* The position of axis letter c, or -1. */
+int ir_layout_find(const ir_layout *l, char c);
+/* The extent of the sub-axis split off primal axis `primal`, or 1 when none is. */
+int64_t ir_layout_factor(const ir_layout *l, char primal);
 
 /* ---- expr.c: expressions and their builders ---------------------------- */
 

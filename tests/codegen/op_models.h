@@ -70,6 +70,14 @@ static const struct op_model {
     {"max min", -1, 1, HDR "def @main(%x: Tensor[(3, 4, 5), float32]) { subtract(max(%x, axis=[0, 2]), min(%x, axis=[0, 2])) }"},
     {"argmax", -1, 1, HDR "def @main(%x: Tensor[(3, 7), float32]) { argmax(%x, axis=[1]) }"},
     {"cast", -3, 3, HDR "def @main(%x: Tensor[(10), float32]) { cast(cast(%x, dtype=\"int32\"), dtype=\"float32\") }"},
+    {"zeros ones full shape_of", -1, 1, HDR "def @main(%x: Tensor[(4, 2), float32], %v: float32) { "
+                                            "%0 = add(zeros_like(%x), multiply(ones_like(%x), full(%v, shape=[4, 2]))); "
+                                            "add(%0, cast(shape_of(%x), dtype=\"float32\")) }"},
+    {"stack", -1, 1, HDR "def @main(%x: Tensor[(2, 3), float32], %y: Tensor[(2, 3), float32]) { "
+                         "nn.relu(stack((%x, %y, %x), axis=1)) }"},
+    {"layout_transform", -1, 1, HDR "def @main(%x: Tensor[(1, 16, 3, 5), float32]) { "
+                                    "%0 = layout_transform(%x, src_layout=\"NCHW\", dst_layout=\"NCHW8c\"); "
+                                    "%1 = exp(%0); layout_transform(%1, src_layout=\"NCHW8c\", dst_layout=\"NHWC4c\") }"},
 };
 
 #endif

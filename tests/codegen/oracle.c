@@ -81,6 +81,29 @@ static double round_to(ir_dtype dt, double v)
     }
 }
 
+/* The letters of a layout ("NCHW8c") with the number before each (0 if
+ * none), and for every letter the extent of its sub-axis (1 if none);
+ * returns the number of axes. */
+static int layout_letters(const char *s, char *letter, int64_t *num, int64_t *split)
+{
+    int n = 0;
+    int64_t v = 0;
+    for (int L = 0; L < 26; L++)
+        split[L] = 1;
+    for (; *s; s++) {
+        if (*s >= '0' && *s <= '9') {
+            v = v * 10 + (*s - '0');
+            continue;
+        }
+        letter[n] = *s;
+        num[n++] = v;
+        if (*s >= 'a' && *s <= 'z')
+            split[*s - 'a'] = v;
+        v = 0;
+    }
+    return n;
+}
+
 static const ir_attr_val *A(const ir_expr *c, const char *n)
 {
     return ir_call_attr(c, n);
@@ -342,7 +365,7 @@ static hx_tensor *eval_call(hx_oracle *or, const ir_expr *c)
     hx_tensor *in[8] = {0};
     int nin = c->u.call.nargs;
     const ir_expr *tuple = NULL;
-    if (op->id == IR_OP_CONCATENATE) {
+    if (op->id == IR_OP_CONCATENATE || op->id == IR_OP_STACK) {
         tuple = c->u.call.args[0];
         nin = tuple->u.tuple.n;
         for (int i = 0; i < nin && i < 8; i++)
@@ -432,6 +455,51 @@ static hx_tensor *eval_call(hx_oracle *or, const ir_expr *c)
             while (ix[axis] >= in[k]->shape[axis])
                 ix[axis] -= in[k++]->shape[axis];
             o->v[f] = in[k]->v[ravel(in[k], ix)];
+        }
+        break;
+    }
+    case IR_OP_ZEROS_LIKE:
+    case IR_OP_ONES_LIKE:
+    case IR_OP_FULL:
+        o = like(ot);
+        for (int64_t f = 0; f < o->n; f++)
+            o->v[f] = op->id == IR_OP_ZEROS_LIKE ? 0 : op->id == IR_OP_ONES_LIKE ? 1 : x->v[0];
+        break;
+    case IR_OP_SHAPE_OF:
+        o = like(ot);
+        for (int64_t f = 0; f < o->n; f++)
+            o->v[f] = (double)x->shape[f];
+        break;
+    case IR_OP_STACK: {
+        o = like(ot);
+        int64_t axis = A(c, "axis")->i;
+        axis = axis < 0 ? axis + o->ndim : axis;
+        for (int64_t f = 0; f < o->n; f++) {
+            unravel(o, f, ix);
+            for (int d = 0, e = 0; d < o->ndim; d++)
+                if (d != axis)
+                    jx[e++] = ix[d];
+            o->v[f] = in[ix[axis]]->v[ravel(in[ix[axis]], jx)];
+        }
+        break;
+    }
+    case IR_OP_LAYOUT_TRANSFORM: {
+        /* scatter: each input element to the output position of its primal coordinates */
+        o = like(ot);
+        char sl[IR_MAX_DIMS], dl[IR_MAX_DIMS];
+        int64_t sf[IR_MAX_DIMS], df[IR_MAX_DIMS], ssplit[26], dsplit[26];
+        int ns = layout_letters(A(c, "src_layout")->s, sl, sf, ssplit);
+        int nd = layout_letters(A(c, "dst_layout")->s, dl, df, dsplit);
+        for (int64_t f = 0; f < x->n; f++) {
+            unravel(x, f, ix);
+            int64_t coord[26] = {0};
+            for (int d = 0; d < ns; d++)
+                coord[(sl[d] | 0x20) - 'a'] += sl[d] >= 'a' ? ix[d] : ix[d] * ssplit[sl[d] - 'A'];
+            for (int d = 0; d < nd; d++) {
+                int L = (dl[d] | 0x20) - 'a';
+                jx[d] = dl[d] >= 'a' ? coord[L] % dsplit[L] : coord[L] / dsplit[L];
+            }
+            o->v[ravel(o, jx)] = x->v[f];
         }
         break;
     }

@@ -490,13 +490,60 @@ def gen_reduce():
     case(fam, "int32", "argmax(%x, axis=[1])", {"x": xi}, np.argmax(xi, 1).astype(np.int32), tol=0)
 
 
+def gen_init():
+    fam = "init"
+    x = rnd(2, 3)
+    case(fam, "zeros_like", "zeros_like(%x)", {"x": x}, np.zeros_like(x), tol=0)
+    xi = ints(4)
+    case(fam, "ones_like_int32", "ones_like(%x)", {"x": xi}, np.ones_like(xi), tol=0)
+    v = np.array(0.375, np.float32)
+    case(fam, "full", 'full(%v, shape=[2, 3, 2], dtype="float32")', {"v": v}, np.full((2, 3, 2), v), tol=0)
+    case(fam, "full_cast_to_int32", 'full(%v, shape=[3], dtype="int32")', {"v": np.array(-2.75, np.float32)},
+         np.full(3, -2, np.int32), tol=0)
+    case(fam, "full_default_dtype", "full(%v, shape=[2, 2])", {"v": np.array(7, np.int64)},
+         np.full((2, 2), 7, np.int64), tol=0)
+    case(fam, "full_scalar", 'full(%v, shape=[], dtype="float64")', {"v": v}, np.array(0.375, np.float64), tol=0)
+    x4 = rnd(2, 1, 5, 3)
+    case(fam, "shape_of", "shape_of(%x)", {"x": x4}, np.array(x4.shape, np.int32), tol=0)
+    case(fam, "shape_of_int64", 'shape_of(%x, dtype="int64")', {"x": x}, np.array(x.shape, np.int64), tol=0)
+
+
+def gen_layout():
+    fam = "layout_transform"
+    x = rnd(2, 16, 3, 5)
+    n, c, h, w = x.shape
+    case(fam, "nchw_to_nhwc", 'layout_transform(%x, src_layout="NCHW", dst_layout="NHWC")', {"x": x},
+         x.transpose(0, 2, 3, 1), tol=0)
+    nhwc = np.ascontiguousarray(x.transpose(0, 2, 3, 1))
+    case(fam, "nhwc_to_nchw", 'layout_transform(%x, src_layout="NHWC", dst_layout="NCHW")', {"x": nhwc},
+         x, tol=0)
+    blocked8 = x.reshape(n, c // 8, 8, h, w).transpose(0, 1, 3, 4, 2)
+    case(fam, "nchw_to_nchw8c", 'layout_transform(%x, src_layout="NCHW", dst_layout="NCHW8c")', {"x": x},
+         blocked8, tol=0)
+    case(fam, "nchw8c_to_nchw", 'layout_transform(%x, src_layout="NCHW8c", dst_layout="NCHW")',
+         {"x": np.ascontiguousarray(blocked8)}, x, tol=0)
+    case(fam, "nchw8c_to_nhwc4c", 'layout_transform(%x, src_layout="NCHW8c", dst_layout="NHWC4c")',
+         {"x": np.ascontiguousarray(blocked8)}, x.reshape(n, c // 4, 4, h, w).transpose(0, 3, 4, 1, 2), tol=0)
+    wt = rnd(8, 4, 3, 3)
+    case(fam, "oihw_to_hwio", 'layout_transform(%w, src_layout="OIHW", dst_layout="HWIO")', {"w": wt},
+         wt.transpose(2, 3, 1, 0), tol=0)
+    fam = "stack"
+    a, b, c3 = rnd(2, 3), rnd(2, 3), rnd(2, 3)
+    case(fam, "axis0", "%0 = (%a, %b, %c);\n  stack(%0)", {"a": a, "b": b, "c": c3}, np.stack([a, b, c3], 0), tol=0)
+    case(fam, "axis1", "%0 = (%a, %b);\n  stack(%0, axis=1)", {"a": a, "b": b}, np.stack([a, b], 1), tol=0)
+    case(fam, "axis_last", "%0 = (%a, %b, %a);\n  stack(%0, axis=-1)", {"a": a, "b": b},
+         np.stack([a, b, a], -1), tol=0)
+    ai = ints(4)
+    case(fam, "int32_one_field", "%0 = (%a,);\n  stack(%0)", {"a": ai}, np.stack([ai], 0), tol=0)
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.path.join(os.path.dirname(here), "ref", "ops"))
     out = ap.parse_args().out
     os.makedirs(out, exist_ok=True)
-    for gen in (gen_conv2d, gen_dense_bmm, gen_pool, gen_norm, gen_unary, gen_binary, gen_transform, gen_reduce):
+    for gen in (gen_conv2d, gen_dense_bmm, gen_pool, gen_norm, gen_unary, gen_binary, gen_transform, gen_reduce, gen_init, gen_layout):
         gen()
     total = 0
     for i, (fam, arrays) in enumerate(FILES.items()):

@@ -590,6 +590,60 @@ static void test_strided_slice(void)
                                       d), "step");
 }
 
+/* zeros_like, ones_like, full, shape_of */
+static void test_init(void)
+{
+    const ir_op_id F = IR_OP_FULL, SO = IR_OP_SHAPE_OF;
+    TYPE_IS(rel(IR_OP_ZEROS_LIKE, NULL, 1, TEN(IR_INT8, 2, 5)), "Tensor[(2, 5), int8]", "zeros_like: the argument's type");
+    TYPE_IS(rel(IR_OP_ONES_LIKE, NULL, 1, TEN(F32, 7)), "Tensor[(7), float32]", "ones_like: the argument's type");
+    ERR(IR_OP_ONES_LIKE, "a tuple", rel(IR_OP_ONES_LIKE, NULL, 1, TUP(TEN(F32, 7))), "tensor");
+    TYPE_IS(rel(F, AT(F, "shape", "[2, 3]", "dtype", "\"int64\"", NULL), 1, SCALAR(F32)), "Tensor[(2, 3), int64]",
+            "full: shape and dtype from the attributes");
+    TYPE_IS(rel(F, AT(F, "shape", "[4]", NULL), 1, SCALAR(IR_INT32)), "Tensor[(4), int32]",
+            "full: dtype \"\" is the fill value's");
+    TYPE_IS(rel(F, AT(F, "shape", "[]", NULL), 1, SCALAR(F32)), "float32", "full: an empty shape is a scalar");
+    ERR(F, "no shape", rel(F, NULL, 1, SCALAR(F32)), "shape attribute is required");
+    ERR(F, "a tensor fill value", rel(F, AT(F, "shape", "[2]", NULL), 1, TEN(F32, 2)), "scalar", "Tensor[(2), float32]");
+    ERR(F, "a negative extent", rel(F, AT(F, "shape", "[2, -1]", NULL), 1, SCALAR(F32)), "-1");
+    ERR(F, "an unknown dtype", rel(F, AT(F, "shape", "[2]", "dtype", "\"float8\"", NULL), 1, SCALAR(F32)), "float8");
+    TYPE_IS(rel(SO, NULL, 1, TEN(F32, 1, 3, 224, 224)), "Tensor[(4), int32]", "shape_of: the rank, int32");
+    TYPE_IS(rel(SO, AT(SO, "dtype", "\"int64\"", NULL), 1, SCALAR(F32)), "Tensor[(0), int64]", "shape_of: a scalar's");
+    ERR(SO, "a float dtype", rel(SO, AT(SO, "dtype", "\"float32\"", NULL), 1, TEN(F32, 2)), "integer", "float32");
+    is_int(flops(IR_OP_FULL, AT(F, "shape", "[2]", NULL), TEN(F32, 2), 1, SCALAR(F32), NULL), 0, "full: no FLOPs");
+}
+
+/* layout strings, layout_transform, stack */
+static void test_layouts(void)
+{
+    ir_layout l;
+    ok(!ir_layout_parse("NCHW16c", &l) && l.n == 5 && l.axis[4] == 'c' && l.factor[4] == 16 && l.factor[1] == 0 &&
+           ir_layout_factor(&l, 'C') == 16 && ir_layout_factor(&l, 'H') == 1,
+       "layout: NCHW16c is five axes, c of 16 split off C");
+    static const char *const bad[] = {"", "NCHWc", "N3CHW", "NCHWW", "NCHW4d", "NC-HW"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        ok(ir_layout_parse(bad[i], &l) != NULL, "layout: \"%s\" is refused", bad[i]);
+    const ir_op_id LT = IR_OP_LAYOUT_TRANSFORM, S = IR_OP_STACK;
+#define LAY(src, dst) AT(LT, "src_layout", "\"" src "\"", "dst_layout", "\"" dst "\"", NULL)
+    const ir_type *x = TEN(F32, 1, 32, 7, 9);
+    TYPE_IS(rel(LT, LAY("NCHW", "NHWC"), 1, x), "Tensor[(1, 7, 9, 32), float32]", "layout_transform: NCHW to NHWC");
+    TYPE_IS(rel(LT, LAY("NCHW", "NCHW8c"), 1, x), "Tensor[(1, 4, 7, 9, 8), float32]", "layout_transform: to NCHW8c");
+    TYPE_IS(rel(LT, LAY("NCHW8c", "NHWC16c"), 1, TEN(F32, 1, 4, 7, 9, 8)), "Tensor[(1, 7, 9, 2, 16), float32]",
+            "layout_transform: between two blockings");
+    ERR(LT, "a rank that differs", rel(LT, LAY("NCHW", "NHWC"), 1, TEN(F32, 2, 3)), "rank 2", "4 axes");
+    ERR(LT, "a block that does not divide", rel(LT, LAY("NCHW", "NCHW5c"), 1, x), "32", "5");
+    ERR(LT, "a sub-axis extent that differs", rel(LT, LAY("NCHW8c", "NCHW"), 1, TEN(F32, 1, 4, 7, 9, 4)), "8");
+    ERR(LT, "a missing axis", rel(LT, LAY("NCHW", "NCH"), 1, x), "W");
+    ERR(LT, "a malformed layout", rel(LT, LAY("NCHW", "NC4HW"), 1, x), "NC4HW");
+#undef LAY
+    const ir_type *a = TEN(F32, 2, 3);
+    TYPE_IS(rel(S, NULL, 1, TUP(a, a, a)), "Tensor[(3, 2, 3), float32]", "stack: a new axis 0");
+    TYPE_IS(rel(S, AT(S, "axis", "-1", NULL), 1, TUP(a, a)), "Tensor[(2, 3, 2), float32]", "stack: axis -1 is new last");
+    TYPE_IS(rel(S, AT(S, "axis", "2", NULL), 1, TUP(a)), "Tensor[(2, 3, 1), float32]", "stack: axis = rank");
+    ERR(S, "shapes that differ", rel(S, NULL, 1, TUP(a, TEN(F32, 3, 2))), "(2, 3)", "(3, 2)");
+    ERR(S, "an axis out of range", rel(S, AT(S, "axis", "3", NULL), 1, TUP(a, a)), "3");
+    ERR(S, "a tensor instead of a tuple", rel(S, NULL, 1, a), "tuple");
+}
+
 static void test_take(void)
 {
     const ir_op_id T = IR_OP_TAKE;
@@ -689,6 +743,12 @@ static void test_attr_indices(void)
         I(ARGMAX, IR_ARGREDUCE_AXIS, "axis"), I(ARGMAX, IR_ARGREDUCE_KEEPDIMS, "keepdims"),
         I(ARGMAX, IR_ARGREDUCE_SELECT_LAST_INDEX, "select_last_index"),
         I(ARGMAX, IR_ARGREDUCE_EXCLUDE, "exclude"),
+        I(FULL, IR_FULL_SHAPE, "shape"),
+        I(FULL, IR_FULL_DTYPE, "dtype"),
+        I(SHAPE_OF, IR_SHAPE_OF_DTYPE, "dtype"),
+        I(STACK, IR_STACK_AXIS, "axis"),
+        I(LAYOUT_TRANSFORM, IR_LT_SRC_LAYOUT, "src_layout"),
+        I(LAYOUT_TRANSFORM, IR_LT_DST_LAYOUT, "dst_layout"),
 #undef I
     };
     int covered[IR_OP_COUNT] = {0}, bad = 0;
@@ -704,7 +764,8 @@ static void test_attr_indices(void)
     /* ops whose every attribute is listed above */
     static const ir_op_id whole[] = {IR_OP_CONV2D, IR_OP_DENSE, IR_OP_BATCH_MATMUL, IR_OP_AVG_POOL2D,
                                      IR_OP_LAYER_NORM, IR_OP_BATCH_NORM, IR_OP_STRIDED_SLICE, IR_OP_TAKE,
-                                     IR_OP_ARGMAX, IR_OP_SUM, IR_OP_SPLIT, IR_OP_PAD, IR_OP_RESHAPE};
+                                     IR_OP_ARGMAX, IR_OP_SUM, IR_OP_SPLIT, IR_OP_PAD, IR_OP_RESHAPE,
+                                     IR_OP_FULL, IR_OP_SHAPE_OF, IR_OP_STACK, IR_OP_LAYOUT_TRANSFORM};
     for (size_t i = 0; i < sizeof whole / sizeof *whole; i++)
         is_int(covered[whole[i]], ir_op_get(whole[i])->schema->n, "attr indices cover all of %s",
                ir_op_get(whole[i])->name);
@@ -729,6 +790,8 @@ int main(void)
     test_concat_split();
     test_strided_slice();
     test_take();
+    test_init();
+    test_layouts();
     test_reduce();
     for (int id = 0; id < IR_OP_COUNT; id++)
         ok(exercised[id], "coverage: %s has relation checks", ir_op_get((ir_op_id)id)->name);
