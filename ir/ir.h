@@ -405,6 +405,11 @@ enum { IR_TAKE_BATCH_DIMS, IR_TAKE_AXIS, IR_TAKE_MODE };                /* take 
 enum { IR_REDUCE_AXIS, IR_REDUCE_KEEPDIMS, IR_REDUCE_EXCLUDE };         /* sum, mean, max, min */
 enum { IR_LT_SRC_LAYOUT, IR_LT_DST_LAYOUT };                            /* layout_transform */
 enum { IR_STACK_AXIS };                                                 /* stack */
+enum { IR_UPS_SCALE_H, IR_UPS_SCALE_W, IR_UPS_LAYOUT, IR_UPS_METHOD, IR_UPS_ALIGN_CORNERS }; /* nn.upsampling */
+enum {  /* image.resize2d */
+    IR_RESIZE_ROI, IR_RESIZE_SIZE, IR_RESIZE_LAYOUT, IR_RESIZE_METHOD, IR_RESIZE_COORD_MODE, IR_RESIZE_ROUNDING,
+    IR_RESIZE_CUBIC_ALPHA, IR_RESIZE_CUBIC_EXCLUDE, IR_RESIZE_EXTRAPOLATION, IR_RESIZE_OUT_DTYPE
+};
 enum { IR_FULL_SHAPE, IR_FULL_DTYPE };                                 /* full */
 enum { IR_SHAPE_OF_DTYPE };                                             /* shape_of */
 enum {  /* argmax */
@@ -443,6 +448,35 @@ const char *ir_layout_parse(const char *s, ir_layout *out);
 int ir_layout_find(const ir_layout *l, char c);
 /* The extent of the sub-axis split off primal axis `primal`, or 1 when none is. */
 int64_t ir_layout_factor(const ir_layout *l, char primal);
+
+/* ---- op_image.c: nn.upsampling and image.resize2d ---------------------- */
+
+/* One axis of a resize: output index y reads input coordinate (a*y + b) / d. */
+typedef struct ir_resize_axis {
+    int64_t a, b, d;    /* the exact fraction (d > 0) */
+    int64_t in, out;    /* extents */
+} ir_resize_axis;
+
+/* Rounding of the nearest-neighbour coordinate (TVM's rounding_method). */
+enum { IR_ROUND_FLOOR, IR_ROUND_CEIL, IR_ROUND_NEAREST_EVEN, IR_ROUND_PREFER_FLOOR, IR_ROUND_PREFER_CEIL };
+
+/* How a call of nn.upsampling or image.resize2d maps output to input pixels. */
+typedef struct ir_resize {
+    bool nchw;          /* layout NCHW, else NHWC */
+    int hdim;           /* the axis of H (W follows it) */
+    bool linear;        /* (bi)linear, else nearest neighbour */
+    int rounding;       /* nearest: IR_ROUND_* */
+    ir_resize_axis h, w;
+} ir_resize;
+
+/* The plan of a resize of data with this shape; NULL, or what is not supported. */
+const char *ir_resize_plan(const ir_op_def *op, const ir_attrs *at, int ndim, const int64_t *shape, ir_resize *r);
+/* The nearest input index of output index y on axis ax, clamped to the image. */
+int64_t ir_resize_round(const ir_resize *r, const ir_resize_axis *ax, int64_t y);
+/* The two clamped taps of a linear interpolation at y and the weight of the second. */
+void ir_resize_taps(const ir_resize_axis *ax, int64_t y, int64_t *i0, int64_t *i1, double *frac);
+/* Floor division (b != 0). */
+int64_t ir_floordiv(int64_t a, int64_t b);
 
 /* ---- expr.c: expressions and their builders ---------------------------- */
 

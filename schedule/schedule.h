@@ -421,6 +421,8 @@ bool sch_compute_transpose(sch_cctx *cx, sch_tensor *const *in, int nin, sch_ten
 /* compute_layout.c: layout_transform, stack. */
 bool sch_compute_layout_transform(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
 bool sch_compute_stack(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
+/* compute_image.c: nn.upsampling, image.resize2d. */
+bool sch_compute_resize(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
 /* compute_init.c: zeros_like, ones_like, full, shape_of. */
 bool sch_compute_init(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
 bool sch_compute_concatenate(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);

@@ -75,6 +75,14 @@ static const struct op_model {
                                             "add(%0, cast(shape_of(%x), dtype=\"float32\")) }"},
     {"stack", -1, 1, HDR "def @main(%x: Tensor[(2, 3), float32], %y: Tensor[(2, 3), float32]) { "
                          "nn.relu(stack((%x, %y, %x), axis=1)) }"},
+    {"upsampling", -1, 1, HDR "def @main(%x: Tensor[(1, 3, 5, 7), float32]) { "
+                              "%0 = nn.upsampling(%x, scale_h=2f, scale_w=2f); "
+                              "%1 = nn.upsampling(%x, scale_h=2f, scale_w=2f, method=\"bilinear\", align_corners=True); "
+                              "add(%0, %1) }"},
+    {"resize2d nhwc", -1, 1, HDR "def @main(%x: Tensor[(1, 5, 7, 3), float32]) { "
+                                 "%0 = image.resize2d(%x, size=[9, 4], layout=\"NHWC\"); "
+                                 "%1 = image.resize2d(%x, size=[9, 4], layout=\"NHWC\", method=\"nearest_neighbor\", "
+                                 "coordinate_transformation_mode=\"align_corners\"); sigmoid(subtract(%0, %1)) }"},
     {"layout_transform", -1, 1, HDR "def @main(%x: Tensor[(1, 16, 3, 5), float32]) { "
                                     "%0 = layout_transform(%x, src_layout=\"NCHW\", dst_layout=\"NCHW8c\"); "
                                     "%1 = exp(%0); layout_transform(%1, src_layout=\"NCHW8c\", dst_layout=\"NHWC4c\") }"},

@@ -359,6 +359,75 @@ static hx_tensor *reduce(ir_op_id op, const ir_expr *c, const hx_tensor *x, cons
 
 static hx_tensor *eval(hx_oracle *o, const ir_expr *e);
 
+/* The input coordinate of output index y, in double, from topi's formulas
+ * rearranged so that one division is the only rounding. */
+static double resize_coord(const char *mode, int64_t y, int64_t in, int64_t out)
+{
+    if (!strcmp(mode, "asymmetric"))
+        return (double)(y * in) / (double)out;
+    if (!strcmp(mode, "align_corners"))
+        return out > 1 ? (double)(y * (in - 1)) / (double)(out - 1) : 0;
+    if (!strcmp(mode, "tf_half_pixel_for_nn"))
+        return (double)((2 * y + 1) * in) / (double)(2 * out);
+    if (!strcmp(mode, "pytorch_half_pixel") && out == 1)
+        return 0;
+    return (double)((2 * y + 1) * in - out) / (double)(2 * out);   /* half_pixel */
+}
+
+static int64_t clampi(double v, int64_t n)
+{
+    return v < 0 ? 0 : v > (double)(n - 1) ? n - 1 : (int64_t)v;
+}
+
+/* nn.upsampling and image.resize2d (NCHW or NHWC; nearest or linear). */
+static hx_tensor *resize(const ir_expr *c, const hx_tensor *x, const ir_type *ot)
+{
+    hx_tensor *o = like(ot);
+    bool up = ir_call_op(c)->id == IR_OP_UPSAMPLING, nchw = !strcmp(A(c, "layout")->s, "NCHW");
+    const char *method = A(c, "method")->s;
+    bool linear = !strcmp(method, "bilinear") || !strcmp(method, "linear");
+    const char *mode = up ? (A(c, "align_corners")->i ? "align_corners" : "asymmetric")
+                          : A(c, "coordinate_transformation_mode")->s;
+    const char *rounding = up ? "" : A(c, "rounding_method")->s;
+    if (!*rounding)
+        rounding = !strcmp(mode, "align_corners") ? "round" : "floor";
+    int hd = nchw ? 2 : 1, cd = nchw ? 1 : 3;
+    int64_t ih = x->shape[hd], iw = x->shape[hd + 1], oh = o->shape[hd], ow = o->shape[hd + 1];
+    int64_t ix[4], jx[4];
+    for (int64_t f = 0; f < o->n; f++) {
+        unravel(o, f, ix);
+        double cy = resize_coord(mode, ix[hd], ih, oh), cx = resize_coord(mode, ix[hd + 1], iw, ow);
+        jx[0] = ix[0];
+        jx[cd] = ix[cd];
+        if (!linear) {
+            double ry, rx;
+            if (!strcmp(rounding, "floor"))
+                ry = floor(cy), rx = floor(cx);
+            else if (!strcmp(rounding, "ceil"))
+                ry = ceil(cy), rx = ceil(cx);
+            else if (!strcmp(rounding, "round"))
+                ry = nearbyint(cy), rx = nearbyint(cx);
+            else if (!strcmp(rounding, "round_prefer_floor"))
+                ry = ceil(cy - 0.5), rx = ceil(cx - 0.5);
+            else
+                ry = floor(cy + 0.5), rx = floor(cx + 0.5);
+            jx[hd] = clampi(ry, ih);
+            jx[hd + 1] = clampi(rx, iw);
+            o->v[f] = x->v[ravel(x, jx)];
+            continue;
+        }
+        double y0 = floor(cy), x0 = floor(cx), fy = cy - y0, fx = cx - x0, p[2][2];
+        for (int j = 0; j < 2; j++)
+            for (int k = 0; k < 2; k++) {
+                jx[hd] = clampi(y0 + j, ih);
+                jx[hd + 1] = clampi(x0 + k, iw);
+                p[j][k] = x->v[ravel(x, jx)];
+            }
+        o->v[f] = (p[0][0] * (1 - fx) + p[0][1] * fx) * (1 - fy) + (p[1][0] * (1 - fx) + p[1][1] * fx) * fy;
+    }
+    return o;
+}
+
 static hx_tensor *eval_call(hx_oracle *or, const ir_expr *c)
 {
     const ir_op_def *op = ir_call_op(c);
@@ -503,6 +572,8 @@ static hx_tensor *eval_call(hx_oracle *or, const ir_expr *c)
         }
         break;
     }
+    case IR_OP_UPSAMPLING:
+    case IR_OP_RESIZE2D: o = resize(c, x, ot); break;
     case IR_OP_STRIDED_SLICE: {
         /* begin/end/strides over the leading axes, no axes attribute, end mode */
         o = like(ot);

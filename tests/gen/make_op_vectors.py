@@ -537,13 +537,99 @@ def gen_layout():
     case(fam, "int32_one_field", "%0 = (%a,);\n  stack(%0)", {"a": ai}, np.stack([ai], 0), tol=0)
 
 
+def tvm_resize_coord(mode, y, n_in, n_out):
+    """The input coordinate of output index y, as topi's resize defines it."""
+    if mode == "asymmetric":
+        return y * n_in / n_out
+    if mode == "half_pixel" or (mode == "pytorch_half_pixel" and n_out > 1):
+        return (y + 0.5) * n_in / n_out - 0.5
+    if mode == "align_corners":
+        return y * (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+    if mode == "tf_half_pixel_for_nn":
+        return (y + 0.5) * n_in / n_out
+    return 0.0
+
+
+def tvm_resize_nchw(x, oh, ow, method, mode, rounding=""):
+    """topi's resize2d in float64 for NCHW data (written from its definition)."""
+    n, c, ih, iw = x.shape
+    out = np.zeros((n, c, oh, ow))
+    rnd = {"floor": np.floor, "ceil": np.ceil, "round": np.round,
+           "round_prefer_floor": lambda v: np.ceil(v - 0.5), "round_prefer_ceil": lambda v: np.floor(v + 0.5)}
+    if not rounding:
+        rounding = "round" if mode == "align_corners" else "floor"
+    for yy in range(oh):
+        cy = tvm_resize_coord(mode, yy, ih, oh)
+        for xx in range(ow):
+            cx = tvm_resize_coord(mode, xx, iw, ow)
+            if method == "nearest_neighbor":
+                iy = int(min(max(rnd[rounding](cy), 0), ih - 1))
+                ix = int(min(max(rnd[rounding](cx), 0), iw - 1))
+                out[:, :, yy, xx] = x[:, :, iy, ix]
+                continue
+            y0, x0 = int(np.floor(cy)), int(np.floor(cx))
+            fy, fx = cy - y0, cx - x0
+            cl = lambda v, m: min(max(v, 0), m - 1)
+            p = lambda a, b: x[:, :, cl(a, ih), cl(b, iw)].astype(np.float64)
+            top = p(y0, x0) * (1 - fx) + p(y0, x0 + 1) * fx
+            bot = p(y0 + 1, x0) * (1 - fx) + p(y0 + 1, x0 + 1) * fx
+            out[:, :, yy, xx] = top * (1 - fy) + bot * fy
+    return out
+
+
+def gen_image():
+    fam = "resize"
+    x = rnd(2, 3, 5, 7)
+    tx = t64(x)
+    nhwc = lambda a: np.ascontiguousarray(np.asarray(a).transpose(0, 2, 3, 1))
+    # nearest with integer scales, asymmetric floor: PyTorch's "nearest"
+    case(fam, "upsampling_nearest_2x", "nn.upsampling(%x, scale_h=2f, scale_w=2f)", {"x": x},
+         f32(F.interpolate(tx, scale_factor=2, mode="nearest")))
+    # bilinear align_corners: PyTorch's align_corners=True
+    case(fam, "upsampling_bilinear_align_corners",
+         'nn.upsampling(%x, scale_h=2f, scale_w=3f, method="bilinear", align_corners=True)', {"x": x},
+         f32(F.interpolate(tx, size=(10, 21), mode="bilinear", align_corners=True)))
+    # bilinear, asymmetric (TVM's upsampling default; PyTorch has no such mode)
+    case(fam, "upsampling_bilinear_asymmetric", 'nn.upsampling(%x, scale_h=1.5f, scale_w=2.5f, method="bilinear")',
+         {"x": x}, f32(tvm_resize_nchw(x, 8, 18, "linear", "asymmetric")))
+    xh = nhwc(x)
+    case(fam, "upsampling_nhwc", 'nn.upsampling(%x, scale_h=3f, scale_w=2f, layout="NHWC")', {"x": xh},
+         nhwc(f32(F.interpolate(tx, scale_factor=(3, 2), mode="nearest"))))
+    # resize2d linear half_pixel: PyTorch's bilinear with align_corners=False
+    case(fam, "resize2d_linear_half_pixel", "image.resize2d(%x, size=[9, 4])", {"x": x},
+         f32(F.interpolate(tx, size=(9, 4), mode="bilinear", align_corners=False)))
+    case(fam, "resize2d_linear_nhwc", 'image.resize2d(%x, size=[11, 13], layout="NHWC")', {"x": xh},
+         nhwc(f32(F.interpolate(tx, size=(11, 13), mode="bilinear", align_corners=False))))
+    case(fam, "resize2d_nearest_asymmetric",
+         'image.resize2d(%x, size=[8, 5], method="nearest_neighbor", coordinate_transformation_mode="asymmetric")',
+         {"x": x}, f32(F.interpolate(tx, size=(8, 5), mode="nearest")))
+    case(fam, "resize2d_nearest_align_corners",
+         'image.resize2d(%x, size=[9, 13], method="nearest_neighbor", coordinate_transformation_mode="align_corners")',
+         {"x": x}, f32(tvm_resize_nchw(x, 9, 13, "nearest_neighbor", "align_corners")))
+    case(fam, "resize2d_nearest_half_pixel_prefer_ceil",
+         'image.resize2d(%x, size=[3, 13], method="nearest_neighbor", coordinate_transformation_mode="half_pixel", '
+         'rounding_method="round_prefer_ceil")',
+         {"x": x}, f32(tvm_resize_nchw(x, 3, 13, "nearest_neighbor", "half_pixel", "round_prefer_ceil")))
+    case(fam, "resize2d_nearest_tf_half_pixel_for_nn",
+         'image.resize2d(%x, size=[4, 9], method="nearest_neighbor", coordinate_transformation_mode="tf_half_pixel_for_nn", '
+         'rounding_method="floor")',
+         {"x": x}, f32(tvm_resize_nchw(x, 4, 9, "nearest_neighbor", "tf_half_pixel_for_nn", "floor")))
+    case(fam, "resize2d_linear_pytorch_half_pixel_to_one",
+         'image.resize2d(%x, size=[1, 6], coordinate_transformation_mode="pytorch_half_pixel")',
+         {"x": x}, f32(tvm_resize_nchw(x, 1, 6, "linear", "pytorch_half_pixel")))
+    xi = ints(1, 2, 3, 4)
+    case(fam, "resize2d_nearest_int32",
+         'image.resize2d(%x, size=[6, 8], method="nearest_neighbor", coordinate_transformation_mode="asymmetric")',
+         {"x": xi}, np.repeat(np.repeat(xi, 2, 2), 2, 3), tol=0)
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.path.join(os.path.dirname(here), "ref", "ops"))
     out = ap.parse_args().out
     os.makedirs(out, exist_ok=True)
-    for gen in (gen_conv2d, gen_dense_bmm, gen_pool, gen_norm, gen_unary, gen_binary, gen_transform, gen_reduce, gen_init, gen_layout):
+    for gen in (gen_conv2d, gen_dense_bmm, gen_pool, gen_norm, gen_unary, gen_binary, gen_transform, gen_reduce, gen_init, gen_layout, gen_image):
         gen()
     total = 0
     for i, (fam, arrays) in enumerate(FILES.items()):

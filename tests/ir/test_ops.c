@@ -644,6 +644,35 @@ static void test_layouts(void)
     ERR(S, "a tensor instead of a tuple", rel(S, NULL, 1, a), "tuple");
 }
 
+/* nn.upsampling, image.resize2d */
+static void test_image(void)
+{
+    const ir_op_id U = IR_OP_UPSAMPLING, R = IR_OP_RESIZE2D;
+    const ir_type *x = TEN(F32, 1, 3, 5, 7);
+    TYPE_IS(rel(U, AT(U, "scale_h", "2f", "scale_w", "3f", NULL), 1, x), "Tensor[(1, 3, 10, 21), float32]",
+            "upsampling: integer scales");
+    TYPE_IS(rel(U, AT(U, "scale_h", "1.5f", "scale_w", "2.5f", NULL), 1, x), "Tensor[(1, 3, 8, 18), float32]",
+            "upsampling: extents rounded as TVM rounds them (7.5 to 8, 17.5 to 18: ties to even)");
+    TYPE_IS(rel(U, AT(U, "scale_h", "2f", "layout", "\"NHWC\"", NULL), 1, TEN(F32, 1, 5, 7, 3)),
+            "Tensor[(1, 10, 7, 3), float32]", "upsampling: NHWC");
+    ERR(U, "bicubic", rel(U, AT(U, "method", "\"bicubic\"", NULL), 1, x), "cubic interpolation is not supported");
+    ERR(U, "another layout", rel(U, AT(U, "layout", "\"NCHW4c\"", NULL), 1, x), "NCHW and NHWC");
+    ERR(U, "rank 3", rel(U, NULL, 1, TEN(F32, 3, 5, 7)), "rank 4");
+    ERR(U, "a zero scale", rel(U, AT(U, "scale_h", "0f", NULL), 1, x), "positive");
+    ERR(U, "bilinear on integers", rel(U, AT(U, "method", "\"bilinear\"", NULL), 1, TEN(IR_INT32, 1, 3, 5, 7)),
+        "float", "int32");
+    TYPE_IS(rel(R, AT(R, "size", "[9, 4]", NULL), 1, x), "Tensor[(1, 3, 9, 4), float32]", "resize2d: size");
+    TYPE_IS(rel(R, AT(R, "size", "[2, 2]", "out_dtype", "\"float64\"", NULL), 1, x), "Tensor[(1, 3, 2, 2), float64]",
+            "resize2d: out_dtype");
+    ERR(R, "tf_crop_and_resize",
+        rel(R, AT(R, "size", "[2, 2]", "coordinate_transformation_mode", "\"tf_crop_and_resize\"", NULL), 1, x),
+        "tf_crop_and_resize");
+    ERR(R, "an unknown rounding", rel(R, AT(R, "size", "[2, 2]", "rounding_method", "\"up\"", NULL), 1, x),
+        "rounding_method");
+    ERR(R, "a one-extent size", rel(R, AT(R, "size", "[2]", NULL), 1, x), "two");
+    is_int(flops(R, AT(R, "size", "[2, 2]", NULL), TEN(F32, 1, 3, 2, 2), 1, x, NULL), 72, "resize2d: 6 FLOPs an element");
+}
+
 static void test_take(void)
 {
     const ir_op_id T = IR_OP_TAKE;
@@ -747,6 +776,21 @@ static void test_attr_indices(void)
         I(FULL, IR_FULL_DTYPE, "dtype"),
         I(SHAPE_OF, IR_SHAPE_OF_DTYPE, "dtype"),
         I(STACK, IR_STACK_AXIS, "axis"),
+        I(UPSAMPLING, IR_UPS_SCALE_H, "scale_h"),
+        I(UPSAMPLING, IR_UPS_SCALE_W, "scale_w"),
+        I(UPSAMPLING, IR_UPS_LAYOUT, "layout"),
+        I(UPSAMPLING, IR_UPS_METHOD, "method"),
+        I(UPSAMPLING, IR_UPS_ALIGN_CORNERS, "align_corners"),
+        I(RESIZE2D, IR_RESIZE_ROI, "roi"),
+        I(RESIZE2D, IR_RESIZE_SIZE, "size"),
+        I(RESIZE2D, IR_RESIZE_LAYOUT, "layout"),
+        I(RESIZE2D, IR_RESIZE_METHOD, "method"),
+        I(RESIZE2D, IR_RESIZE_COORD_MODE, "coordinate_transformation_mode"),
+        I(RESIZE2D, IR_RESIZE_ROUNDING, "rounding_method"),
+        I(RESIZE2D, IR_RESIZE_CUBIC_ALPHA, "cubic_alpha"),
+        I(RESIZE2D, IR_RESIZE_CUBIC_EXCLUDE, "cubic_exclude"),
+        I(RESIZE2D, IR_RESIZE_EXTRAPOLATION, "extrapolation_value"),
+        I(RESIZE2D, IR_RESIZE_OUT_DTYPE, "out_dtype"),
         I(LAYOUT_TRANSFORM, IR_LT_SRC_LAYOUT, "src_layout"),
         I(LAYOUT_TRANSFORM, IR_LT_DST_LAYOUT, "dst_layout"),
 #undef I
@@ -765,7 +809,8 @@ static void test_attr_indices(void)
     static const ir_op_id whole[] = {IR_OP_CONV2D, IR_OP_DENSE, IR_OP_BATCH_MATMUL, IR_OP_AVG_POOL2D,
                                      IR_OP_LAYER_NORM, IR_OP_BATCH_NORM, IR_OP_STRIDED_SLICE, IR_OP_TAKE,
                                      IR_OP_ARGMAX, IR_OP_SUM, IR_OP_SPLIT, IR_OP_PAD, IR_OP_RESHAPE,
-                                     IR_OP_FULL, IR_OP_SHAPE_OF, IR_OP_STACK, IR_OP_LAYOUT_TRANSFORM};
+                                     IR_OP_FULL, IR_OP_SHAPE_OF, IR_OP_STACK, IR_OP_LAYOUT_TRANSFORM,
+                                     IR_OP_UPSAMPLING, IR_OP_RESIZE2D};
     for (size_t i = 0; i < sizeof whole / sizeof *whole; i++)
         is_int(covered[whole[i]], ir_op_get(whole[i])->schema->n, "attr indices cover all of %s",
                ir_op_get(whole[i])->name);
@@ -792,6 +837,7 @@ int main(void)
     test_take();
     test_init();
     test_layouts();
+    test_image();
     test_reduce();
     for (int id = 0; id < IR_OP_COUNT; id++)
         ok(exercised[id], "coverage: %s has relation checks", ir_op_get((ir_op_id)id)->name);
