@@ -448,6 +448,23 @@ const char *ir_layout_parse(const char *s, ir_layout *out);
 int ir_layout_find(const ir_layout *l, char c);
 /* The extent of the sub-axis split off primal axis `primal`, or 1 when none is. */
 int64_t ir_layout_factor(const ir_layout *l, char primal);
+/* When layout l is a permutation of the four letters of canon ("NCHW",
+ * "OIHW"), sets pos[i] to the position of canon[i] in l and returns true. */
+bool ir_layout_perm(const char *l, const char *canon, int pos[4]);
+
+/* ---- op_nn.c ---------------------------------------------------------------- */
+
+/* True when a call of nn.conv2d has the layouts NCHW/OIHW (and an NCHW result),
+ * the ones its templates and passes are written for. */
+bool ir_conv2d_is_nchw(const ir_expr *call);
+
+/* ---- ref_layout.c: kernels in other layouts ------------------------------ */
+
+/* Runs fn, a kernel of canonical layouts, on call c whose rank-4 inputs and
+ * output are in other orders: input i's canonical axis j is its axis
+ * in_pos[i][j] (in_pos[i] NULL: already canonical), likewise out_pos for the
+ * result. Permutes through heap temporaries; false with c->err set on failure. */
+bool ir_ref_in_layouts(const ir_ref_call *c, const int *const *in_pos, const int *out_pos, ir_ref_fn fn);
 
 /* ---- op_image.c: nn.upsampling and image.resize2d ---------------------- */
 

@@ -61,6 +61,19 @@ int64_t ir_layout_factor(const ir_layout *l, char primal)
     return i < 0 ? 1 : l->factor[i];
 }
 
+bool ir_layout_perm(const char *l, const char *canon, int pos[4])
+{
+    if (strlen(l) != 4)
+        return false;
+    for (int i = 0; i < 4; i++) {
+        const char *at = strchr(l, canon[i]);
+        if (!at)
+            return false;
+        pos[i] = (int)(at - l);
+    }
+    return true;
+}
+
 /* ---- layout_transform --------------------------------------------------- */
 
 const ir_type *ir_rel_layout_transform(ir_rel_ctx *cx, const ir_type *const *args, int nargs,

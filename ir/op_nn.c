@@ -3,8 +3,11 @@
  * batch_flatten and pad. Each op has its attribute schema (names, order and
  * defaults exactly as TVM's C++ attrs, so that Relay text printed by TVM, which
  * leaves out default values, means the same here), its type relation and its
- * FLOP count. Only the NCHW/OIHW layouts are implemented; other layouts are
- * rejected by name rather than silently misread. */
+ * FLOP count. Convolution and pooling take every permutation of the NCHW
+ * (and OIHW) letters as layout: NHWC, HWIO, OHWI...; the relations read the
+ * shapes in NCHW order (as their messages show them) and give the result in
+ * the output layout. Blocked layouts (NCHW16c) are rejected by name rather
+ * than silently misread. */
 #include <string.h>
 
 #include "ir/ir.h"
@@ -94,16 +97,36 @@ static const ir_type *tensor4(ir_rel_ctx *cx, const ir_type *const *args, int i,
     return t;
 }
 
-/* Checks a layout attribute; `want` is the one layout implemented, and an
- * empty string is accepted where it means "same as the input" (out_layout). */
-static bool layout_ok(ir_rel_ctx *cx, const ir_attrs *at, int idx, const char *name, const char *want,
-                      bool empty_ok)
+/* Reads a layout attribute as a permutation of canon's letters into pos; an
+ * empty string means `dflt` (out_layout: the data's layout). */
+static bool layout_ok(ir_rel_ctx *cx, const ir_attrs *at, int idx, const char *name, const char *canon,
+                      const char *dflt, int pos[4])
 {
     const char *l = ir_attr_str(at, idx);
-    if (strcmp(l, want) == 0 || (empty_ok && !*l))
+    if (ir_layout_perm(*l ? l : dflt, canon, pos))
         return true;
-    ir_rel_error(cx, "unsupported %s \"%s\": only %s is implemented", name, l, want);
+    ir_rel_error(cx, "unsupported %s \"%s\": relay-tune implements the orders of the letters %s (such as %s), "
+                 "not blocked or other layouts", name, l, canon, canon[0] == 'O' ? "OIHW, HWIO" : "NCHW, NHWC");
     return false;
+}
+
+/* t (rank 4, in the layout whose canonical positions are pos) as the tensor
+ * type of the same data in canonical order. */
+static const ir_type *canonical(ir_rel_ctx *cx, const ir_type *t, const int pos[4])
+{
+    int64_t shape[4];
+    for (int i = 0; i < 4; i++)
+        shape[i] = t->shape[pos[i]];
+    return ir_tensor_type(cx->arena, t->dtype, 4, shape);
+}
+
+/* A result type from its canonical shape, in the layout of positions pos. */
+static const ir_type *in_layout(ir_rel_ctx *cx, ir_dtype dt, const int64_t canon[4], const int pos[4])
+{
+    int64_t shape[4];
+    for (int i = 0; i < 4; i++)
+        shape[pos[i]] = canon[i];
+    return ir_tensor_type(cx->arena, dt, 4, shape);
 }
 
 /* Window attributes and paddings beyond this are surely mistakes; bounding
@@ -237,14 +260,18 @@ static const ir_type *conv2d_weight(ir_rel_ctx *cx, const ir_attrs *at, const ir
 const ir_type *ir_rel_conv2d(ir_rel_ctx *cx, const ir_type *const *args, int nargs,
                              const ir_attrs *attrs)
 {
+    /* layouts first: a blocked layout's rank-5 data would otherwise read as a rank error */
+    int dp[4], kp[4], op[4];
+    if (!layout_ok(cx, attrs, IR_CONV_DATA_LAYOUT, "data_layout", "NCHW", "NCHW", dp) ||
+        !layout_ok(cx, attrs, IR_CONV_KERNEL_LAYOUT, "kernel_layout", "OIHW", "OIHW", kp) ||
+        !layout_ok(cx, attrs, IR_CONV_OUT_LAYOUT, "out_layout", "NCHW", ir_attr_str(attrs, IR_CONV_DATA_LAYOUT), op))
+        return NULL;
     const ir_type *d = tensor4(cx, args, 0, "data");
     const ir_type *w = d ? tensor4(cx, args, 1, "weight") : NULL;
     if (!w)
         return NULL;
-    if (!layout_ok(cx, attrs, IR_CONV_DATA_LAYOUT, "data_layout", "NCHW", false) ||
-        !layout_ok(cx, attrs, IR_CONV_KERNEL_LAYOUT, "kernel_layout", "OIHW", false) ||
-        !layout_ok(cx, attrs, IR_CONV_OUT_LAYOUT, "out_layout", "NCHW", true))
-        return NULL;
+    d = canonical(cx, d, dp);
+    w = canonical(cx, w, kp);
     int64_t st[2], dil[2], pad[4];
     ir_dtype dt;
     if (!hw_pair(cx, attrs, IR_CONV_STRIDES, "strides", st) ||
@@ -260,7 +287,7 @@ const ir_type *ir_rel_conv2d(ir_rel_ctx *cx, const ir_type *const *args, int nar
                             (long long)dil[0], (long long)dil[1], ir_shape_str(cx->arena, d),
                             (long long)pad[0], (long long)pad[1], (long long)pad[2], (long long)pad[3]);
     int64_t shape[4] = {d->shape[0], w->shape[0], oh, ow};
-    return ir_tensor_type(cx->arena, dt, 4, shape);
+    return in_layout(cx, dt, shape, op);
 }
 
 /* A multiply and an add per weight element per output pixel:
@@ -268,8 +295,11 @@ const ir_type *ir_rel_conv2d(ir_rel_ctx *cx, const ir_type *const *args, int nar
 int64_t ir_flops_conv2d(const ir_type *const *args, int nargs, const ir_attrs *attrs,
                         const ir_type *out)
 {
+    /* every weight element but the output channel's: all of them over O */
     const ir_type *w = args[1];
-    return 2 * ir_type_numel(out) * w->shape[1] * w->shape[2] * w->shape[3];
+    int kp[4];
+    int64_t o = ir_layout_perm(ir_attr_str(attrs, IR_CONV_KERNEL_LAYOUT), "OIHW", kp) ? w->shape[kp[0]] : w->shape[0];
+    return 2 * ir_type_numel(out) * (ir_type_numel(w) / (o ? o : 1));
 }
 
 /* ---- nn.dense, nn.batch_matmul ------------------------------------------ */
@@ -351,13 +381,16 @@ int64_t ir_flops_batch_matmul(const ir_type *const *args, int nargs, const ir_at
 const ir_type *ir_rel_pool2d(ir_rel_ctx *cx, const ir_type *const *args, int nargs,
                              const ir_attrs *attrs)
 {
-    const ir_type *d = tensor4(cx, args, 0, "data");
     int64_t k[2], st[2], dil[2], pad[4];
-    if (!d || !layout_ok(cx, attrs, IR_POOL_LAYOUT, "layout", "NCHW", false) ||
-        !layout_ok(cx, attrs, IR_POOL_OUT_LAYOUT, "out_layout", "NCHW", true) ||
+    int dp[4], op[4];
+    const ir_type *d = NULL;
+    if (!layout_ok(cx, attrs, IR_POOL_LAYOUT, "layout", "NCHW", "NCHW", dp) ||
+        !layout_ok(cx, attrs, IR_POOL_OUT_LAYOUT, "out_layout", "NCHW", ir_attr_str(attrs, IR_POOL_LAYOUT), op) ||
+        !(d = tensor4(cx, args, 0, "data")) ||
         !hw_pair(cx, attrs, IR_POOL_SIZE, "pool_size", k) || !hw_pair(cx, attrs, IR_POOL_STRIDES, "strides", st) ||
         !hw_pair(cx, attrs, IR_POOL_DILATION, "dilation", dil) || !hw_padding(cx, attrs, IR_POOL_PADDING, pad))
         return NULL;
+    d = canonical(cx, d, dp);
     bool ceil_mode = ir_attr_bool(attrs, IR_POOL_CEIL_MODE);
     int64_t oh = window_out(d->shape[2], pad[0], pad[2], k[0], dil[0], st[0], ceil_mode);
     int64_t ow = window_out(d->shape[3], pad[1], pad[3], k[1], dil[1], st[1], ceil_mode);
@@ -367,7 +400,7 @@ const ir_type *ir_rel_pool2d(ir_rel_ctx *cx, const ir_type *const *args, int nar
                             (long long)dil[0], (long long)dil[1], ir_shape_str(cx->arena, d),
                             (long long)pad[0], (long long)pad[1], (long long)pad[2], (long long)pad[3]);
     int64_t shape[4] = {d->shape[0], d->shape[1], oh, ow};
-    return ir_tensor_type(cx->arena, d->dtype, 4, shape);
+    return in_layout(cx, d->dtype, shape, op);
 }
 
 /* One max or add per window element per output element. */
@@ -385,12 +418,15 @@ int64_t ir_flops_pool2d(const ir_type *const *args, int nargs, const ir_attrs *a
 const ir_type *ir_rel_global_pool2d(ir_rel_ctx *cx, const ir_type *const *args, int nargs,
                                     const ir_attrs *attrs)
 {
-    const ir_type *d = tensor4(cx, args, 0, "data");
-    if (!d || !layout_ok(cx, attrs, IR_GPOOL_LAYOUT, "layout", "NCHW", false) ||
-        !layout_ok(cx, attrs, IR_GPOOL_OUT_LAYOUT, "out_layout", "NCHW", true))
+    int dp[4], op[4];
+    const ir_type *d = NULL;
+    if (!layout_ok(cx, attrs, IR_GPOOL_LAYOUT, "layout", "NCHW", "NCHW", dp) ||
+        !layout_ok(cx, attrs, IR_GPOOL_OUT_LAYOUT, "out_layout", "NCHW", ir_attr_str(attrs, IR_GPOOL_LAYOUT), op) ||
+        !(d = tensor4(cx, args, 0, "data")))
         return NULL;
+    d = canonical(cx, d, dp);
     int64_t shape[4] = {d->shape[0], d->shape[1], 1, 1};
-    return ir_tensor_type(cx->arena, d->dtype, 4, shape);
+    return in_layout(cx, d->dtype, shape, op);
 }
 
 /* nn.adaptive_avg_pool2d: output_size None keeps (H, W); one value is used
@@ -398,16 +434,19 @@ const ir_type *ir_rel_global_pool2d(ir_rel_ctx *cx, const ir_type *const *args, 
 const ir_type *ir_rel_adaptive_pool2d(ir_rel_ctx *cx, const ir_type *const *args, int nargs,
                                       const ir_attrs *attrs)
 {
-    const ir_type *d = tensor4(cx, args, 0, "data");
-    if (!d || !layout_ok(cx, attrs, IR_APOOL_LAYOUT, "layout", "NCHW", false) ||
-        !layout_ok(cx, attrs, IR_APOOL_OUT_LAYOUT, "out_layout", "NCHW", true))
+    int dp[4], op[4];
+    const ir_type *d = NULL;
+    if (!layout_ok(cx, attrs, IR_APOOL_LAYOUT, "layout", "NCHW", "NCHW", dp) ||
+        !layout_ok(cx, attrs, IR_APOOL_OUT_LAYOUT, "out_layout", "NCHW", ir_attr_str(attrs, IR_APOOL_LAYOUT), op) ||
+        !(d = tensor4(cx, args, 0, "data")))
         return NULL;
+    d = canonical(cx, d, dp);
     int64_t hw[2] = {d->shape[2], d->shape[3]};
     if (!ir_attr_is_none(attrs, IR_APOOL_OUTPUT_SIZE) &&
         !hw_pair(cx, attrs, IR_APOOL_OUTPUT_SIZE, "output_size", hw))
         return NULL;
     int64_t shape[4] = {d->shape[0], d->shape[1], hw[0], hw[1]};
-    return ir_tensor_type(cx->arena, d->dtype, 4, shape);
+    return in_layout(cx, d->dtype, shape, op);
 }
 
 /* ---- softmax and normalization ------------------------------------------ */
@@ -551,4 +590,11 @@ const ir_type *ir_rel_pad(ir_rel_ctx *cx, const ir_type *const *args, int nargs,
         shape[i] = d->shape[i] + row->items[0].i + row->items[1].i;
     }
     return ir_tensor_type(cx->arena, d->dtype, d->ndim, shape);
+}
+
+bool ir_conv2d_is_nchw(const ir_expr *call)
+{
+    const char *out = ir_call_attr(call, "out_layout")->s;
+    return !strcmp(ir_call_attr(call, "data_layout")->s, "NCHW") && !strcmp(ir_call_attr(call, "kernel_layout")->s, "OIHW") &&
+           (!*out || !strcmp(out, "NCHW"));
 }

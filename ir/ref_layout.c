@@ -1,7 +1,9 @@
-/* ref_layout.c — reference kernels of layout_transform and stack. The
- * layout transform walks the output and computes, for each element, the
- * primal coordinate of every axis letter, then the source element that holds
- * it: a plain gather, written for clarity rather than speed. */
+/* ref_layout.c — reference kernels of layout_transform and stack, and the
+ * wrapper that runs a kernel written for NCHW/OIHW on tensors in another
+ * order of the same letters (NHWC, HWIO...). The layout transform walks the
+ * output and computes, for each element, the primal coordinate of every axis
+ * letter, then the source element that holds it: a plain gather, written
+ * for clarity rather than speed. */
 #include <ctype.h>
 #include <string.h>
 
@@ -65,4 +67,72 @@ bool ir_ref_stack(const ir_ref_call *c)
         for (int k = 0; k < c->nin; k++, d += inner)
             memcpy(d, (const uint8_t *)c->in[k]->data + r * inner, (size_t)inner);
     return true;
+}
+
+/* t permuted: canonical axis i of the result is axis pos[i] of t (to), or
+ * the reverse (from the canonical tensor c into t). */
+static void permute4(const ir_tensor *src, ir_tensor *dst, const int pos[4], bool to)
+{
+    const ir_tensor *lay = to ? src : dst, *can = to ? dst : src;
+    int64_t st[4], s = 1;
+    for (int i = 4; i-- > 0;) {
+        st[i] = s;
+        s *= lay->shape[i];
+    }
+    size_t es = (size_t)ir_dtype_bytes(src->dtype);
+    int64_t n = ir_tensor_numel(can), idx[4] = {0};
+    for (int64_t k = 0; k < n; k++) {
+        int64_t off = 0;
+        for (int i = 0; i < 4; i++)
+            off += idx[i] * st[pos[i]];
+        if (to)
+            memcpy((uint8_t *)dst->data + (size_t)k * es, (const uint8_t *)src->data + (size_t)off * es, es);
+        else
+            memcpy((uint8_t *)dst->data + (size_t)off * es, (const uint8_t *)src->data + (size_t)k * es, es);
+        for (int i = 4; i-- > 0 && ++idx[i] == can->shape[i];)
+            idx[i] = 0;
+    }
+}
+
+/* A heap copy of t with its axes in canonical order. */
+static ir_tensor *to_canonical(const ir_tensor *t, const int pos[4])
+{
+    int64_t shape[4];
+    for (int i = 0; i < 4; i++)
+        shape[i] = t->shape[pos[i]];
+    ir_tensor *c = ir_tensor_alloc(t->dtype, 4, shape);
+    if (c)
+        permute4(t, c, pos, true);
+    return c;
+}
+
+bool ir_ref_in_layouts(const ir_ref_call *c, const int *const *in_pos, const int *out_pos, ir_ref_fn fn)
+{
+    const ir_tensor *ins[8];
+    ir_tensor *tmp[8] = {0}, *out = NULL;
+    bool okk = c->nin <= 8;
+    for (int i = 0; okk && i < c->nin; i++) {
+        ins[i] = c->in[i];
+        if (in_pos[i] && !(ins[i] = tmp[i] = to_canonical(c->in[i], in_pos[i])))
+            okk = false;
+    }
+    int64_t shape[4];
+    for (int i = 0; okk && i < 4; i++)
+        shape[i] = c->out[0]->shape[out_pos[i]];
+    if (okk && !(out = ir_tensor_alloc(c->out[0]->dtype, 4, shape)))
+        okk = false;
+    if (!okk) {
+        su_buf_printf(c->err, "out of memory");
+    } else {
+        ir_ref_call cc = *c;
+        cc.in = ins;
+        cc.out = &out;
+        okk = fn(&cc);
+        if (okk)
+            permute4(out, c->out[0], out_pos, false);
+    }
+    for (int i = 0; i < 8; i++)
+        ir_tensor_free(tmp[i]);
+    ir_tensor_free(out);
+    return okk;
 }

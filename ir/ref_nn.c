@@ -1,7 +1,9 @@
 /* ref_nn.c — reference kernels of the nn.* ops (op_nn.c's family except
  * nn.pad and nn.batch_flatten, which move data and live in ref_transform.c):
  * conv2d, dense, batch_matmul, pooling, softmax, layer_norm, batch_norm,
- * dropout and bias_add, all in the NCHW/OIHW layouts the relations accept.
+ * dropout and bias_add, written for NCHW/OIHW; convolution and pooling in
+ * other orders of those letters (NHWC, HWIO...) run them on transposed
+ * copies (ir_ref_in_layouts).
  *
  * They compute in float32, like the models they run; arguments of other
  * dtypes are converted to float32 first and results converted back (exact
@@ -270,7 +272,7 @@ static void conv_depthwise(const conv *g, const float *in, const float *w, float
     }
 }
 
-bool ir_ref_conv2d(const ir_ref_call *c)
+static bool conv2d_nchw(const ir_ref_call *c)
 {
     const ir_tensor *d = c->in[0], *wt = c->in[1];
     ir_tensor *o = c->out[0];
@@ -355,7 +357,7 @@ bool ir_ref_batch_matmul(const ir_ref_call *c)
  * skipped by max (TVM pads with the lowest float) and by avg unless
  * count_include_pad, which counts the taps up to the end of the padding (as
  * TVM and PyTorch do; a ceil_mode window may overhang it). */
-bool ir_ref_pool2d(const ir_ref_call *c)
+static bool pool2d_nchw(const ir_ref_call *c)
 {
     const ir_tensor *d = c->in[0];
     ir_tensor *o = c->out[0];
@@ -405,7 +407,7 @@ bool ir_ref_pool2d(const ir_ref_call *c)
 }
 
 /* nn.global_avg_pool2d: the mean of each (N, C) plane. */
-bool ir_ref_global_pool2d(const ir_ref_call *c)
+static bool global_pool2d_nchw(const ir_ref_call *c)
 {
     const ir_tensor *d = c->in[0];
     ir_tensor *o = c->out[0];
@@ -427,7 +429,7 @@ bool ir_ref_global_pool2d(const ir_ref_call *c)
 
 /* nn.adaptive_avg_pool2d: output cell (i, j) averages input rows
  * [floor(i H / OH), ceil((i + 1) H / OH)) and the same for columns. */
-bool ir_ref_adaptive_pool2d(const ir_ref_call *c)
+static bool adaptive_pool2d_nchw(const ir_ref_call *c)
 {
     const ir_tensor *d = c->in[0];
     ir_tensor *o = c->out[0];
@@ -611,4 +613,54 @@ bool ir_ref_bias_add(const ir_ref_call *c)
     free(t_b);
     f32_out_done(o, t_out);
     return true;
+}
+
+/* ---- other layouts --------------------------------------------------------- */
+
+/* The positions of layout attribute idx (or of dflt_idx when it is "") as a
+ * permutation of canon; false when it is canonical already. The relation
+ * accepted the layout, so it is a permutation. */
+static bool permuted(const ir_attrs *at, int idx, int dflt_idx, const char *canon, int pos[4])
+{
+    const char *l = ir_attr_str(at, idx);
+    ir_layout_perm(*l ? l : ir_attr_str(at, dflt_idx), canon, pos);
+    return pos[0] != 0 || pos[1] != 1 || pos[2] != 2 || pos[3] != 3;
+}
+
+/* A kernel of data in `layout` (attribute idx, out_layout oidx): through NCHW. */
+static bool data_layout_call(const ir_ref_call *c, int idx, int oidx, ir_ref_fn fn)
+{
+    int dp[4], op[4];
+    bool pd = permuted(c->attrs, idx, idx, "NCHW", dp), po = permuted(c->attrs, oidx, idx, "NCHW", op);
+    if (!pd && !po)
+        return fn(c);
+    const int *in_pos[1] = {pd ? dp : NULL};
+    return ir_ref_in_layouts(c, in_pos, op, fn);
+}
+
+bool ir_ref_conv2d(const ir_ref_call *c)
+{
+    int dp[4], kp[4], op[4];
+    bool pd = permuted(c->attrs, IR_CONV_DATA_LAYOUT, IR_CONV_DATA_LAYOUT, "NCHW", dp);
+    bool pk = permuted(c->attrs, IR_CONV_KERNEL_LAYOUT, IR_CONV_KERNEL_LAYOUT, "OIHW", kp);
+    bool po = permuted(c->attrs, IR_CONV_OUT_LAYOUT, IR_CONV_DATA_LAYOUT, "NCHW", op);
+    if (!pd && !pk && !po)
+        return conv2d_nchw(c);
+    const int *in_pos[2] = {pd ? dp : NULL, pk ? kp : NULL};
+    return ir_ref_in_layouts(c, in_pos, op, conv2d_nchw);
+}
+
+bool ir_ref_pool2d(const ir_ref_call *c)
+{
+    return data_layout_call(c, IR_POOL_LAYOUT, IR_POOL_OUT_LAYOUT, pool2d_nchw);
+}
+
+bool ir_ref_global_pool2d(const ir_ref_call *c)
+{
+    return data_layout_call(c, IR_GPOOL_LAYOUT, IR_GPOOL_OUT_LAYOUT, global_pool2d_nchw);
+}
+
+bool ir_ref_adaptive_pool2d(const ir_ref_call *c)
+{
+    return data_layout_call(c, IR_APOOL_LAYOUT, IR_APOOL_OUT_LAYOUT, adaptive_pool2d_nchw);
 }

@@ -43,10 +43,38 @@ static const sch_expr *in_range(su_arena *a, const sch_expr *x, int64_t lo, int6
     return c;
 }
 
+/* Pooling in another order of NCHW's letters (layout, out_layout). */
+static bool in_other_layout(sch_cctx *cx)
+{
+    int p[4];
+    return sch_layout_permuted(cx, "layout", "layout", "NCHW", p) ||
+           sch_layout_permuted(cx, "out_layout", "layout", "NCHW", p);
+}
+
+static bool pooled_in_layouts(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout,
+                              sch_compute_fn fn)
+{
+    static const int ident[4] = {0, 1, 2, 3};
+    int dp[4], op[4];
+    bool pd = sch_layout_permuted(cx, "layout", "layout", "NCHW", dp);
+    bool po = sch_layout_permuted(cx, "out_layout", "layout", "NCHW", op);
+    const int *in_pos[1] = {pd ? dp : NULL};
+    return sch_compute_in_layouts(cx, in, nin, out, nout, in_pos, po ? op : ident, fn);
+}
+
 /* ---- nn.conv2d ------------------------------------------------------------- */
 
 bool sch_compute_conv2d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout)
 {
+    int dp[4], kp[4], op[4];
+    bool pd = sch_layout_permuted(cx, "data_layout", "data_layout", "NCHW", dp);
+    bool pk = sch_layout_permuted(cx, "kernel_layout", "kernel_layout", "OIHW", kp);
+    bool po = sch_layout_permuted(cx, "out_layout", "data_layout", "NCHW", op);
+    if (pd || pk || po) {
+        static const int ident[4] = {0, 1, 2, 3};
+        const int *in_pos[2] = {pd ? dp : NULL, pk ? kp : NULL};
+        return sch_compute_in_layouts(cx, in, nin, out, nout, in_pos, po ? op : ident, sch_compute_conv2d);
+    }
     su_arena *a = cx->a;
     sch_tensor *data = in[0], *w = in[1];
     int64_t st[2], dil[2], pad[4];
@@ -151,6 +179,8 @@ static const sch_expr *taps(su_arena *a, const sch_expr *start, int64_t n, int64
 
 bool sch_compute_pool2d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout)
 {
+    if (!cx->canonical && in_other_layout(cx))
+        return pooled_in_layouts(cx, in, nin, out, nout, sch_compute_pool2d);
     su_arena *a = cx->a;
     sch_tensor *d = in[0];
     bool is_max = ir_call_op(cx->call)->id == IR_OP_MAX_POOL2D;
@@ -197,6 +227,8 @@ bool sch_compute_pool2d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor
 
 bool sch_compute_global_pool2d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout)
 {
+    if (!cx->canonical && in_other_layout(cx))
+        return pooled_in_layouts(cx, in, nin, out, nout, sch_compute_global_pool2d);
     su_arena *a = cx->a;
     sch_tensor *d = in[0];
     static const char *const names[] = {"n", "c", "oh", "ow"};
@@ -215,6 +247,8 @@ bool sch_compute_global_pool2d(sch_cctx *cx, sch_tensor *const *in, int nin, sch
 
 bool sch_compute_adaptive_pool2d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout)
 {
+    if (!cx->canonical && in_other_layout(cx))
+        return pooled_in_layouts(cx, in, nin, out, nout, sch_compute_adaptive_pool2d);
     su_arena *a = cx->a;
     sch_tensor *d = in[0];
     const ir_type *ot = sch_out_type(cx, 0);

@@ -83,6 +83,12 @@ static const struct op_model {
                                  "%0 = image.resize2d(%x, size=[9, 4], layout=\"NHWC\"); "
                                  "%1 = image.resize2d(%x, size=[9, 4], layout=\"NHWC\", method=\"nearest_neighbor\", "
                                  "coordinate_transformation_mode=\"align_corners\"); sigmoid(subtract(%0, %1)) }"},
+    {"conv2d nhwc/hwio + pools", -1, 1, HDR "def @main(%x: Tensor[(1, 9, 11, 5), float32], %w: Tensor[(3, 3, 5, 8), float32], "
+                                            "%b: Tensor[(8), float32]) { "
+                                            "%0 = nn.conv2d(%x, %w, padding=[1, 1], data_layout=\"NHWC\", kernel_layout=\"HWIO\"); "
+                                            "%1 = nn.relu(nn.bias_add(%0, %b, axis=3)); "
+                                            "%2 = nn.max_pool2d(%1, pool_size=[3, 3], strides=[2, 2], padding=[1, 1], layout=\"NHWC\"); "
+                                            "%3 = nn.global_avg_pool2d(%1, layout=\"NHWC\"); add(%2, %3) }"},
     {"layout_transform", -1, 1, HDR "def @main(%x: Tensor[(1, 16, 3, 5), float32]) { "
                                     "%0 = layout_transform(%x, src_layout=\"NCHW\", dst_layout=\"NCHW8c\"); "
                                     "%1 = exp(%0); layout_transform(%1, src_layout=\"NCHW8c\", dst_layout=\"NHWC4c\") }"},

@@ -428,6 +428,75 @@ static hx_tensor *resize(const ir_expr *c, const hx_tensor *x, const ir_type *ot
     return o;
 }
 
+static hx_tensor *eval_nn(const ir_expr *c, hx_tensor *const *in, const ir_type *ot);
+
+/* t with its axes reordered: axis i of the result is axis pos[i] of t (or,
+ * back, axis pos[i] of the result is axis i of t). */
+static hx_tensor *permuted(const hx_tensor *t, const int pos[4], bool back)
+{
+    int64_t shape[4], ix[4], jx[4];
+    for (int i = 0; i < 4; i++) {
+        if (back)
+            shape[pos[i]] = t->shape[i];
+        else
+            shape[i] = t->shape[pos[i]];
+    }
+    hx_tensor *r = hx_tensor_new(t->dtype, 4, shape);
+    for (int64_t f = 0; f < t->n; f++) {
+        unravel(t, f, ix);
+        for (int i = 0; i < 4; i++) {
+            if (back)
+                jx[pos[i]] = ix[i];
+            else
+                jx[i] = ix[pos[i]];
+        }
+        r->v[ravel(r, jx)] = t->v[f];
+    }
+    return r;
+}
+
+/* Convolution and pooling in a layout other than NCHW/OIHW: the NCHW
+ * evaluation of transposed copies, transposed back. False when the call is
+ * in NCHW already. */
+static bool relaid(const ir_expr *c, const char *data_attr, const char *kernel_attr, hx_tensor *const *in,
+                   const ir_type *ot, hx_tensor **o)
+{
+    static const int ident[4] = {0, 1, 2, 3};
+    int dp[4], kp[4], op[4];
+    const char *dl = A(c, data_attr)->s, *ol = A(c, "out_layout")->s;
+    ir_layout_perm(dl, "NCHW", dp);
+    ir_layout_perm(*ol ? ol : dl, "NCHW", op);
+    if (kernel_attr)
+        ir_layout_perm(A(c, kernel_attr)->s, "OIHW", kp);
+    else
+        memcpy(kp, ident, sizeof kp);
+    if (!memcmp(dp, ident, sizeof dp) && !memcmp(kp, ident, sizeof kp) && !memcmp(op, ident, sizeof op))
+        return false;
+    hx_tensor *cin[2] = {permuted(in[0], dp, false), kernel_attr ? permuted(in[1], kp, false) : NULL};
+    int64_t shape[4];
+    for (int i = 0; i < 4; i++)
+        shape[i] = ot->shape[op[i]];
+    ir_type ct = *ot;
+    ct.shape = shape;
+    hx_tensor *r = eval_nn(c, cin, &ct);
+    *o = permuted(r, op, true);
+    hx_tensor_free(r);
+    hx_tensor_free(cin[0]);
+    hx_tensor_free(cin[1]);
+    return true;
+}
+
+/* The NCHW evaluation of a convolution or pooling call on canonical inputs. */
+static hx_tensor *eval_nn(const ir_expr *c, hx_tensor *const *in, const ir_type *ot)
+{
+    switch (ir_call_op(c)->id) {
+    case IR_OP_CONV2D: return conv2d(c, in[0], in[1], ot);
+    case IR_OP_MAX_POOL2D: return pool(c, in[0], ot, true);
+    case IR_OP_AVG_POOL2D: return pool(c, in[0], ot, false);
+    default: return adaptive_pool(in[0], ot);
+    }
+}
+
 static hx_tensor *eval_call(hx_oracle *or, const ir_expr *c)
 {
     const ir_op_def *op = ir_call_op(c);
@@ -447,7 +516,11 @@ static hx_tensor *eval_call(hx_oracle *or, const ir_expr *c)
     hx_tensor *o = NULL, *x = in[0];
     int64_t ix[IR_MAX_DIMS], jx[IR_MAX_DIMS];
     switch (op->id) {
-    case IR_OP_CONV2D: o = conv2d(c, x, in[1], ot); break;
+    case IR_OP_CONV2D:
+        if (relaid(c, "data_layout", "kernel_layout", in, ot, &o))
+            break;
+        o = conv2d(c, x, in[1], ot);
+        break;
     case IR_OP_DENSE: {
         o = like(ot);
         int64_t K = in[1]->shape[1], N = in[1]->shape[0];
@@ -476,10 +549,15 @@ static hx_tensor *eval_call(hx_oracle *or, const ir_expr *c)
         }
         break;
     }
-    case IR_OP_MAX_POOL2D: o = pool(c, x, ot, true); break;
-    case IR_OP_AVG_POOL2D: o = pool(c, x, ot, false); break;
+    case IR_OP_MAX_POOL2D:
+    case IR_OP_AVG_POOL2D:
     case IR_OP_GLOBAL_AVG_POOL2D:
-    case IR_OP_ADAPTIVE_AVG_POOL2D: o = adaptive_pool(x, ot); break;
+    case IR_OP_ADAPTIVE_AVG_POOL2D:
+        if (relaid(c, "layout", NULL, in, ot, &o))
+            break;
+        o = op->id == IR_OP_MAX_POOL2D || op->id == IR_OP_AVG_POOL2D ? pool(c, x, ot, op->id == IR_OP_MAX_POOL2D)
+                                                                      : adaptive_pool(x, ot);
+        break;
     case IR_OP_SOFTMAX:
     case IR_OP_LOG_SOFTMAX:
     case IR_OP_LAYER_NORM: o = along_axis(op->id, c, in, ot); break;

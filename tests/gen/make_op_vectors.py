@@ -623,13 +623,47 @@ def gen_image():
          {"x": xi}, np.repeat(np.repeat(xi, 2, 2), 2, 3), tol=0)
 
 
+def gen_nn_layouts():
+    fam = "nn_layouts"
+    nhwc = lambda a: np.ascontiguousarray(np.asarray(a).transpose(0, 2, 3, 1))
+    x = rnd(2, 4, 7, 6)
+    w = rnd(8, 4, 3, 3)
+    hwio = np.ascontiguousarray(w.transpose(2, 3, 1, 0))
+    ohwi = np.ascontiguousarray(w.transpose(0, 2, 3, 1))
+    ref = f32(conv_ref(x, w, pad=(1, 1, 1, 1)))
+    case(fam, "conv2d_nhwc_hwio", 'nn.conv2d(%x, %w, padding=[1, 1], data_layout="NHWC", kernel_layout="HWIO")',
+         {"x": nhwc(x), "w": hwio}, nhwc(ref))
+    case(fam, "conv2d_nhwc_ohwi_to_nchw",
+         'nn.conv2d(%x, %w, padding=[1, 1], data_layout="NHWC", kernel_layout="OHWI", out_layout="NCHW")',
+         {"x": nhwc(x), "w": ohwi}, ref)
+    ref2 = f32(conv_ref(x, w, stride=(2, 1), pad=(0, 1, 1, 0), dil=(1, 2)))
+    case(fam, "conv2d_nchw_hwio_strided",
+         'nn.conv2d(%x, %w, strides=[2, 1], padding=[0, 1, 1, 0], dilation=[1, 2], kernel_layout="HWIO")',
+         {"x": x, "w": hwio}, ref2)
+    wd = rnd(4, 1, 3, 3)
+    hwoi = np.ascontiguousarray(wd.transpose(2, 3, 0, 1))
+    case(fam, "conv2d_depthwise_nhwc_hwoi",
+         'nn.conv2d(%x, %w, padding=[1, 1], groups=4, data_layout="NHWC", kernel_layout="HWOI")',
+         {"x": nhwc(x), "w": hwoi}, nhwc(f32(conv_ref(x, wd, pad=(1, 1, 1, 1), groups=4))))
+    tx = t64(x)
+    case(fam, "max_pool2d_nhwc", 'nn.max_pool2d(%x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1], layout="NHWC")',
+         {"x": nhwc(x)}, nhwc(f32(F.max_pool2d(tx, 3, 2, 1))))
+    case(fam, "avg_pool2d_nhwc_to_nchw",
+         'nn.avg_pool2d(%x, pool_size=[2, 2], strides=[2, 2], layout="NHWC", out_layout="NCHW")',
+         {"x": nhwc(x)}, f32(F.avg_pool2d(tx, 2, 2)))
+    case(fam, "global_avg_pool2d_nhwc", 'nn.global_avg_pool2d(%x, layout="NHWC")', {"x": nhwc(x)},
+         nhwc(f32(tx.mean(dim=(2, 3), keepdim=True))))
+    case(fam, "adaptive_avg_pool2d_nhwc", 'nn.adaptive_avg_pool2d(%x, output_size=[3, 4], layout="NHWC")',
+         {"x": nhwc(x)}, nhwc(f32(F.adaptive_avg_pool2d(tx, (3, 4)))))
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.path.join(os.path.dirname(here), "ref", "ops"))
     out = ap.parse_args().out
     os.makedirs(out, exist_ok=True)
-    for gen in (gen_conv2d, gen_dense_bmm, gen_pool, gen_norm, gen_unary, gen_binary, gen_transform, gen_reduce, gen_init, gen_layout, gen_image):
+    for gen in (gen_conv2d, gen_dense_bmm, gen_pool, gen_norm, gen_unary, gen_binary, gen_transform, gen_reduce, gen_init, gen_layout, gen_image, gen_nn_layouts):
         gen()
     total = 0
     for i, (fam, arrays) in enumerate(FILES.items()):

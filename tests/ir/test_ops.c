@@ -236,10 +236,25 @@ static void test_conv2d_errors(void)
     ERR(C, "output channels not divisible by groups", rel(C, AT(C, "groups", "2", NULL), 2,
                                                           TEN(F32, 1, 4, 8, 8), TEN(F32, 3, 2, 3, 3)),
         "(3, 2, 3, 3)");
-    ERR(C, "NHWC layout", rel(C, AT(C, "data_layout", "\"NHWC\"", NULL), 2, TEN(F32, 1, 8, 8, 3),
-                              TEN(F32, 4, 3, 3, 3)), "NHWC");
-    ERR(C, "HWIO kernel layout", rel(C, AT(C, "kernel_layout", "\"HWIO\"", NULL), 2, TEN(F32, 1, 3, 8, 8),
-                                     TEN(F32, 4, 3, 3, 3)), "HWIO");
+    TYPE_IS(rel(C, AT(C, "data_layout", "\"NHWC\"", NULL), 2, TEN(F32, 1, 8, 8, 3), TEN(F32, 4, 3, 3, 3)),
+            "Tensor[(1, 6, 6, 4), float32]", "conv2d: NHWC data, OIHW weight, NHWC result");
+    TYPE_IS(rel(C, AT(C, "data_layout", "\"NHWC\"", "kernel_layout", "\"HWIO\"", "padding", "[1, 1]", NULL), 2,
+                TEN(F32, 2, 8, 8, 3), TEN(F32, 3, 3, 3, 16)),
+            "Tensor[(2, 8, 8, 16), float32]", "conv2d: NHWC/HWIO");
+    TYPE_IS(rel(C, AT(C, "kernel_layout", "\"HWIO\"", "out_layout", "\"NHWC\"", NULL), 2, TEN(F32, 1, 3, 8, 8),
+                TEN(F32, 3, 3, 3, 4)),
+            "Tensor[(1, 6, 6, 4), float32]", "conv2d: NCHW data, HWIO weight, NHWC result");
+    TYPE_IS(rel(C, AT(C, "data_layout", "\"NHWC\"", "kernel_layout", "\"HWOI\"", "groups", "3", NULL), 2,
+                TEN(F32, 1, 8, 8, 3), TEN(F32, 3, 3, 3, 1)),
+            "Tensor[(1, 6, 6, 3), float32]", "conv2d: depthwise NHWC/HWOI");
+    ERR(C, "channels that do not match in NHWC", rel(C, AT(C, "data_layout", "\"NHWC\"", NULL), 2,
+                                                   TEN(F32, 1, 3, 8, 8), TEN(F32, 4, 3, 3, 3)), "channel");
+    ERR(C, "a blocked layout", rel(C, AT(C, "data_layout", "\"NCHW8c\"", NULL), 2, TEN(F32, 1, 8, 8, 3),
+                                   TEN(F32, 4, 3, 3, 3)), "NCHW8c", "not blocked");
+    ERR(C, "a kernel layout of other letters", rel(C, AT(C, "kernel_layout", "\"HWCN\"", NULL), 2,
+                                                   TEN(F32, 1, 3, 8, 8), TEN(F32, 4, 3, 3, 3)), "HWCN");
+    is_int(flops(C, AT(C, "kernel_layout", "\"HWIO\"", NULL), TEN(F32, 1, 4, 6, 6), 2, TEN(F32, 1, 3, 8, 8),
+                 TEN(F32, 3, 3, 3, 4)), 2 * 144 * 27, "conv2d: FLOPs with an HWIO weight");
     ERR(C, "kernel larger than the padded input", rel(C, NULL, 2, TEN(F32, 1, 3, 2, 2), TEN(F32, 4, 3, 3, 3)),
         "(1, 3, 2, 2)", "(4, 3, 3, 3)");
     ERR(C, "channels attribute disagrees with weight", rel(C, AT(C, "channels", "32", NULL), 2,
@@ -318,7 +333,11 @@ static void test_pools(void)
             "Tensor[(1, 2048, 1, 1), float32]", "avg_pool2d: window as large as the input");
     ERR(MP, "window larger than input", rel(MP, AT(MP, "pool_size", "[3, 3]", NULL), 1, TEN(F32, 1, 1, 2, 2)),
         "(1, 1, 2, 2)");
-    ERR(AP, "NHWC layout", rel(AP, AT(AP, "layout", "\"NHWC\"", NULL), 1, TEN(F32, 1, 8, 8, 3)), "NHWC");
+    TYPE_IS(rel(AP, AT(AP, "layout", "\"NHWC\"", "pool_size", "[2, 2]", "strides", "[2, 2]", NULL), 1,
+                TEN(F32, 1, 8, 6, 3)), "Tensor[(1, 4, 3, 3), float32]", "avg_pool2d: NHWC");
+    TYPE_IS(rel(MP, AT(MP, "layout", "\"NHWC\"", "out_layout", "\"NCHW\"", "pool_size", "[2, 2]", NULL), 1,
+                TEN(F32, 1, 8, 6, 3)), "Tensor[(1, 3, 7, 5), float32]", "max_pool2d: NHWC in, NCHW out");
+    ERR(AP, "a blocked layout", rel(AP, AT(AP, "layout", "\"NCHW4c\"", NULL), 1, TEN(F32, 1, 8, 8, 3)), "NCHW4c");
 
     const ir_op_id GP = IR_OP_GLOBAL_AVG_POOL2D, ADP = IR_OP_ADAPTIVE_AVG_POOL2D;
     d = TEN(F32, 1, 2048, 7, 7);
@@ -332,6 +351,10 @@ static void test_pools(void)
             "adaptive_avg_pool2d: one size for both axes");
     TYPE_IS(rel(ADP, AT(ADP, "output_size", "[2, 3]", NULL), 1, TEN(F32, 1, 8, 7, 9)),
             "Tensor[(1, 8, 2, 3), float32]", "adaptive_avg_pool2d: two sizes");
+    TYPE_IS(rel(GP, AT(GP, "layout", "\"NHWC\"", NULL), 1, TEN(F32, 1, 7, 7, 2048)), "Tensor[(1, 1, 1, 2048), float32]",
+            "global_avg_pool2d: NHWC");
+    TYPE_IS(rel(ADP, AT(ADP, "layout", "\"NHWC\"", "output_size", "[2, 3]", NULL), 1, TEN(F32, 1, 7, 9, 8)),
+            "Tensor[(1, 2, 3, 8), float32]", "adaptive_avg_pool2d: NHWC");
 }
 
 static void test_norms(void)
