@@ -457,6 +457,9 @@ bool ir_layout_perm(const char *l, const char *canon, int pos[4]);
 /* True when a call of nn.conv2d has the layouts NCHW/OIHW (and an NCHW result),
  * the ones its templates and passes are written for. */
 bool ir_conv2d_is_nchw(const ir_expr *call);
+/* conv1d's stride, dilation and padding [left, right] from its attrs; false
+ * when they do not have that form (the relation reports why). */
+bool ir_conv1d_params(const ir_attrs *at, int64_t *stride, int64_t *dilation, int64_t pad[2]);
 
 /* ---- ref_layout.c: kernels in other layouts ------------------------------ */
 

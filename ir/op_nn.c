@@ -598,3 +598,92 @@ bool ir_conv2d_is_nchw(const ir_expr *call)
     return !strcmp(ir_call_attr(call, "data_layout")->s, "NCHW") && !strcmp(ir_call_attr(call, "kernel_layout")->s, "OIHW") &&
            (!*out || !strcmp(out, "NCHW"));
 }
+
+/* ---- nn.conv1d ------------------------------------------------------------ */
+
+/* TVM's Conv1DAttrs: the same fields in the same order as conv2d's, so the
+ * IR_CONV_* indices serve both. */
+const ir_attr_schema ir_schema_conv1d = IR_SCHEMA(
+    {"strides", IR_AT_INTS, "[1]"},
+    {"padding", IR_AT_INTS, "[0, 0]"},
+    {"dilation", IR_AT_INTS, "[1]"},
+    {"groups", IR_AT_INT, "1"},
+    {"channels", IR_AT_INT_OPT, "None"},
+    {"kernel_size", IR_AT_INTS_OPT, "None"},
+    {"data_layout", IR_AT_STR, "\"NCW\""},
+    {"kernel_layout", IR_AT_STR, "\"OIW\""},
+    {"out_layout", IR_AT_STR, "\"\""},
+    {"out_dtype", IR_AT_STR, "\"\""});
+
+/* A one-value window attribute of conv1d (strides, dilation, kernel_size). */
+static bool one_value(ir_rel_ctx *cx, const ir_attrs *at, int idx, const char *name, int64_t *out)
+{
+    int64_t v[2];
+    if (ir_attr_ints(at, idx, v, 2) != 1 || v[0] < 1 || v[0] > MAX_WINDOW) {
+        ir_rel_error(cx, "%s must be one value in [1, 2^30]", name);
+        return false;
+    }
+    *out = v[0];
+    return true;
+}
+
+bool ir_conv1d_params(const ir_attrs *at, int64_t *stride, int64_t *dilation, int64_t pad[2])
+{
+    int64_t v[2];
+    int n = ir_attr_ints(at, IR_CONV_PADDING, v, 2);
+    if (n != 1 && n != 2)
+        return false;
+    pad[0] = v[0];
+    pad[1] = n == 2 ? v[1] : v[0];
+    return ir_attr_ints(at, IR_CONV_STRIDES, stride, 1) == 1 && ir_attr_ints(at, IR_CONV_DILATION, dilation, 1) == 1;
+}
+
+/* data (N, C, W) * weight (O, C / groups, K) -> (N, O, OW), in NCW/OIW. */
+const ir_type *ir_rel_conv1d(ir_rel_ctx *cx, const ir_type *const *args, int nargs, const ir_attrs *attrs)
+{
+    const char *dl = ir_attr_str(attrs, IR_CONV_DATA_LAYOUT), *kl = ir_attr_str(attrs, IR_CONV_KERNEL_LAYOUT);
+    const char *ol = ir_attr_str(attrs, IR_CONV_OUT_LAYOUT);
+    if (strcmp(dl, "NCW") || strcmp(kl, "OIW") || (*ol && strcmp(ol, "NCW")))
+        return ir_rel_error(cx, "unsupported layouts data_layout=\"%s\", kernel_layout=\"%s\", out_layout=\"%s\": "
+                            "only NCW/OIW are implemented", dl, kl, ol);
+    const ir_type *d = ir_rel_tensor(cx, args, 0);
+    const ir_type *w = d ? ir_rel_tensor(cx, args, 1) : NULL;
+    if (!w)
+        return NULL;
+    const char *ds = ir_shape_str(cx->arena, d), *ws = ir_shape_str(cx->arena, w);
+    if (d->ndim != 3 || w->ndim != 3)
+        return ir_rel_error(cx, "data and weight must have rank 3 (NCW, OIW), got %s and %s", ds, ws);
+    int64_t st, dil, pad[2], g = ir_attr_int(attrs, IR_CONV_GROUPS);
+    ir_dtype dt;
+    if (!one_value(cx, attrs, IR_CONV_STRIDES, "strides", &st) || !one_value(cx, attrs, IR_CONV_DILATION, "dilation", &dil))
+        return NULL;
+    if (!ir_conv1d_params(attrs, &st, &dil, pad) || pad[0] < 0 || pad[1] < 0 || pad[0] > MAX_WINDOW || pad[1] > MAX_WINDOW)
+        return ir_rel_error(cx, "padding must be 1 or 2 values in [0, 2^30]");
+    if (g < 1 || d->shape[1] % g || w->shape[0] % g || w->shape[1] * g != d->shape[1])
+        return ir_rel_error(cx, "channel mismatch: data %s has %lld channels, weight %s takes %lld per group (groups=%lld)",
+                            ds, (long long)d->shape[1], ws, (long long)w->shape[1], (long long)g);
+    if (!ir_attr_is_none(attrs, IR_CONV_CHANNELS) && ir_attr_int(attrs, IR_CONV_CHANNELS) != w->shape[0])
+        return ir_rel_error(cx, "channels=%lld but weight %s has %lld output channels",
+                            (long long)ir_attr_int(attrs, IR_CONV_CHANNELS), ws, (long long)w->shape[0]);
+    if (!ir_attr_is_none(attrs, IR_CONV_KERNEL_SIZE)) {
+        int64_t ks;
+        if (!one_value(cx, attrs, IR_CONV_KERNEL_SIZE, "kernel_size", &ks))
+            return NULL;
+        if (ks != w->shape[2])
+            return ir_rel_error(cx, "kernel_size=[%lld] but weight %s has a kernel of %lld", (long long)ks, ws,
+                                (long long)w->shape[2]);
+    }
+    if (!out_dtype(cx, attrs, IR_CONV_OUT_DTYPE, d->dtype, &dt))
+        return NULL;
+    int64_t ow = window_out(d->shape[2], pad[0], pad[1], w->shape[2], dil, st, false);
+    if (ow <= 0)
+        return ir_rel_error(cx, "the kernel of weight %s (dilation %lld) does not fit in data %s padded by [%lld, %lld]",
+                            ws, (long long)dil, ds, (long long)pad[0], (long long)pad[1]);
+    int64_t shape[3] = {d->shape[0], w->shape[0], ow};
+    return ir_tensor_type(cx->arena, dt, 3, shape);
+}
+
+int64_t ir_flops_conv1d(const ir_type *const *args, int nargs, const ir_attrs *attrs, const ir_type *out)
+{
+    return 2 * ir_type_numel(out) * args[1]->shape[1] * args[1]->shape[2];
+}

@@ -664,3 +664,30 @@ bool ir_ref_adaptive_pool2d(const ir_ref_call *c)
 {
     return data_layout_call(c, IR_APOOL_LAYOUT, IR_APOOL_OUT_LAYOUT, adaptive_pool2d_nchw);
 }
+
+/* ---- nn.conv1d ----------------------------------------------------------------- */
+
+/* Direct convolution in double, one output element at a time (conv1d is
+ * rare in the models relay-tune meets; clarity over speed). */
+bool ir_ref_conv1d(const ir_ref_call *c)
+{
+    const ir_tensor *d = c->in[0], *w = c->in[1];
+    ir_tensor *o = c->out[0];
+    int64_t st, dil, pad[2], g = ir_attr_int(c->attrs, IR_CONV_GROUPS);
+    ir_conv1d_params(c->attrs, &st, &dil, pad);
+    int64_t C = d->shape[1], W = d->shape[2], O = w->shape[0], CG = w->shape[1], K = w->shape[2], OW = o->shape[2];
+    for (int64_t n = 0; n < d->shape[0]; n++)
+        for (int64_t oc = 0; oc < O; oc++)
+            for (int64_t x = 0; x < OW; x++) {
+                double acc = 0;
+                int64_t c0 = oc / (O / g) * CG;
+                for (int64_t ic = 0; ic < CG; ic++)
+                    for (int64_t k = 0; k < K; k++) {
+                        int64_t iw = x * st - pad[0] + k * dil;
+                        if (iw >= 0 && iw < W)
+                            acc += ir_tensor_get(d, (n * C + c0 + ic) * W + iw) * ir_tensor_get(w, (oc * CG + ic) * K + k);
+                    }
+                ir_tensor_set(o, (n * O + oc) * OW + x, acc);
+            }
+    return true;
+}

@@ -76,6 +76,7 @@ static const sch_compute_fn table[IR_OP_COUNT] = {
     [IR_OP_ARGMAX] = sch_compute_argmax,
     [IR_OP_STACK] = sch_compute_stack,
     [IR_OP_LAYOUT_TRANSFORM] = sch_compute_layout_transform,
+    [IR_OP_CONV1D] = sch_compute_conv1d,
     [IR_OP_UPSAMPLING] = sch_compute_resize,
     [IR_OP_RESIZE2D] = sch_compute_resize,
     [IR_OP_ZEROS_LIKE] = sch_compute_init,

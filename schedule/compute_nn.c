@@ -488,3 +488,36 @@ bool sch_compute_pad(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **
     *nout = 1;
     return true;
 }
+
+/* ---- nn.conv1d ----------------------------------------------------------------- */
+
+/* A sum over (ic, kw) with the padding as a guard on the read; the stage is
+ * named after nn.conv1d, so it gets the default template. */
+bool sch_compute_conv1d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout)
+{
+    su_arena *a = cx->a;
+    sch_tensor *d = in[0], *w = in[1];
+    int64_t st, dil, pad[2], g = sch_attr_int(cx, "groups");
+    if (!ir_conv1d_params(cx->call->u.call.attrs, &st, &dil, pad))
+        return sch_cctx_error(cx, "bad window attributes");
+    const ir_type *ot = sch_out_type(cx, 0);
+    int64_t W = d->shape[2], O = w->shape[0], CG = w->shape[1], K = w->shape[2];
+    static const char *const names[] = {"n", "oc", "ow"};
+    sch_tensor *t = sch_stage_new(cx, ot->dtype, 3, ot->shape, names);
+    sch_var *ic = sch_stage_raxis(cx, t, "ic", CG), *kw = sch_stage_raxis(cx, t, "kw", K);
+    const sch_expr *c = VAR(ic);
+    if (g > 1)
+        c = sch_add(a, sch_mul(a, sch_div(a, VAR(t->axes[1]), I(O / g)), I(CG)), c);
+    const sch_expr *iw = sch_add(a, sch_sub(a, sch_mul(a, VAR(t->axes[2]), I(st)), I(pad[0])), sch_mul(a, VAR(kw), I(dil)));
+    const sch_expr *dix[3] = {VAR(t->axes[0]), c, iw}, *wix[3] = {VAR(t->axes[1]), VAR(ic), VAR(kw)};
+    const sch_expr *x = sch_cast(a, ot->dtype, sch_read(a, d, 3, dix));
+    /* windows reach below 0 only through the left padding, past W only through the right */
+    const sch_expr *ok = in_range(a, iw, 0, W, pad[0] > 0, pad[1] > 0);
+    if (ok)
+        x = sch_select(a, ok, x, sch_const(a, ot->dtype, 0));
+    t->body = sch_mul(a, x, sch_cast(a, ot->dtype, sch_read(a, w, 3, wix)));
+    t->reduce = SCH_RED_SUM;
+    out[0] = t;
+    *nout = 1;
+    return true;
+}

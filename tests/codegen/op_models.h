@@ -89,6 +89,8 @@ static const struct op_model {
                                             "%1 = nn.relu(nn.bias_add(%0, %b, axis=3)); "
                                             "%2 = nn.max_pool2d(%1, pool_size=[3, 3], strides=[2, 2], padding=[1, 1], layout=\"NHWC\"); "
                                             "%3 = nn.global_avg_pool2d(%1, layout=\"NHWC\"); add(%2, %3) }"},
+    {"conv1d + relu", -1, 1, HDR "def @main(%x: Tensor[(2, 4, 17), float32], %w: Tensor[(6, 2, 3), float32]) { "
+                                 "nn.relu(nn.conv1d(%x, %w, strides=[2], padding=[1, 2], dilation=[2], groups=2)) }"},
     {"layout_transform", -1, 1, HDR "def @main(%x: Tensor[(1, 16, 3, 5), float32]) { "
                                     "%0 = layout_transform(%x, src_layout=\"NCHW\", dst_layout=\"NCHW8c\"); "
                                     "%1 = exp(%0); layout_transform(%1, src_layout=\"NCHW8c\", dst_layout=\"NHWC4c\") }"},

@@ -650,6 +650,28 @@ static hx_tensor *eval_call(hx_oracle *or, const ir_expr *c)
         }
         break;
     }
+    case IR_OP_CONV1D: {
+        o = like(ot);
+        const hx_tensor *w = in[1];
+        int64_t st = A(c, "strides")->items ? A(c, "strides")->items[0].i : A(c, "strides")->i;
+        int64_t dil = A(c, "dilation")->items ? A(c, "dilation")->items[0].i : A(c, "dilation")->i;
+        const ir_attr_val *pv = A(c, "padding");
+        int64_t pl = pv->kind == IR_AV_LIST ? pv->items[0].i : pv->i, g = A(c, "groups")->i;
+        int64_t CG = w->shape[1], K = w->shape[2], O = w->shape[0];
+        for (int64_t f = 0; f < o->n; f++) {
+            unravel(o, f, ix);
+            double acc = 0;
+            for (int64_t i = 0; i < CG; i++)
+                for (int64_t k = 0; k < K; k++) {
+                    int64_t p = ix[2] * st - pl + k * dil;
+                    int64_t xi[3] = {ix[0], ix[1] / (O / g) * CG + i, p}, wi[3] = {ix[1], i, k};
+                    if (p >= 0 && p < x->shape[2])
+                        acc += x->v[ravel(x, xi)] * w->v[ravel(w, wi)];
+                }
+            o->v[f] = acc;
+        }
+        break;
+    }
     case IR_OP_UPSAMPLING:
     case IR_OP_RESIZE2D: o = resize(c, x, ot); break;
     case IR_OP_STRIDED_SLICE: {

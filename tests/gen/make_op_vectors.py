@@ -657,13 +657,32 @@ def gen_nn_layouts():
          {"x": nhwc(x)}, nhwc(f32(F.adaptive_avg_pool2d(tx, (3, 4)))))
 
 
+def gen_conv1d():
+    fam = "conv1d"
+    x = rnd(2, 4, 17)
+    w = rnd(6, 4, 3)
+    conv = lambda x, w, s=1, p=(0, 0), d=1, g=1: f32(F.conv1d(F.pad(t64(x), p), t64(w), stride=s, dilation=d, groups=g))
+    case(fam, "basic", "nn.conv1d(%x, %w, padding=[1, 1], channels=6, kernel_size=[3])", {"x": x, "w": w},
+         conv(x, w, p=(1, 1)))
+    case(fam, "strided_dilated_asymmetric", "nn.conv1d(%x, %w, strides=[2], padding=[2, 1], dilation=[2])",
+         {"x": x, "w": w}, conv(x, w, s=2, p=(2, 1), d=2))
+    wg = rnd(6, 2, 5)
+    case(fam, "groups2", "nn.conv1d(%x, %w, padding=[2], groups=2)", {"x": x, "w": wg}, conv(x, wg, p=(2, 2), g=2))
+    wd = rnd(4, 1, 3)
+    case(fam, "depthwise", "nn.conv1d(%x, %w, groups=4)", {"x": x, "w": wd}, conv(x, wd, g=4))
+    xi, wi = ints(1, 3, 9), ints(2, 3, 2)
+    case(fam, "int32", "nn.conv1d(%x, %w)", {"x": xi, "w": wi},
+         F.conv1d(torch.from_numpy(xi.astype(np.int64)).double(), torch.from_numpy(wi.astype(np.int64)).double())
+         .numpy().astype(np.int32), tol=0)
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.path.join(os.path.dirname(here), "ref", "ops"))
     out = ap.parse_args().out
     os.makedirs(out, exist_ok=True)
-    for gen in (gen_conv2d, gen_dense_bmm, gen_pool, gen_norm, gen_unary, gen_binary, gen_transform, gen_reduce, gen_init, gen_layout, gen_image, gen_nn_layouts):
+    for gen in (gen_conv2d, gen_dense_bmm, gen_pool, gen_norm, gen_unary, gen_binary, gen_transform, gen_reduce, gen_init, gen_layout, gen_image, gen_nn_layouts, gen_conv1d):
         gen()
     total = 0
     for i, (fam, arrays) in enumerate(FILES.items()):

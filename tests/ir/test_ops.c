@@ -696,6 +696,24 @@ static void test_image(void)
     is_int(flops(R, AT(R, "size", "[2, 2]", NULL), TEN(F32, 1, 3, 2, 2), 1, x, NULL), 72, "resize2d: 6 FLOPs an element");
 }
 
+static void test_conv1d(void)
+{
+    const ir_op_id C = IR_OP_CONV1D;
+    const ir_type *x = TEN(F32, 2, 4, 17), *w = TEN(F32, 6, 4, 3);
+    TYPE_IS(rel(C, NULL, 2, x, w), "Tensor[(2, 6, 15), float32]", "conv1d: no padding");
+    TYPE_IS(rel(C, AT(C, "strides", "[2]", "padding", "[2, 1]", "dilation", "[2]", NULL), 2, x, w),
+            "Tensor[(2, 6, 8), float32]", "conv1d: stride, dilation, asymmetric padding");
+    TYPE_IS(rel(C, AT(C, "padding", "[1]", "groups", "2", NULL), 2, x, TEN(F32, 6, 2, 3)), "Tensor[(2, 6, 17), float32]",
+            "conv1d: one padding value, groups");
+    ERR(C, "channel mismatch", rel(C, NULL, 2, x, TEN(F32, 6, 3, 3)), "(2, 4, 17)", "(6, 3, 3)");
+    ERR(C, "rank 4 data", rel(C, NULL, 2, TEN(F32, 1, 4, 8, 8), w), "rank 3");
+    ERR(C, "NWC layout", rel(C, AT(C, "data_layout", "\"NWC\"", NULL), 2, x, w), "NWC", "only NCW/OIW");
+    ERR(C, "two strides", rel(C, AT(C, "strides", "[1, 1]", NULL), 2, x, w), "strides");
+    ERR(C, "kernel_size that differs", rel(C, AT(C, "kernel_size", "[5]", NULL), 2, x, w), "kernel_size=[5]");
+    ERR(C, "a kernel past the data", rel(C, NULL, 2, TEN(F32, 1, 4, 2), w), "does not fit");
+    is_int(flops(C, NULL, TEN(F32, 2, 6, 15), 2, x, w), 2 * 180 * 12, "conv1d: 2 * out * I * K FLOPs");
+}
+
 static void test_take(void)
 {
     const ir_op_id T = IR_OP_TAKE;
@@ -861,6 +879,7 @@ int main(void)
     test_init();
     test_layouts();
     test_image();
+    test_conv1d();
     test_reduce();
     for (int id = 0; id < IR_OP_COUNT; id++)
         ok(exercised[id], "coverage: %s has relation checks", ir_op_get((ir_op_id)id)->name);
