@@ -378,6 +378,11 @@ enum {  /* nn.conv2d */
     IR_CONV_STRIDES, IR_CONV_PADDING, IR_CONV_DILATION, IR_CONV_GROUPS, IR_CONV_CHANNELS,
     IR_CONV_KERNEL_SIZE, IR_CONV_DATA_LAYOUT, IR_CONV_KERNEL_LAYOUT, IR_CONV_OUT_LAYOUT, IR_CONV_OUT_DTYPE
 };
+enum {  /* nn.conv2d_transpose, nn.conv1d_transpose */
+    IR_CONVT_CHANNELS, IR_CONVT_KERNEL_SIZE, IR_CONVT_STRIDES, IR_CONVT_PADDING, IR_CONVT_OUTPUT_PADDING,
+    IR_CONVT_DILATION, IR_CONVT_GROUPS, IR_CONVT_DATA_LAYOUT, IR_CONVT_KERNEL_LAYOUT, IR_CONVT_OUT_LAYOUT,
+    IR_CONVT_OUT_DTYPE
+};
 enum { IR_DENSE_UNITS, IR_DENSE_OUT_DTYPE };                            /* nn.dense */
 enum { IR_BMM_OUT_DTYPE, IR_BMM_TRANSPOSE_A, IR_BMM_TRANSPOSE_B };      /* nn.batch_matmul */
 enum {  /* nn.max_pool2d, nn.avg_pool2d (count_include_pad: avg only) */
@@ -460,6 +465,15 @@ bool ir_conv2d_is_nchw(const ir_expr *call);
 /* conv1d's stride, dilation and padding [left, right] from its attrs; false
  * when they do not have that form (the relation reports why). */
 bool ir_conv1d_params(const ir_attrs *at, int64_t *stride, int64_t *dilation, int64_t pad[2]);
+/* The window of a transposed convolution (ns = 1 or 2 spatial axes). */
+typedef struct ir_conv_transpose {
+    int ns;
+    int64_t stride[2], dilation[2], pad_lo[2], pad_hi[2], out_pad[2];
+    int64_t groups;
+} ir_conv_transpose;
+/* Reads it from the attrs of nn.conv1d_transpose / nn.conv2d_transpose;
+ * false when they do not have that form (the relation reports why). */
+bool ir_conv_transpose_params(const ir_attrs *at, int ns, ir_conv_transpose *p);
 
 /* ---- ref_layout.c: kernels in other layouts ------------------------------ */
 

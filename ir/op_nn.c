@@ -687,3 +687,117 @@ int64_t ir_flops_conv1d(const ir_type *const *args, int nargs, const ir_attrs *a
 {
     return 2 * ir_type_numel(out) * args[1]->shape[1] * args[1]->shape[2];
 }
+
+/* ---- nn.conv2d_transpose, nn.conv1d_transpose --------------------------- */
+
+/* TVM's Conv2DTransposeAttrs and Conv1DTransposeAttrs: the same fields in
+ * the same order (IR_CONVT_* indices), one or two spatial axes. */
+const ir_attr_schema ir_schema_conv2d_transpose = IR_SCHEMA(
+    {"channels", IR_AT_INT_OPT, "None"},
+    {"kernel_size", IR_AT_INTS_OPT, "None"},
+    {"strides", IR_AT_INTS, "[1, 1]"},
+    {"padding", IR_AT_INTS, "[0, 0]"},
+    {"output_padding", IR_AT_INTS, "[0, 0]"},
+    {"dilation", IR_AT_INTS, "[1, 1]"},
+    {"groups", IR_AT_INT, "1"},
+    {"data_layout", IR_AT_STR, "\"NCHW\""},
+    {"kernel_layout", IR_AT_STR, "\"IOHW\""},
+    {"out_layout", IR_AT_STR, "\"\""},
+    {"out_dtype", IR_AT_STR, "\"\""});
+
+const ir_attr_schema ir_schema_conv1d_transpose = IR_SCHEMA(
+    {"channels", IR_AT_INT_OPT, "None"},
+    {"kernel_size", IR_AT_INTS_OPT, "None"},
+    {"strides", IR_AT_INTS, "[1]"},
+    {"padding", IR_AT_INTS, "[0, 0]"},
+    {"output_padding", IR_AT_INTS, "[0]"},
+    {"dilation", IR_AT_INTS, "[1]"},
+    {"groups", IR_AT_INT, "1"},
+    {"data_layout", IR_AT_STR, "\"NCW\""},
+    {"kernel_layout", IR_AT_STR, "\"IOW\""},
+    {"out_layout", IR_AT_STR, "\"\""},
+    {"out_dtype", IR_AT_STR, "\"\""});
+
+/* Reads a list attribute of ns values (one value stands for all). */
+static bool spatial(const ir_attrs *at, int idx, int ns, int64_t *out)
+{
+    int64_t v[2];
+    int n = ir_attr_ints(at, idx, v, 2);
+    if (n != 1 && n != ns)
+        return false;
+    for (int i = 0; i < ns; i++)
+        out[i] = v[n == 1 ? 0 : i];
+    return true;
+}
+
+bool ir_conv_transpose_params(const ir_attrs *at, int ns, ir_conv_transpose *p)
+{
+    int64_t v[4];
+    int n = ir_attr_ints(at, IR_CONVT_PADDING, v, 4);
+    p->ns = ns;
+    /* padding: one value, a value per axis (both sides), or before and after each axis */
+    if (n == 1 || n == ns)
+        for (int i = 0; i < ns; i++)
+            p->pad_lo[i] = p->pad_hi[i] = v[n == 1 ? 0 : i];
+    else if (n == 2 * ns)
+        for (int i = 0; i < ns; i++)
+            p->pad_lo[i] = v[i], p->pad_hi[i] = v[ns + i];
+    else
+        return false;
+    p->groups = ir_attr_int(at, IR_CONVT_GROUPS);
+    return spatial(at, IR_CONVT_STRIDES, ns, p->stride) && spatial(at, IR_CONVT_DILATION, ns, p->dilation) &&
+           spatial(at, IR_CONVT_OUTPUT_PADDING, ns, p->out_pad);
+}
+
+/* data (N, C, [H,] W) and weight (C, O / groups, [KH,] KW) -> (N, O, [OH,] OW)
+ * with OH = (H - 1) * stride - pads + dilation * (KH - 1) + output_padding + 1. */
+const ir_type *ir_rel_conv_transpose(ir_rel_ctx *cx, const ir_type *const *args, int nargs, const ir_attrs *attrs)
+{
+    bool two = cx->op->id == IR_OP_CONV2D_TRANSPOSE;
+    int ns = two ? 2 : 1;
+    const char *dl = ir_attr_str(attrs, IR_CONVT_DATA_LAYOUT), *kl = ir_attr_str(attrs, IR_CONVT_KERNEL_LAYOUT);
+    const char *ol = ir_attr_str(attrs, IR_CONVT_OUT_LAYOUT), *wd = two ? "NCHW" : "NCW", *wk = two ? "IOHW" : "IOW";
+    if (strcmp(dl, wd) || strcmp(kl, wk) || (*ol && strcmp(ol, wd)))
+        return ir_rel_error(cx, "unsupported layouts data_layout=\"%s\", kernel_layout=\"%s\", out_layout=\"%s\": "
+                            "only %s/%s are implemented", dl, kl, ol, wd, wk);
+    const ir_type *d = ir_rel_tensor(cx, args, 0);
+    const ir_type *w = d ? ir_rel_tensor(cx, args, 1) : NULL;
+    if (!w)
+        return NULL;
+    const char *ds = ir_shape_str(cx->arena, d), *ws = ir_shape_str(cx->arena, w);
+    if (d->ndim != ns + 2 || w->ndim != ns + 2)
+        return ir_rel_error(cx, "data and weight must have rank %d, got %s and %s", ns + 2, ds, ws);
+    ir_conv_transpose p;
+    if (!ir_conv_transpose_params(attrs, ns, &p))
+        return ir_rel_error(cx, "strides, dilation and output_padding take 1 or %d values, padding 1, %d or %d", ns, ns,
+                            2 * ns);
+    ir_dtype dt;
+    if (!out_dtype(cx, attrs, IR_CONVT_OUT_DTYPE, d->dtype, &dt))
+        return NULL;
+    if (p.groups < 1 || d->shape[1] % p.groups || w->shape[0] != d->shape[1])
+        return ir_rel_error(cx, "channel mismatch: data %s has %lld channels, so weight %s needs them as its axis 0 "
+                            "(groups=%lld)", ds, (long long)d->shape[1], ws, (long long)p.groups);
+    int64_t shape[4] = {d->shape[0], w->shape[1] * p.groups};
+    if (!ir_attr_is_none(attrs, IR_CONVT_CHANNELS) && ir_attr_int(attrs, IR_CONVT_CHANNELS) != shape[1])
+        return ir_rel_error(cx, "channels=%lld but weight %s with groups=%lld makes %lld",
+                            (long long)ir_attr_int(attrs, IR_CONVT_CHANNELS), ws, (long long)p.groups,
+                            (long long)shape[1]);
+    for (int i = 0; i < ns; i++) {
+        int64_t n = d->shape[2 + i], k = w->shape[2 + i];
+        if (p.stride[i] < 1 || p.dilation[i] < 1 || p.stride[i] > MAX_WINDOW || p.dilation[i] > MAX_WINDOW ||
+            p.pad_lo[i] < 0 || p.pad_hi[i] < 0 || p.pad_lo[i] > MAX_WINDOW || p.pad_hi[i] > MAX_WINDOW ||
+            p.out_pad[i] < 0 || p.out_pad[i] >= (p.stride[i] > p.dilation[i] ? p.stride[i] : p.dilation[i]))
+            return ir_rel_error(cx, "bad window attributes: strides and dilation at least 1, paddings at least 0, "
+                                "output_padding below the stride or the dilation");
+        shape[2 + i] = (n - 1) * p.stride[i] - p.pad_lo[i] - p.pad_hi[i] + p.dilation[i] * (k - 1) + p.out_pad[i] + 1;
+        if (shape[2 + i] <= 0)
+            return ir_rel_error(cx, "the padding leaves no output (data %s, weight %s)", ds, ws);
+    }
+    return ir_tensor_type(cx->arena, dt, ns + 2, shape);
+}
+
+/* Every input element meets every tap of its group's weights. */
+int64_t ir_flops_conv_transpose(const ir_type *const *args, int nargs, const ir_attrs *attrs, const ir_type *out)
+{
+    return 2 * ir_type_numel(args[0]) * (ir_type_numel(args[1]) / (args[1]->shape[0] ? args[1]->shape[0] : 1));
+}

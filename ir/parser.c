@@ -621,6 +621,17 @@ static ir_expr *parse_paren(parser *p)
         ir_expr *e = parse_expr(p);
         if (!e)
             goto fail;
+        if (fields.len == 0 && is_punct(peek(p), ';') && !is_punct(peek_at(p, 1), ')')) {
+            /* (e1; e2): sequencing inside parentheses */
+            next(p);
+            push_scope(p);
+            ir_expr *body = parse_body(p, ')');
+            pop_scope(p);
+            su_vec_free(&fields);
+            if (!body || !expect(p, ')'))
+                return NULL;
+            return ir_let(p->m, span_from(p, begin), ir_var(p->m, e->span, "_", NULL), e, body);
+        }
         su_vec_push(&fields, e);
         if (is_punct(peek(p), ',')) {
             next(p);

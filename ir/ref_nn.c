@@ -691,3 +691,49 @@ bool ir_ref_conv1d(const ir_ref_call *c)
             }
     return true;
 }
+
+/* ---- nn.conv2d_transpose, nn.conv1d_transpose ------------------------------- */
+
+/* Scatter form, in double: each input element adds its products with the
+ * weights of its group to the outputs its taps reach (1-D data is viewed as
+ * 2-D with a height of 1). */
+bool ir_ref_conv_transpose(const ir_ref_call *c)
+{
+    const ir_tensor *d = c->in[0], *w = c->in[1];
+    ir_tensor *o = c->out[0];
+    int ns = d->ndim - 2;
+    ir_conv_transpose p;
+    ir_conv_transpose_params(c->attrs, ns, &p);
+    int64_t N = d->shape[0], C = d->shape[1], H = ns == 2 ? d->shape[2] : 1, W = d->shape[ns + 1];
+    int64_t OG = w->shape[1], KH = ns == 2 ? w->shape[2] : 1, KW = w->shape[ns + 1];
+    int64_t O = o->shape[1], OH = ns == 2 ? o->shape[2] : 1, OW = o->shape[ns + 1], CG = C / p.groups;
+    int ih = ns == 2 ? 0 : -1, iw = ns - 1;   /* window indices of H (none in 1-D) and W */
+    int64_t sh = ih < 0 ? 1 : p.stride[ih], dh = ih < 0 ? 1 : p.dilation[ih], ph = ih < 0 ? 0 : p.pad_lo[ih];
+    int64_t sw = p.stride[iw], dw = p.dilation[iw], pw = p.pad_lo[iw];
+    int64_t n_out = ir_tensor_numel(o);
+    double *acc = su_calloc((size_t)(n_out ? n_out : 1), sizeof *acc);
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t ic = 0; ic < C; ic++)
+            for (int64_t y = 0; y < H; y++)
+                for (int64_t x = 0; x < W; x++) {
+                    double v = ir_tensor_get(d, ((n * C + ic) * H + y) * W + x);
+                    for (int64_t og = 0; og < OG; og++) {
+                        int64_t oc = ic / CG * OG + og;
+                        for (int64_t kh = 0; kh < KH; kh++) {
+                            int64_t oy = y * sh + kh * dh - ph;
+                            if (oy < 0 || oy >= OH)
+                                continue;
+                            for (int64_t kw = 0; kw < KW; kw++) {
+                                int64_t ox = x * sw + kw * dw - pw;
+                                if (ox >= 0 && ox < OW)
+                                    acc[((n * O + oc) * OH + oy) * OW + ox] +=
+                                        v * ir_tensor_get(w, ((ic * OG + og) * KH + kh) * KW + kw);
+                            }
+                        }
+                    }
+                }
+    for (int64_t i = 0; i < n_out; i++)
+        ir_tensor_set(o, i, acc[i]);
+    free(acc);
+    return true;
+}

@@ -521,3 +521,43 @@ bool sch_compute_conv1d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor
     *nout = 1;
     return true;
 }
+
+/* ---- nn.conv2d_transpose, nn.conv1d_transpose -------------------------------- */
+
+/* Gather form: output position y reads input position (y + pad - k * dil) /
+ * stride on each spatial axis, where that divides exactly and lands inside
+ * the data; a sum over the group's input channels and the kernel taps. */
+bool sch_compute_conv_transpose(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout)
+{
+    su_arena *a = cx->a;
+    sch_tensor *d = in[0], *w = in[1];
+    int ns = d->ndim - 2;
+    ir_conv_transpose p;
+    if (!ir_conv_transpose_params(cx->call->u.call.attrs, ns, &p))
+        return sch_cctx_error(cx, "bad window attributes");
+    const ir_type *ot = sch_out_type(cx, 0);
+    int64_t C = d->shape[1], OG = w->shape[1], CG = C / p.groups;
+    static const char *const names2[] = {"n", "oc", "oh", "ow"}, *const names1[] = {"n", "oc", "ow"};
+    sch_tensor *t = sch_stage_new(cx, ot->dtype, ns + 2, ot->shape, ns == 2 ? names2 : names1);
+    sch_var *ic = sch_stage_raxis(cx, t, "ic", CG), *k[2];
+    for (int i = 0; i < ns; i++)
+        k[i] = sch_stage_raxis(cx, t, ns == 2 && i == 0 ? "kh" : "kw", w->shape[2 + i]);
+    const sch_expr *oc = VAR(t->axes[1]);
+    const sch_expr *dix[4] = {VAR(t->axes[0]), sch_add(a, sch_mul(a, sch_div(a, oc, I(OG)), I(CG)), VAR(ic))};
+    const sch_expr *wix[4] = {dix[1], sch_mod(a, oc, I(OG))}, *ok = NULL;
+    for (int i = 0; i < ns; i++) {
+        const sch_expr *q = sch_sub(a, sch_add(a, VAR(t->axes[2 + i]), I(p.pad_lo[i])), sch_mul(a, VAR(k[i]), I(p.dilation[i])));
+        const sch_expr *pos = p.stride[i] == 1 ? q : sch_div(a, q, I(p.stride[i]));
+        ok = sch_and(a, ok, in_range(a, pos, 0, d->shape[2 + i], true, true));
+        if (p.stride[i] > 1)
+            ok = sch_and(a, ok, sch_bin(a, SCH_EQ, sch_mod(a, q, I(p.stride[i])), I(0)));
+        dix[2 + i] = pos;
+        wix[2 + i] = VAR(k[i]);
+    }
+    const sch_expr *x = sch_select(a, ok, sch_cast(a, ot->dtype, sch_read(a, d, ns + 2, dix)), sch_const(a, ot->dtype, 0));
+    t->body = sch_mul(a, x, sch_cast(a, ot->dtype, sch_read(a, w, ns + 2, wix)));
+    t->reduce = SCH_RED_SUM;
+    out[0] = t;
+    *nout = 1;
+    return true;
+}

@@ -91,6 +91,11 @@ static const struct op_model {
                                             "%3 = nn.global_avg_pool2d(%1, layout=\"NHWC\"); add(%2, %3) }"},
     {"conv1d + relu", -1, 1, HDR "def @main(%x: Tensor[(2, 4, 17), float32], %w: Tensor[(6, 2, 3), float32]) { "
                                  "nn.relu(nn.conv1d(%x, %w, strides=[2], padding=[1, 2], dilation=[2], groups=2)) }"},
+    {"conv2d_transpose", -1, 1, HDR "def @main(%x: Tensor[(2, 4, 5, 6), float32], %w: Tensor[(4, 3, 3, 3), float32]) { "
+                                    "nn.relu(nn.conv2d_transpose(%x, %w, strides=[2, 1], padding=[0, 1, 1, 0], "
+                                    "dilation=[1, 2], groups=2)) }"},
+    {"conv1d_transpose", -1, 1, HDR "def @main(%y: Tensor[(2, 4, 9), float32], %v: Tensor[(4, 2, 4), float32]) { "
+                                    "nn.conv1d_transpose(%y, %v, strides=[3], padding=[1, 2], output_padding=[2]) }"},
     {"layout_transform", -1, 1, HDR "def @main(%x: Tensor[(1, 16, 3, 5), float32]) { "
                                     "%0 = layout_transform(%x, src_layout=\"NCHW\", dst_layout=\"NCHW8c\"); "
                                     "%1 = exp(%0); layout_transform(%1, src_layout=\"NCHW8c\", dst_layout=\"NHWC4c\") }"},

@@ -428,6 +428,48 @@ static hx_tensor *resize(const ir_expr *c, const hx_tensor *x, const ir_type *ot
     return o;
 }
 
+/* Transposed convolution straight from its definition: output y sums the
+ * inputs i and taps k with i * stride + k * dilation - pad_lo = y. */
+static hx_tensor *conv_transpose(const ir_expr *c, const hx_tensor *x, const hx_tensor *w, const ir_type *ot)
+{
+    hx_tensor *o = like(ot);
+    int ns = x->ndim - 2;
+    int64_t st[2], dil[2], pad[4] = {0}, ix[4], xi[4], wi[4];
+    const ir_attr_val *sv = A(c, "strides"), *dv = A(c, "dilation"), *pv = A(c, "padding");
+    for (int i = 0; i < ns; i++) {
+        st[i] = sv->items[sv->n == 1 ? 0 : i].i;
+        dil[i] = dv->items[dv->n == 1 ? 0 : i].i;
+        pad[i] = pv->items[pv->n == 1 ? 0 : i].i;   /* the leading side: one value, one per axis, or (lo..., hi...) */
+    }
+    int64_t g = A(c, "groups")->i, OG = w->shape[1], CG = x->shape[1] / g;
+    for (int64_t f = 0; f < o->n; f++) {
+        unravel(o, f, ix);
+        double acc = 0;
+        int64_t nk = 1;
+        for (int i = 0; i < ns; i++)
+            nk *= w->shape[2 + i];
+        for (int64_t r = 0; r < CG; r++)
+            for (int64_t t = 0; t < nk; t++) {
+                int64_t kk[2] = {ns == 2 ? t / w->shape[3] : t, ns == 2 ? t % w->shape[3] : 0};
+                bool hit = true;
+                xi[0] = ix[0];
+                xi[1] = ix[1] / OG * CG + r;
+                wi[0] = xi[1];
+                wi[1] = ix[1] % OG;
+                for (int i = 0; i < ns && hit; i++) {
+                    int64_t num = ix[2 + i] + pad[i] - kk[i] * dil[i];
+                    hit = num >= 0 && num % st[i] == 0 && num / st[i] < x->shape[2 + i];
+                    xi[2 + i] = hit ? num / st[i] : 0;
+                    wi[2 + i] = kk[i];
+                }
+                if (hit)
+                    acc += x->v[ravel(x, xi)] * w->v[ravel(w, wi)];
+            }
+        o->v[f] = acc;
+    }
+    return o;
+}
+
 static hx_tensor *eval_nn(const ir_expr *c, hx_tensor *const *in, const ir_type *ot);
 
 /* t with its axes reordered: axis i of the result is axis pos[i] of t (or,
@@ -672,6 +714,8 @@ static hx_tensor *eval_call(hx_oracle *or, const ir_expr *c)
         }
         break;
     }
+    case IR_OP_CONV2D_TRANSPOSE:
+    case IR_OP_CONV1D_TRANSPOSE: o = conv_transpose(c, x, in[1], ot); break;
     case IR_OP_UPSAMPLING:
     case IR_OP_RESIZE2D: o = resize(c, x, ot); break;
     case IR_OP_STRIDED_SLICE: {

@@ -676,13 +676,41 @@ def gen_conv1d():
          .numpy().astype(np.int32), tol=0)
 
 
+def gen_conv_transpose():
+    fam = "conv_transpose"
+
+    def convt2(x, w, s=(1, 1), pad=(0, 0, 0, 0), op=(0, 0), d=(1, 1), g=1):
+        """TVM's conv2d_transpose: PyTorch's without padding, cropped by (top, left, bottom, right)."""
+        full = F.conv_transpose2d(t64(x), t64(w), stride=s, output_padding=op, groups=g, dilation=d).numpy()
+        t, l, b, r = pad
+        return f32(full[:, :, t:full.shape[2] - b, l:full.shape[3] - r])
+
+    x = rnd(2, 4, 5, 6)
+    w = rnd(4, 3, 3, 3)
+    case(fam, "2d_stride2_output_padding", "nn.conv2d_transpose(%x, %w, strides=[2, 2], padding=[1, 1], "
+         "output_padding=[1, 1])", {"x": x, "w": w}, convt2(x, w, s=(2, 2), pad=(1, 1, 1, 1), op=(1, 1)))
+    case(fam, "2d_asymmetric_dilated_groups", "nn.conv2d_transpose(%x, %w, channels=6, strides=[2, 1], "
+         "padding=[0, 1, 1, 0], dilation=[1, 2], groups=2)", {"x": x, "w": w},
+         convt2(x, w, s=(2, 1), pad=(0, 1, 1, 0), d=(1, 2), g=2))
+    case(fam, "2d_plain", "nn.conv2d_transpose(%x, %w)", {"x": x, "w": w}, convt2(x, w))
+    y = rnd(2, 4, 9)
+    v = rnd(4, 2, 4)
+    full = F.conv_transpose1d(t64(y), t64(v), stride=3, output_padding=2).numpy()
+    case(fam, "1d_stride3_padding_output_padding",
+         "nn.conv1d_transpose(%y, %v, strides=[3], padding=[1, 2], output_padding=[2])", {"y": y, "v": v},
+         f32(full[:, :, 1:full.shape[2] - 2]))
+    vg = rnd(4, 1, 3)
+    case(fam, "1d_depthwise", "nn.conv1d_transpose(%y, %v, padding=[1], groups=4)", {"y": y, "v": vg},
+         f32(F.conv_transpose1d(t64(y), t64(vg), padding=1, groups=4)))
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.path.join(os.path.dirname(here), "ref", "ops"))
     out = ap.parse_args().out
     os.makedirs(out, exist_ok=True)
-    for gen in (gen_conv2d, gen_dense_bmm, gen_pool, gen_norm, gen_unary, gen_binary, gen_transform, gen_reduce, gen_init, gen_layout, gen_image, gen_nn_layouts, gen_conv1d):
+    for gen in (gen_conv2d, gen_dense_bmm, gen_pool, gen_norm, gen_unary, gen_binary, gen_transform, gen_reduce, gen_init, gen_layout, gen_image, gen_nn_layouts, gen_conv1d, gen_conv_transpose):
         gen()
     total = 0
     for i, (fam, arrays) in enumerate(FILES.items()):

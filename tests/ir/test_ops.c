@@ -714,6 +714,26 @@ static void test_conv1d(void)
     is_int(flops(C, NULL, TEN(F32, 2, 6, 15), 2, x, w), 2 * 180 * 12, "conv1d: 2 * out * I * K FLOPs");
 }
 
+static void test_conv_transpose(void)
+{
+    const ir_op_id T2 = IR_OP_CONV2D_TRANSPOSE, T1 = IR_OP_CONV1D_TRANSPOSE;
+    const ir_type *x = TEN(F32, 2, 4, 5, 6), *w = TEN(F32, 4, 3, 3, 3);
+    TYPE_IS(rel(T2, NULL, 2, x, w), "Tensor[(2, 3, 7, 8), float32]", "conv2d_transpose: (H - 1) + K");
+    TYPE_IS(rel(T2, AT(T2, "strides", "[2, 2]", "padding", "[1, 1]", "output_padding", "[1, 1]", NULL), 2, x, w),
+            "Tensor[(2, 3, 10, 12), float32]", "conv2d_transpose: stride 2, padding, output_padding");
+    TYPE_IS(rel(T2, AT(T2, "groups", "2", "padding", "[0, 1, 1, 0]", NULL), 2, x, w), "Tensor[(2, 6, 6, 7), float32]",
+            "conv2d_transpose: groups multiply the output channels; four paddings");
+    ERR(T2, "channel mismatch", rel(T2, NULL, 2, x, TEN(F32, 3, 3, 3, 3)), "(2, 4, 5, 6)", "(3, 3, 3, 3)");
+    ERR(T2, "output_padding as large as the stride", rel(T2, AT(T2, "output_padding", "[1, 1]", NULL), 2, x, w),
+        "output_padding");
+    ERR(T2, "OIHW kernel layout", rel(T2, AT(T2, "kernel_layout", "\"OIHW\"", NULL), 2, x, w), "OIHW", "IOHW");
+    ERR(T2, "channels that disagree", rel(T2, AT(T2, "channels", "4", NULL), 2, x, w), "channels=4");
+    TYPE_IS(rel(T1, AT(T1, "strides", "[3]", "padding", "[1, 2]", "output_padding", "[2]", NULL), 2, TEN(F32, 2, 4, 9),
+                TEN(F32, 4, 2, 4)), "Tensor[(2, 2, 27), float32]", "conv1d_transpose");
+    ERR(T1, "rank 4 data", rel(T1, NULL, 2, x, w), "rank 3");
+    is_int(flops(T2, NULL, TEN(F32, 2, 3, 7, 8), 2, x, w), 2 * 240 * 27, "conv2d_transpose: 2 * in * taps per channel");
+}
+
 static void test_take(void)
 {
     const ir_op_id T = IR_OP_TAKE;
@@ -880,6 +900,7 @@ int main(void)
     test_layouts();
     test_image();
     test_conv1d();
+    test_conv_transpose();
     test_reduce();
     for (int id = 0; id < IR_OP_COUNT; id++)
         ok(exercised[id], "coverage: %s has relation checks", ir_op_get((ir_op_id)id)->name);

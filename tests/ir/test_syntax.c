@@ -74,6 +74,8 @@ static void test_sequencing_and_call_attrs(void)
     ok(same_print("def @main(%x: float32) { log(%x); exp(%x); %x }",
                   "def @main(%x: float32) { let %_ = log(%x); let %__1 = exp(%x); %x }"),
        "sequencing: chains, and its print parses back");
+    t = print_of("def @main(%x: float32) { add((log(%x); exp(%x)), %x) }");
+    ok(strstr(t, "let %_ = log(%x);") && strstr(t, "exp(%x)"), "sequencing: inside parentheses (%s)", t);
     t = print_of("def @main(%x: float32) { log(%x); }");
     ok(strstr(t, "ERROR unexpected ';'") != NULL, "sequencing: a trailing ';' is still an error (%s)", t);
     t = print_of("def @main(%x: float32) {\n  let %f = fn (%y: float32) { %y };\n  %f(%x, hint=\"a\", n=[1, 2])\n}");
