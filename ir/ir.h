@@ -306,6 +306,8 @@ typedef struct ir_rel_ctx {
     su_diags *diags;        /* where ir_rel_error reports */
     su_span span;           /* the call being checked */
     const ir_op_def *op;    /* the op being checked */
+    ir_expr *const *arg_exprs; /* the call's arguments, for the few relations that read constant
+                                  values (arange's bounds); NULL when unknown */
 } ir_rel_ctx;
 
 /* A type relation: argument types (+ normalized attrs) → result type, or NULL
@@ -415,6 +417,7 @@ enum {  /* image.resize2d */
     IR_RESIZE_ROI, IR_RESIZE_SIZE, IR_RESIZE_LAYOUT, IR_RESIZE_METHOD, IR_RESIZE_COORD_MODE, IR_RESIZE_ROUNDING,
     IR_RESIZE_CUBIC_ALPHA, IR_RESIZE_CUBIC_EXCLUDE, IR_RESIZE_EXTRAPOLATION, IR_RESIZE_OUT_DTYPE
 };
+enum { IR_ARANGE_START, IR_ARANGE_STOP, IR_ARANGE_STEP, IR_ARANGE_DTYPE };  /* arange */
 enum { IR_FULL_SHAPE, IR_FULL_DTYPE };                                 /* full */
 enum { IR_SHAPE_OF_DTYPE };                                             /* shape_of */
 enum {  /* argmax */
@@ -456,6 +459,11 @@ int64_t ir_layout_factor(const ir_layout *l, char primal);
 /* When layout l is a permutation of the four letters of canon ("NCHW",
  * "OIHW"), sets pos[i] to the position of canon[i] in l and returns true. */
 bool ir_layout_perm(const char *l, const char *canon, int pos[4]);
+
+/* ---- op_init.c -------------------------------------------------------------- */
+
+/* The number of elements of arange(start, stop, step): ceil((stop - start) / step), at least 0. */
+int64_t ir_arange_length(double start, double stop, double step);
 
 /* ---- op_nn.c ---------------------------------------------------------------- */
 

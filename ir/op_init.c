@@ -1,9 +1,10 @@
 /* op_init.c — ops that make a tensor from a shape rather than from data:
  * zeros_like, ones_like (the argument's type), full (a scalar fill value, a
- * constant shape and a dtype) and shape_of (the argument's static shape as a
- * 1-D integer tensor). Shapes are static in relay-tune, so all four are
- * known at compile time; a shape computed at run time (TVM's dynamic full)
- * is refused by name. */
+ * constant shape and a dtype), shape_of (the argument's static shape as a
+ * 1-D integer tensor) and arange (constant bounds). Shapes are static in
+ * relay-tune, so all are known at compile time; a shape computed at run time
+ * (TVM's dynamic full, arange of computed bounds) is refused by name. */
+#include <math.h>
 #include <string.h>
 
 #include "ir/ir.h"
@@ -14,6 +15,14 @@ const ir_attr_schema ir_schema_full = IR_SCHEMA(
     {"dtype", IR_AT_STR, "\"\""});
 
 const ir_attr_schema ir_schema_shape_of = IR_SCHEMA({"dtype", IR_AT_STR, "\"int32\""});
+
+/* TVM's ArangeAttrs keep the bounds as expressions too; the arguments are
+ * what counts, the attributes are read as written and unused. */
+const ir_attr_schema ir_schema_arange = IR_SCHEMA(
+    {"start", IR_AT_ANY, "None"},
+    {"stop", IR_AT_ANY, "None"},
+    {"step", IR_AT_ANY, "None"},
+    {"dtype", IR_AT_STR, "\"float32\""});
 
 /* The dtype attribute at idx, or dflt when it is "" (TVM's null DataType);
  * false after reporting an unknown name. */
@@ -59,5 +68,39 @@ const ir_type *ir_rel_shape_of(ir_rel_ctx *cx, const ir_type *const *args, int n
     if (!ir_dtype_is_int(dt))
         return ir_rel_error(cx, "dtype must be an integer type, not %s", ir_dtype_name(dt));
     int64_t n = t->ndim;
+    return ir_tensor_type(cx->arena, dt, 1, &n);
+}
+
+int64_t ir_arange_length(double start, double stop, double step)
+{
+    double n = ceil((stop - start) / step);
+    return n > 0 ? (int64_t)n : 0;
+}
+
+/* arange(start, stop, step, dtype): scalar constants; ceil((stop - start) / step) elements. */
+const ir_type *ir_rel_arange(ir_rel_ctx *cx, const ir_type *const *args, int nargs, const ir_attrs *attrs)
+{
+    double v[3];
+    for (int i = 0; i < 3; i++) {
+        const ir_type *t = ir_rel_tensor(cx, args, i);
+        if (!t)
+            return NULL;
+        if (t->ndim != 0)
+            return ir_rel_error(cx, "start, stop and step must be scalars, argument %d is %s", i,
+                                ir_type_str(cx->arena, t));
+        const ir_expr *e = cx->arg_exprs ? cx->arg_exprs[i] : NULL;
+        if (!e || e->kind != IR_CONST)
+            return ir_rel_error(cx, "start, stop and step must be constants (an arange of bounds computed at run "
+                                "time has a dynamic shape, which is not supported)");
+        v[i] = ir_tensor_get(e->u.constant.value, 0);
+    }
+    ir_dtype dt;
+    if (!dtype_attr(cx, attrs, IR_ARANGE_DTYPE, IR_FLOAT32, &dt))
+        return NULL;
+    if (!(v[2] != 0) || !isfinite(v[0]) || !isfinite(v[1]) || !isfinite(v[2]))
+        return ir_rel_error(cx, "step must be non-zero and the bounds finite");
+    int64_t n = ir_arange_length(v[0], v[1], v[2]);
+    if (n > ((int64_t)1 << 40))
+        return ir_rel_error(cx, "%lld elements are too many", (long long)n);
     return ir_tensor_type(cx->arena, dt, 1, &n);
 }

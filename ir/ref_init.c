@@ -34,6 +34,13 @@ bool ir_ref_init(const ir_ref_call *c)
     case IR_OP_FULL:
         fill(o, c->in[0]);
         return true;
+    case IR_OP_ARANGE: {
+        /* start + i * step in double, rounded into the dtype */
+        double start = ir_tensor_get(c->in[0], 0), step = ir_tensor_get(c->in[2], 0);
+        for (int64_t i = 0; i < o->shape[0]; i++)
+            ir_tensor_set(o, i, start + (double)i * step);
+        return true;
+    }
     case IR_OP_SHAPE_OF:
         for (int i = 0; i < c->in[0]->ndim; i++)
             ir_tensor_set_i64(o, i, c->in[0]->shape[i]);

@@ -60,7 +60,7 @@ static const ir_type *infer_op_call(checker *c, ir_expr *e, const ir_op_def *op)
     for (int i = 0; i < n; i++)
         if (!(argt[i] = infer(c, e->u.call.args[i])))
             return NULL;
-    ir_rel_ctx cx = {&c->m->arena, c->d, e->span, op};
+    ir_rel_ctx cx = {&c->m->arena, c->d, e->span, op, e->u.call.args};
     const ir_attrs *attrs = e->u.call.attrs ? e->u.call.attrs : ir_op_default_attrs(&c->m->arena, op);
     const ir_type *t = op->rel(&cx, argt, n, attrs);
     if (!t)

@@ -1,8 +1,8 @@
-/* compute_init.c — compute definitions of zeros_like, ones_like, full and
- * shape_of: stages whose value does not depend on the position's data (a
- * constant, the scalar fill value, or the static shape chosen by the output
- * index), so lowering inlines them into their consumers like any injective
- * stage. */
+/* compute_init.c — compute definitions of zeros_like, ones_like, full,
+ * shape_of and arange: stages whose value does not depend on the position's
+ * data (a constant, the scalar fill value, the static shape chosen by the
+ * output index, start + i * step), so lowering inlines them into their
+ * consumers like any injective stage. */
 #include "schedule/schedule.h"
 
 bool sch_compute_init(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout)
@@ -18,6 +18,14 @@ bool sch_compute_init(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor *
     case IR_OP_FULL: {
         const sch_expr *v = sch_read(a, in[0], 0, NULL);
         t->body = v->dtype == t->dtype ? v : sch_cast(a, t->dtype, v);
+        break;
+    }
+    case IR_OP_ARANGE: {
+        /* start + i * step, computed in double (as the reference kernel) and converted once */
+        const sch_expr *start = sch_cast(a, IR_FLOAT64, sch_read(a, in[0], 0, NULL));
+        const sch_expr *step = sch_cast(a, IR_FLOAT64, sch_read(a, in[2], 0, NULL));
+        const sch_expr *v = sch_add(a, start, sch_mul(a, sch_cast(a, IR_FLOAT64, sch_varref(a, t->axes[0])), step));
+        t->body = t->dtype == IR_FLOAT64 ? v : sch_cast(a, t->dtype, v);
         break;
     }
     case IR_OP_SHAPE_OF: {

@@ -96,6 +96,7 @@ static const struct op_model {
                                     "dilation=[1, 2], groups=2)) }"},
     {"conv1d_transpose", -1, 1, HDR "def @main(%y: Tensor[(2, 4, 9), float32], %v: Tensor[(4, 2, 4), float32]) { "
                                     "nn.conv1d_transpose(%y, %v, strides=[3], padding=[1, 2], output_padding=[2]) }"},
+    {"arange", -1, 1, HDR "def @main(%x: Tensor[(5), float32]) { multiply(%x, arange(2.5f, -1f, -0.75f)) }"},
     {"layout_transform", -1, 1, HDR "def @main(%x: Tensor[(1, 16, 3, 5), float32]) { "
                                     "%0 = layout_transform(%x, src_layout=\"NCHW\", dst_layout=\"NCHW8c\"); "
                                     "%1 = exp(%0); layout_transform(%1, src_layout=\"NCHW8c\", dst_layout=\"NHWC4c\") }"},

@@ -654,6 +654,11 @@ static hx_tensor *eval_call(hx_oracle *or, const ir_expr *c)
         for (int64_t f = 0; f < o->n; f++)
             o->v[f] = op->id == IR_OP_ZEROS_LIKE ? 0 : op->id == IR_OP_ONES_LIKE ? 1 : x->v[0];
         break;
+    case IR_OP_ARANGE:
+        o = like(ot);
+        for (int64_t f = 0; f < o->n; f++)
+            o->v[f] = in[0]->v[0] + (double)f * in[2]->v[0];
+        break;
     case IR_OP_SHAPE_OF:
         o = like(ot);
         for (int64_t f = 0; f < o->n; f++)

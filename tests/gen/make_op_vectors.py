@@ -704,13 +704,23 @@ def gen_conv_transpose():
          f32(F.conv_transpose1d(t64(y), t64(vg), padding=1, groups=4)))
 
 
+def gen_arange():
+    fam = "arange"
+    case(fam, "float32", "arange(0f, 5f, 1f)", {}, np.arange(0, 5, 1, dtype=np.float32), tol=0)
+    case(fam, "int32_step3", 'arange(1, 10, 3, dtype="int32")', {}, np.arange(1, 10, 3, dtype=np.int32), tol=0)
+    case(fam, "negative_step", "arange(2.5f, -1f, -0.75f)", {}, np.arange(2.5, -1, -0.75).astype(np.float32))
+    case(fam, "fractional_float64", 'arange(0f, 1f, 0.1f, dtype="float64")', {},
+         np.array([np.float32(0) + i * np.float64(np.float32(0.1)) for i in range(10)]), tol=1e-15)
+    case(fam, "empty", "arange(3f, 1f, 1f)", {}, np.zeros(0, np.float32), tol=0)
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.path.join(os.path.dirname(here), "ref", "ops"))
     out = ap.parse_args().out
     os.makedirs(out, exist_ok=True)
-    for gen in (gen_conv2d, gen_dense_bmm, gen_pool, gen_norm, gen_unary, gen_binary, gen_transform, gen_reduce, gen_init, gen_layout, gen_image, gen_nn_layouts, gen_conv1d, gen_conv_transpose):
+    for gen in (gen_conv2d, gen_dense_bmm, gen_pool, gen_norm, gen_unary, gen_binary, gen_transform, gen_reduce, gen_init, gen_layout, gen_image, gen_nn_layouts, gen_conv1d, gen_conv_transpose, gen_arange):
         gen()
     total = 0
     for i, (fam, arrays) in enumerate(FILES.items()):

@@ -734,6 +734,33 @@ static void test_conv_transpose(void)
     is_int(flops(T2, NULL, TEN(F32, 2, 3, 7, 8), 2, x, w), 2 * 240 * 27, "conv2d_transpose: 2 * in * taps per channel");
 }
 
+/* The type of @main's body in text, or the first error. */
+static const char *typed_text(const char *text)
+{
+    su_diags d = {0};
+    ir_module *m = ir_parse("t.relay", text, strlen(text), &d);
+    const char *r = m && ir_infer_types(m, &d) ? ir_type_str(&A, m->defs.data[0].func->u.func.body->type)
+                                               : su_arena_printf(&A, "error: %s", d.len ? d.items[0].msg : "?");
+    ir_module_free(m);
+    su_diags_free(&d);
+    return r;
+}
+
+static void test_arange(void)
+{
+    const ir_op_id AR = IR_OP_ARANGE;
+    is_str(typed_text("def @main() { arange(0f, 5f, 1f) }"), "Tensor[(5), float32]", "arange: default dtype float32");
+    is_str(typed_text("def @main() { arange(1, 10, 3, dtype=\"int32\") }"), "Tensor[(3), int32]",
+           "arange: ceil((10 - 1) / 3)");
+    is_str(typed_text("def @main() { arange(2.5f, -1f, -0.75f) }"), "Tensor[(5), float32]", "arange: a negative step");
+    is_str(typed_text("def @main() { arange(3f, 1f, 1f) }"), "Tensor[(0), float32]", "arange: an empty range");
+    is_str(typed_text("def @main() { arange(0f, 1f, 0f) }"), "error: arange: step must be non-zero and the bounds finite",
+           "arange: a zero step");
+    ERR(AR, "bounds that are not constants", rel(AR, NULL, 3, SCALAR(F32), SCALAR(F32), SCALAR(F32)), "constants",
+        "dynamic shape");
+    ERR(AR, "a tensor bound", rel(AR, NULL, 3, TEN(F32, 2), SCALAR(F32), SCALAR(F32)), "scalars");
+}
+
 static void test_take(void)
 {
     const ir_op_id T = IR_OP_TAKE;
@@ -837,6 +864,31 @@ static void test_attr_indices(void)
         I(FULL, IR_FULL_DTYPE, "dtype"),
         I(SHAPE_OF, IR_SHAPE_OF_DTYPE, "dtype"),
         I(STACK, IR_STACK_AXIS, "axis"),
+        I(ARANGE, IR_ARANGE_START, "start"),
+        I(ARANGE, IR_ARANGE_STOP, "stop"),
+        I(ARANGE, IR_ARANGE_STEP, "step"),
+        I(ARANGE, IR_ARANGE_DTYPE, "dtype"),
+        I(CONV2D_TRANSPOSE, IR_CONVT_CHANNELS, "channels"),
+        I(CONV2D_TRANSPOSE, IR_CONVT_KERNEL_SIZE, "kernel_size"),
+        I(CONV2D_TRANSPOSE, IR_CONVT_STRIDES, "strides"),
+        I(CONV2D_TRANSPOSE, IR_CONVT_PADDING, "padding"),
+        I(CONV2D_TRANSPOSE, IR_CONVT_OUTPUT_PADDING, "output_padding"),
+        I(CONV2D_TRANSPOSE, IR_CONVT_DILATION, "dilation"),
+        I(CONV2D_TRANSPOSE, IR_CONVT_GROUPS, "groups"),
+        I(CONV2D_TRANSPOSE, IR_CONVT_DATA_LAYOUT, "data_layout"),
+        I(CONV2D_TRANSPOSE, IR_CONVT_KERNEL_LAYOUT, "kernel_layout"),
+        I(CONV2D_TRANSPOSE, IR_CONVT_OUT_LAYOUT, "out_layout"),
+        I(CONV2D_TRANSPOSE, IR_CONVT_OUT_DTYPE, "out_dtype"),
+        I(CONV1D, IR_CONV_STRIDES, "strides"),
+        I(CONV1D, IR_CONV_PADDING, "padding"),
+        I(CONV1D, IR_CONV_DILATION, "dilation"),
+        I(CONV1D, IR_CONV_GROUPS, "groups"),
+        I(CONV1D, IR_CONV_CHANNELS, "channels"),
+        I(CONV1D, IR_CONV_KERNEL_SIZE, "kernel_size"),
+        I(CONV1D, IR_CONV_DATA_LAYOUT, "data_layout"),
+        I(CONV1D, IR_CONV_KERNEL_LAYOUT, "kernel_layout"),
+        I(CONV1D, IR_CONV_OUT_LAYOUT, "out_layout"),
+        I(CONV1D, IR_CONV_OUT_DTYPE, "out_dtype"),
         I(UPSAMPLING, IR_UPS_SCALE_H, "scale_h"),
         I(UPSAMPLING, IR_UPS_SCALE_W, "scale_w"),
         I(UPSAMPLING, IR_UPS_LAYOUT, "layout"),
@@ -871,7 +923,8 @@ static void test_attr_indices(void)
                                      IR_OP_LAYER_NORM, IR_OP_BATCH_NORM, IR_OP_STRIDED_SLICE, IR_OP_TAKE,
                                      IR_OP_ARGMAX, IR_OP_SUM, IR_OP_SPLIT, IR_OP_PAD, IR_OP_RESHAPE,
                                      IR_OP_FULL, IR_OP_SHAPE_OF, IR_OP_STACK, IR_OP_LAYOUT_TRANSFORM,
-                                     IR_OP_UPSAMPLING, IR_OP_RESIZE2D};
+                                     IR_OP_UPSAMPLING, IR_OP_RESIZE2D, IR_OP_ARANGE, IR_OP_CONV2D_TRANSPOSE,
+                                     IR_OP_CONV1D};
     for (size_t i = 0; i < sizeof whole / sizeof *whole; i++)
         is_int(covered[whole[i]], ir_op_get(whole[i])->schema->n, "attr indices cover all of %s",
                ir_op_get(whole[i])->name);
@@ -901,6 +954,7 @@ int main(void)
     test_image();
     test_conv1d();
     test_conv_transpose();
+    test_arange();
     test_reduce();
     for (int id = 0; id < IR_OP_COUNT; id++)
         ok(exercised[id], "coverage: %s has relation checks", ir_op_get((ir_op_id)id)->name);
