@@ -91,7 +91,9 @@ bool ir_value_has_type(const ir_value *v, const ir_type *t)
                 return false;
         return true;
     case IR_TY_FUNC:
-        return v->kind == IR_VAL_CLOSURE && ir_type_equal(v->func->type, t);
+        return v->kind == IR_VAL_CLOSURE && (ir_type_has_var(t) || ir_type_equal(v->func->type, t));
+    case IR_TY_VAR:
+        return true;    /* a polymorphic parameter takes any value; inference checked the uses */
     }
     return false;
 }

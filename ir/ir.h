@@ -58,6 +58,7 @@ typedef enum {
     IR_TY_TENSOR,   /* Tensor[(d0, d1, ...), dtype]; rank 0 is a scalar such as `float32` */
     IR_TY_TUPLE,    /* (T0, T1, ...) */
     IR_TY_FUNC,     /* fn (T0, T1, ...) -> R */
+    IR_TY_VAR,      /* a type parameter `A` of `def @f[A](...)`: one node per declaration, equal only to itself */
 } ir_type_kind;
 
 struct ir_type {
@@ -68,6 +69,7 @@ struct ir_type {
     int nfields;                    /* tuple: fields; func: parameters */
     const ir_type *const *fields;   /* tuple fields or func parameter types */
     const ir_type *ret;             /* func: result type */
+    const char *name;               /* var: the parameter's name as written */
 };
 
 /* Builds a tensor type (shape copied into the arena). */
@@ -78,7 +80,11 @@ const ir_type *ir_scalar_type(su_arena *a, ir_dtype dt);
 const ir_type *ir_tuple_type(su_arena *a, int n, const ir_type *const *fields);
 /* Builds a function type (parameter array copied). */
 const ir_type *ir_func_type(su_arena *a, int n, const ir_type *const *params, const ir_type *ret);
-/* Structural equality. */
+/* Builds a type parameter named name (a new one each call). */
+const ir_type *ir_type_var(su_arena *a, const char *name);
+/* True when t mentions a type parameter (a polymorphic type). */
+bool ir_type_has_var(const ir_type *t);
+/* Structural equality (type parameters: identity). */
 bool ir_type_equal(const ir_type *a, const ir_type *b);
 /* Number of elements of a tensor type (1 for a scalar). */
 int64_t ir_type_numel(const ir_type *t);
@@ -300,6 +306,8 @@ typedef struct ir_rel_ctx {
     su_diags *diags;        /* where ir_rel_error reports */
     su_span span;           /* the call being checked */
     const ir_op_def *op;    /* the op being checked */
+    ir_expr *const *arg_exprs; /* the call's arguments, for the few relations that read constant
+                                  values (arange's bounds); NULL when unknown */
 } ir_rel_ctx;
 
 /* A type relation: argument types (+ normalized attrs) → result type, or NULL
@@ -372,6 +380,11 @@ enum {  /* nn.conv2d */
     IR_CONV_STRIDES, IR_CONV_PADDING, IR_CONV_DILATION, IR_CONV_GROUPS, IR_CONV_CHANNELS,
     IR_CONV_KERNEL_SIZE, IR_CONV_DATA_LAYOUT, IR_CONV_KERNEL_LAYOUT, IR_CONV_OUT_LAYOUT, IR_CONV_OUT_DTYPE
 };
+enum {  /* nn.conv2d_transpose, nn.conv1d_transpose */
+    IR_CONVT_CHANNELS, IR_CONVT_KERNEL_SIZE, IR_CONVT_STRIDES, IR_CONVT_PADDING, IR_CONVT_OUTPUT_PADDING,
+    IR_CONVT_DILATION, IR_CONVT_GROUPS, IR_CONVT_DATA_LAYOUT, IR_CONVT_KERNEL_LAYOUT, IR_CONVT_OUT_LAYOUT,
+    IR_CONVT_OUT_DTYPE
+};
 enum { IR_DENSE_UNITS, IR_DENSE_OUT_DTYPE };                            /* nn.dense */
 enum { IR_BMM_OUT_DTYPE, IR_BMM_TRANSPOSE_A, IR_BMM_TRANSPOSE_B };      /* nn.batch_matmul */
 enum {  /* nn.max_pool2d, nn.avg_pool2d (count_include_pad: avg only) */
@@ -397,6 +410,16 @@ enum { IR_SPLIT_INDICES_OR_SECTIONS, IR_SPLIT_AXIS };                   /* split
 enum { IR_SLICE_BEGIN, IR_SLICE_END, IR_SLICE_STRIDES, IR_SLICE_MODE, IR_SLICE_AXES }; /* strided_slice */
 enum { IR_TAKE_BATCH_DIMS, IR_TAKE_AXIS, IR_TAKE_MODE };                /* take */
 enum { IR_REDUCE_AXIS, IR_REDUCE_KEEPDIMS, IR_REDUCE_EXCLUDE };         /* sum, mean, max, min */
+enum { IR_LT_SRC_LAYOUT, IR_LT_DST_LAYOUT };                            /* layout_transform */
+enum { IR_STACK_AXIS };                                                 /* stack */
+enum { IR_UPS_SCALE_H, IR_UPS_SCALE_W, IR_UPS_LAYOUT, IR_UPS_METHOD, IR_UPS_ALIGN_CORNERS }; /* nn.upsampling */
+enum {  /* image.resize2d */
+    IR_RESIZE_ROI, IR_RESIZE_SIZE, IR_RESIZE_LAYOUT, IR_RESIZE_METHOD, IR_RESIZE_COORD_MODE, IR_RESIZE_ROUNDING,
+    IR_RESIZE_CUBIC_ALPHA, IR_RESIZE_CUBIC_EXCLUDE, IR_RESIZE_EXTRAPOLATION, IR_RESIZE_OUT_DTYPE
+};
+enum { IR_ARANGE_START, IR_ARANGE_STOP, IR_ARANGE_STEP, IR_ARANGE_DTYPE };  /* arange */
+enum { IR_FULL_SHAPE, IR_FULL_DTYPE };                                 /* full */
+enum { IR_SHAPE_OF_DTYPE };                                             /* shape_of */
 enum {  /* argmax */
     IR_ARGREDUCE_AXIS, IR_ARGREDUCE_KEEPDIMS, IR_ARGREDUCE_SELECT_LAST_INDEX, IR_ARGREDUCE_EXCLUDE
 };
@@ -416,6 +439,86 @@ bool ir_rel_axis(ir_rel_ctx *cx, int64_t axis, int ndim, int *out);
 bool ir_rel_broadcast_shapes(ir_rel_ctx *cx, const ir_type *a, const ir_type *b, int *ndim, int64_t *out);
 /* Maximum tensor rank handled by relations. */
 #define IR_MAX_DIMS 16
+
+/* ---- op_layout.c: data layouts ("NCHW", "NHWC", "NCHW16c") ------------- */
+
+/* A layout: one letter per axis, upper-case primal, lower-case a sub-axis
+ * split off the primal axis of the same letter (the inner part). */
+typedef struct ir_layout {
+    int n;                          /* axes */
+    char axis[IR_MAX_DIMS];         /* the letter of each axis */
+    int64_t factor[IR_MAX_DIMS];    /* a sub-axis's extent; 0 for a primal axis */
+} ir_layout;
+
+/* Parses a layout string; NULL, or a reason it is malformed. */
+const char *ir_layout_parse(const char *s, ir_layout *out);
+/* The position of axis letter c, or -1. */
+int ir_layout_find(const ir_layout *l, char c);
+/* The extent of the sub-axis split off primal axis `primal`, or 1 when none is. */
+int64_t ir_layout_factor(const ir_layout *l, char primal);
+/* When layout l is a permutation of the four letters of canon ("NCHW",
+ * "OIHW"), sets pos[i] to the position of canon[i] in l and returns true. */
+bool ir_layout_perm(const char *l, const char *canon, int pos[4]);
+
+/* ---- op_init.c -------------------------------------------------------------- */
+
+/* The number of elements of arange(start, stop, step): ceil((stop - start) / step), at least 0. */
+int64_t ir_arange_length(double start, double stop, double step);
+
+/* ---- op_nn.c ---------------------------------------------------------------- */
+
+/* True when a call of nn.conv2d has the layouts NCHW/OIHW (and an NCHW result),
+ * the ones its templates and passes are written for. */
+bool ir_conv2d_is_nchw(const ir_expr *call);
+/* conv1d's stride, dilation and padding [left, right] from its attrs; false
+ * when they do not have that form (the relation reports why). */
+bool ir_conv1d_params(const ir_attrs *at, int64_t *stride, int64_t *dilation, int64_t pad[2]);
+/* The window of a transposed convolution (ns = 1 or 2 spatial axes). */
+typedef struct ir_conv_transpose {
+    int ns;
+    int64_t stride[2], dilation[2], pad_lo[2], pad_hi[2], out_pad[2];
+    int64_t groups;
+} ir_conv_transpose;
+/* Reads it from the attrs of nn.conv1d_transpose / nn.conv2d_transpose;
+ * false when they do not have that form (the relation reports why). */
+bool ir_conv_transpose_params(const ir_attrs *at, int ns, ir_conv_transpose *p);
+
+/* ---- ref_layout.c: kernels in other layouts ------------------------------ */
+
+/* Runs fn, a kernel of canonical layouts, on call c whose rank-4 inputs and
+ * output are in other orders: input i's canonical axis j is its axis
+ * in_pos[i][j] (in_pos[i] NULL: already canonical), likewise out_pos for the
+ * result. Permutes through heap temporaries; false with c->err set on failure. */
+bool ir_ref_in_layouts(const ir_ref_call *c, const int *const *in_pos, const int *out_pos, ir_ref_fn fn);
+
+/* ---- op_image.c: nn.upsampling and image.resize2d ---------------------- */
+
+/* One axis of a resize: output index y reads input coordinate (a*y + b) / d. */
+typedef struct ir_resize_axis {
+    int64_t a, b, d;    /* the exact fraction (d > 0) */
+    int64_t in, out;    /* extents */
+} ir_resize_axis;
+
+/* Rounding of the nearest-neighbour coordinate (TVM's rounding_method). */
+enum { IR_ROUND_FLOOR, IR_ROUND_CEIL, IR_ROUND_NEAREST_EVEN, IR_ROUND_PREFER_FLOOR, IR_ROUND_PREFER_CEIL };
+
+/* How a call of nn.upsampling or image.resize2d maps output to input pixels. */
+typedef struct ir_resize {
+    bool nchw;          /* layout NCHW, else NHWC */
+    int hdim;           /* the axis of H (W follows it) */
+    bool linear;        /* (bi)linear, else nearest neighbour */
+    int rounding;       /* nearest: IR_ROUND_* */
+    ir_resize_axis h, w;
+} ir_resize;
+
+/* The plan of a resize of data with this shape; NULL, or what is not supported. */
+const char *ir_resize_plan(const ir_op_def *op, const ir_attrs *at, int ndim, const int64_t *shape, ir_resize *r);
+/* The nearest input index of output index y on axis ax, clamped to the image. */
+int64_t ir_resize_round(const ir_resize *r, const ir_resize_axis *ax, int64_t y);
+/* The two clamped taps of a linear interpolation at y and the weight of the second. */
+void ir_resize_taps(const ir_resize_axis *ax, int64_t y, int64_t *i0, int64_t *i1, double *frac);
+/* Floor division (b != 0). */
+int64_t ir_floordiv(int64_t a, int64_t b);
 
 /* ---- expr.c: expressions and their builders ---------------------------- */
 
@@ -447,7 +550,11 @@ struct ir_expr {
         struct { const char *name; const ir_type *annot; } var;           /* name without %; annot may be NULL */
         struct { const char *name; } global;                             /* name without @ */
         struct { const ir_tensor *value; } constant;
-        struct { ir_expr *fn; int nargs; ir_expr **args; const ir_attrs *attrs; } call; /* attrs NULL unless fn is an op */
+        struct {
+            ir_expr *fn; int nargs; ir_expr **args;
+            const ir_attrs *attrs;          /* NULL unless fn is an op */
+            int nkvs; const ir_attr_kv *kvs; /* attributes written on a call of a function (kept, printed, unused) */
+        } call;
         struct { ir_expr *var; ir_expr *value; ir_expr *body; } let;
         struct { ir_expr *cond; ir_expr *then_branch; ir_expr *else_branch; } if_;
         struct { int n; ir_expr **fields; } tuple;
@@ -457,6 +564,7 @@ struct ir_expr {
             const ir_type *ret_annot;       /* declared result type, or NULL */
             ir_expr *body;
             int nattrs; const ir_attr_kv *attrs; /* e.g. Primitive=1 */
+            int ntparams; const ir_type *const *tparams; /* type parameters [A, B] (IR_TY_VAR), or none */
         } func;
         struct { const ir_op_def *def; } op;
     } u;
@@ -521,8 +629,19 @@ typedef enum {
     IR_TK_INT,      /* 3, -1, 2i64 (suffix in dtype) */
     IR_TK_FLOAT,    /* 1e-05f, 0.5, 3f16 */
     IR_TK_STRING,   /* "NCHW" (value unescaped) */
-    IR_TK_PUNCT,    /* ( ) [ ] { } , ; : = . # * ? and -> (punct == '>') */
+    IR_TK_PUNCT,    /* ( ) [ ] { } , ; : = . # * ? + - / < ! and the IR_P_ codes below */
 } ir_token_kind;
+
+/* punct codes of the tokens that are not one character, and of '>' (whose
+ * character is the arrow's code) */
+enum {
+    IR_P_ARROW = '>',   /* -> */
+    IR_P_GT = 'G',      /* > */
+    IR_P_LE = 'L',      /* <= */
+    IR_P_GE = 'g',      /* >= */
+    IR_P_EQ = 'E',      /* == */
+    IR_P_NE = 'N',      /* != */
+};
 
 typedef struct ir_token {
     ir_token_kind kind;

@@ -1,7 +1,9 @@
 /* lexer.c — turns Relay text into tokens. Comments (`//`, nested `/ * * /`,
  * which include TVM's `/ * ty=... * /` annotations) are skipped. A number right
  * after a `.` is read as plain digits, so that `%t.0.1` is two projections
- * rather than the float 0.1. */
+ * rather than the float 0.1. A `-` right before a digit starts a negative
+ * number, as in TVM, except after something that ends an operand (`%n -1`
+ * is a subtraction): TVM would read the -1 as a number and then fail. */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -133,9 +135,13 @@ static bool lex_number(lexer *l, ir_token *t, bool digits_only)
     if (isfloat || ir_dtype_is_float(t->dtype)) {
         t->kind = IR_TK_FLOAT;
         t->f = strtod(buf, NULL);
-        /* the largest magnitude that still rounds to a finite value of the dtype */
-        double lim = t->dtype == IR_FLOAT16 ? 65520.0 : t->dtype == IR_FLOAT32 ? 3.4028235677973366e38 : HUGE_VAL;
-        if (!(t->f > -lim && t->f < lim)) {
+        /* float16 as TVM checks it: the magnitude may not pass its largest
+         * finite value 65504; float32: the largest magnitude that still rounds
+         * to a finite float (so that every printed float32 reads back) */
+        bool over = t->dtype == IR_FLOAT16 ? !(fabs(t->f) <= 65504.0)
+                    : t->dtype == IR_FLOAT32 ? !(fabs(t->f) < 3.4028235677973366e38)
+                                             : !(fabs(t->f) < HUGE_VAL);
+        if (over) {
             su_error(l->d, span(l, b, l->pos), "the number %s does not fit in %s", buf, ir_dtype_name(t->dtype));
             return false;
         }
@@ -170,6 +176,13 @@ static bool lex_string(lexer *l, ir_token *t)
         if (c == '\\' && l->pos < l->len) {
             char e = l->s[l->pos++];
             c = e == 'n' ? '\n' : e == 't' ? '\t' : e;
+            /* \xHH, which the printer writes for control characters */
+            if (e == 'x' && l->pos + 1 < l->len && isxdigit((unsigned char)l->s[l->pos]) &&
+                isxdigit((unsigned char)l->s[l->pos + 1])) {
+                char hex[3] = {l->s[l->pos], l->s[l->pos + 1], 0};
+                c = (char)strtol(hex, NULL, 16);
+                l->pos += 2;
+            }
         }
         su_buf_putc(&v, c);
     }
@@ -205,19 +218,49 @@ static bool lex_sigil_name(lexer *l, ir_token *t, ir_token_kind k)
     return true;
 }
 
-static bool lex_one(lexer *l, ir_token *t, bool after_dot)
+/* The operators of the infix syntax, longest first; `->` is the arrow of
+ * function types. */
+static const struct { const char *text; char punct; } operators[] = {
+    {"->", IR_P_ARROW}, {"==", IR_P_EQ}, {"!=", IR_P_NE}, {"<=", IR_P_LE}, {">=", IR_P_GE},
+    {"+", '+'}, {"-", '-'}, {"/", '/'}, {"<", '<'}, {">", IR_P_GT}, {"!", '!'},
+};
+
+/* `inff` and `-inff`, TVM's spelling of float32 infinity, and `nanf`, which
+ * the printer writes for a NaN constant (TVM's lexer has no NaN). */
+static bool lex_inf(lexer *l, ir_token *t, uint32_t b, bool neg)
+{
+    uint32_t q = l->pos + (neg ? 1 : 0);
+    bool inf = q + 4 <= l->len && strncmp(l->s + q, "inff", 4) == 0;
+    bool nan = q + 4 <= l->len && strncmp(l->s + q, "nanf", 4) == 0;
+    if (!(inf || nan) || (q + 4 < l->len && is_name_char(l->s[q + 4])))
+        return false;
+    t->kind = IR_TK_FLOAT;
+    t->dtype = IR_FLOAT32;
+    t->suffixed = true;
+    t->f = nan ? NAN : neg ? -HUGE_VAL : HUGE_VAL;
+    t->begin = b;
+    t->end = l->pos = q + 4;
+    return true;
+}
+
+static bool lex_one(lexer *l, ir_token *t, bool after_dot, bool after_operand)
 {
     memset(t, 0, sizeof *t);
     const char *s = l->s;
     char c = s[l->pos];
     uint32_t b = l->pos;
+    if (!after_operand && c == '-' && lex_inf(l, t, b, true))
+        return true;
+    if (lex_inf(l, t, b, false))
+        return true;
     if (c == '%')
         return lex_sigil_name(l, t, IR_TK_LOCAL);
     if (c == '@')
         return lex_sigil_name(l, t, IR_TK_GLOBAL);
     if (c == '"')
         return lex_string(l, t);
-    if (isdigit((unsigned char)c) || (c == '-' && l->pos + 1 < l->len && isdigit((unsigned char)s[l->pos + 1])))
+    if (isdigit((unsigned char)c) ||
+        (!after_operand && c == '-' && l->pos + 1 < l->len && isdigit((unsigned char)s[l->pos + 1])))
         return lex_number(l, t, after_dot);
     if (isalpha((unsigned char)c) || c == '_') {
         while (l->pos < l->len && (is_name_char(s[l->pos]) ||
@@ -229,12 +272,15 @@ static bool lex_one(lexer *l, ir_token *t, bool after_dot)
         t->end = l->pos;
         return true;
     }
-    if (c == '-' && l->pos + 1 < l->len && s[l->pos + 1] == '>') {
-        t->kind = IR_TK_PUNCT;
-        t->punct = '>';
-        t->begin = b;
-        t->end = l->pos += 2;
-        return true;
+    for (size_t i = 0; i < sizeof operators / sizeof *operators; i++) {
+        size_t n = strlen(operators[i].text);
+        if (l->pos + n <= l->len && strncmp(s + l->pos, operators[i].text, n) == 0) {
+            t->kind = IR_TK_PUNCT;
+            t->punct = operators[i].punct;
+            t->begin = b;
+            t->end = l->pos += (uint32_t)n;
+            return true;
+        }
     }
     if (strchr("()[]{},;:=.#*?", c) && c) {
         t->kind = IR_TK_PUNCT;
@@ -261,10 +307,13 @@ bool ir_lex(su_arena *a, const su_source *src, size_t end, ir_token **toks, size
         }
         if (l.pos >= l.len)
             break;
-        bool after_dot = l.toks.len && l.toks.data[l.toks.len - 1].kind == IR_TK_PUNCT &&
-                         l.toks.data[l.toks.len - 1].punct == '.';
+        const ir_token *prev = l.toks.len ? &l.toks.data[l.toks.len - 1] : NULL;
+        bool after_dot = prev && prev->kind == IR_TK_PUNCT && prev->punct == '.';
+        bool after_operand = prev && (prev->kind == IR_TK_LOCAL || prev->kind == IR_TK_GLOBAL ||
+                                      prev->kind == IR_TK_INT || prev->kind == IR_TK_FLOAT ||
+                                      (prev->kind == IR_TK_PUNCT && (prev->punct == ')' || prev->punct == ']')));
         ir_token t;
-        if (!lex_one(&l, &t, after_dot)) {
+        if (!lex_one(&l, &t, after_dot, after_operand)) {
             okk = false;
             break;
         }

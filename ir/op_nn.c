@@ -3,8 +3,11 @@
  * batch_flatten and pad. Each op has its attribute schema (names, order and
  * defaults exactly as TVM's C++ attrs, so that Relay text printed by TVM, which
  * leaves out default values, means the same here), its type relation and its
- * FLOP count. Only the NCHW/OIHW layouts are implemented; other layouts are
- * rejected by name rather than silently misread. */
+ * FLOP count. Convolution and pooling take every permutation of the NCHW
+ * (and OIHW) letters as layout: NHWC, HWIO, OHWI...; the relations read the
+ * shapes in NCHW order (as their messages show them) and give the result in
+ * the output layout. Blocked layouts (NCHW16c) are rejected by name rather
+ * than silently misread. */
 #include <string.h>
 
 #include "ir/ir.h"
@@ -94,16 +97,36 @@ static const ir_type *tensor4(ir_rel_ctx *cx, const ir_type *const *args, int i,
     return t;
 }
 
-/* Checks a layout attribute; `want` is the one layout implemented, and an
- * empty string is accepted where it means "same as the input" (out_layout). */
-static bool layout_ok(ir_rel_ctx *cx, const ir_attrs *at, int idx, const char *name, const char *want,
-                      bool empty_ok)
+/* Reads a layout attribute as a permutation of canon's letters into pos; an
+ * empty string means `dflt` (out_layout: the data's layout). */
+static bool layout_ok(ir_rel_ctx *cx, const ir_attrs *at, int idx, const char *name, const char *canon,
+                      const char *dflt, int pos[4])
 {
     const char *l = ir_attr_str(at, idx);
-    if (strcmp(l, want) == 0 || (empty_ok && !*l))
+    if (ir_layout_perm(*l ? l : dflt, canon, pos))
         return true;
-    ir_rel_error(cx, "unsupported %s \"%s\": only %s is implemented", name, l, want);
+    ir_rel_error(cx, "unsupported %s \"%s\": relay-tune implements the orders of the letters %s (such as %s), "
+                 "not blocked or other layouts", name, l, canon, canon[0] == 'O' ? "OIHW, HWIO" : "NCHW, NHWC");
     return false;
+}
+
+/* t (rank 4, in the layout whose canonical positions are pos) as the tensor
+ * type of the same data in canonical order. */
+static const ir_type *canonical(ir_rel_ctx *cx, const ir_type *t, const int pos[4])
+{
+    int64_t shape[4];
+    for (int i = 0; i < 4; i++)
+        shape[i] = t->shape[pos[i]];
+    return ir_tensor_type(cx->arena, t->dtype, 4, shape);
+}
+
+/* A result type from its canonical shape, in the layout of positions pos. */
+static const ir_type *in_layout(ir_rel_ctx *cx, ir_dtype dt, const int64_t canon[4], const int pos[4])
+{
+    int64_t shape[4];
+    for (int i = 0; i < 4; i++)
+        shape[pos[i]] = canon[i];
+    return ir_tensor_type(cx->arena, dt, 4, shape);
 }
 
 /* Window attributes and paddings beyond this are surely mistakes; bounding
@@ -237,14 +260,18 @@ static const ir_type *conv2d_weight(ir_rel_ctx *cx, const ir_attrs *at, const ir
 const ir_type *ir_rel_conv2d(ir_rel_ctx *cx, const ir_type *const *args, int nargs,
                              const ir_attrs *attrs)
 {
+    /* layouts first: a blocked layout's rank-5 data would otherwise read as a rank error */
+    int dp[4], kp[4], op[4];
+    if (!layout_ok(cx, attrs, IR_CONV_DATA_LAYOUT, "data_layout", "NCHW", "NCHW", dp) ||
+        !layout_ok(cx, attrs, IR_CONV_KERNEL_LAYOUT, "kernel_layout", "OIHW", "OIHW", kp) ||
+        !layout_ok(cx, attrs, IR_CONV_OUT_LAYOUT, "out_layout", "NCHW", ir_attr_str(attrs, IR_CONV_DATA_LAYOUT), op))
+        return NULL;
     const ir_type *d = tensor4(cx, args, 0, "data");
     const ir_type *w = d ? tensor4(cx, args, 1, "weight") : NULL;
     if (!w)
         return NULL;
-    if (!layout_ok(cx, attrs, IR_CONV_DATA_LAYOUT, "data_layout", "NCHW", false) ||
-        !layout_ok(cx, attrs, IR_CONV_KERNEL_LAYOUT, "kernel_layout", "OIHW", false) ||
-        !layout_ok(cx, attrs, IR_CONV_OUT_LAYOUT, "out_layout", "NCHW", true))
-        return NULL;
+    d = canonical(cx, d, dp);
+    w = canonical(cx, w, kp);
     int64_t st[2], dil[2], pad[4];
     ir_dtype dt;
     if (!hw_pair(cx, attrs, IR_CONV_STRIDES, "strides", st) ||
@@ -260,7 +287,7 @@ const ir_type *ir_rel_conv2d(ir_rel_ctx *cx, const ir_type *const *args, int nar
                             (long long)dil[0], (long long)dil[1], ir_shape_str(cx->arena, d),
                             (long long)pad[0], (long long)pad[1], (long long)pad[2], (long long)pad[3]);
     int64_t shape[4] = {d->shape[0], w->shape[0], oh, ow};
-    return ir_tensor_type(cx->arena, dt, 4, shape);
+    return in_layout(cx, dt, shape, op);
 }
 
 /* A multiply and an add per weight element per output pixel:
@@ -268,8 +295,11 @@ const ir_type *ir_rel_conv2d(ir_rel_ctx *cx, const ir_type *const *args, int nar
 int64_t ir_flops_conv2d(const ir_type *const *args, int nargs, const ir_attrs *attrs,
                         const ir_type *out)
 {
+    /* every weight element but the output channel's: all of them over O */
     const ir_type *w = args[1];
-    return 2 * ir_type_numel(out) * w->shape[1] * w->shape[2] * w->shape[3];
+    int kp[4];
+    int64_t o = ir_layout_perm(ir_attr_str(attrs, IR_CONV_KERNEL_LAYOUT), "OIHW", kp) ? w->shape[kp[0]] : w->shape[0];
+    return 2 * ir_type_numel(out) * (ir_type_numel(w) / (o ? o : 1));
 }
 
 /* ---- nn.dense, nn.batch_matmul ------------------------------------------ */
@@ -351,13 +381,16 @@ int64_t ir_flops_batch_matmul(const ir_type *const *args, int nargs, const ir_at
 const ir_type *ir_rel_pool2d(ir_rel_ctx *cx, const ir_type *const *args, int nargs,
                              const ir_attrs *attrs)
 {
-    const ir_type *d = tensor4(cx, args, 0, "data");
     int64_t k[2], st[2], dil[2], pad[4];
-    if (!d || !layout_ok(cx, attrs, IR_POOL_LAYOUT, "layout", "NCHW", false) ||
-        !layout_ok(cx, attrs, IR_POOL_OUT_LAYOUT, "out_layout", "NCHW", true) ||
+    int dp[4], op[4];
+    const ir_type *d = NULL;
+    if (!layout_ok(cx, attrs, IR_POOL_LAYOUT, "layout", "NCHW", "NCHW", dp) ||
+        !layout_ok(cx, attrs, IR_POOL_OUT_LAYOUT, "out_layout", "NCHW", ir_attr_str(attrs, IR_POOL_LAYOUT), op) ||
+        !(d = tensor4(cx, args, 0, "data")) ||
         !hw_pair(cx, attrs, IR_POOL_SIZE, "pool_size", k) || !hw_pair(cx, attrs, IR_POOL_STRIDES, "strides", st) ||
         !hw_pair(cx, attrs, IR_POOL_DILATION, "dilation", dil) || !hw_padding(cx, attrs, IR_POOL_PADDING, pad))
         return NULL;
+    d = canonical(cx, d, dp);
     bool ceil_mode = ir_attr_bool(attrs, IR_POOL_CEIL_MODE);
     int64_t oh = window_out(d->shape[2], pad[0], pad[2], k[0], dil[0], st[0], ceil_mode);
     int64_t ow = window_out(d->shape[3], pad[1], pad[3], k[1], dil[1], st[1], ceil_mode);
@@ -367,7 +400,7 @@ const ir_type *ir_rel_pool2d(ir_rel_ctx *cx, const ir_type *const *args, int nar
                             (long long)dil[0], (long long)dil[1], ir_shape_str(cx->arena, d),
                             (long long)pad[0], (long long)pad[1], (long long)pad[2], (long long)pad[3]);
     int64_t shape[4] = {d->shape[0], d->shape[1], oh, ow};
-    return ir_tensor_type(cx->arena, d->dtype, 4, shape);
+    return in_layout(cx, d->dtype, shape, op);
 }
 
 /* One max or add per window element per output element. */
@@ -385,12 +418,15 @@ int64_t ir_flops_pool2d(const ir_type *const *args, int nargs, const ir_attrs *a
 const ir_type *ir_rel_global_pool2d(ir_rel_ctx *cx, const ir_type *const *args, int nargs,
                                     const ir_attrs *attrs)
 {
-    const ir_type *d = tensor4(cx, args, 0, "data");
-    if (!d || !layout_ok(cx, attrs, IR_GPOOL_LAYOUT, "layout", "NCHW", false) ||
-        !layout_ok(cx, attrs, IR_GPOOL_OUT_LAYOUT, "out_layout", "NCHW", true))
+    int dp[4], op[4];
+    const ir_type *d = NULL;
+    if (!layout_ok(cx, attrs, IR_GPOOL_LAYOUT, "layout", "NCHW", "NCHW", dp) ||
+        !layout_ok(cx, attrs, IR_GPOOL_OUT_LAYOUT, "out_layout", "NCHW", ir_attr_str(attrs, IR_GPOOL_LAYOUT), op) ||
+        !(d = tensor4(cx, args, 0, "data")))
         return NULL;
+    d = canonical(cx, d, dp);
     int64_t shape[4] = {d->shape[0], d->shape[1], 1, 1};
-    return ir_tensor_type(cx->arena, d->dtype, 4, shape);
+    return in_layout(cx, d->dtype, shape, op);
 }
 
 /* nn.adaptive_avg_pool2d: output_size None keeps (H, W); one value is used
@@ -398,16 +434,19 @@ const ir_type *ir_rel_global_pool2d(ir_rel_ctx *cx, const ir_type *const *args, 
 const ir_type *ir_rel_adaptive_pool2d(ir_rel_ctx *cx, const ir_type *const *args, int nargs,
                                       const ir_attrs *attrs)
 {
-    const ir_type *d = tensor4(cx, args, 0, "data");
-    if (!d || !layout_ok(cx, attrs, IR_APOOL_LAYOUT, "layout", "NCHW", false) ||
-        !layout_ok(cx, attrs, IR_APOOL_OUT_LAYOUT, "out_layout", "NCHW", true))
+    int dp[4], op[4];
+    const ir_type *d = NULL;
+    if (!layout_ok(cx, attrs, IR_APOOL_LAYOUT, "layout", "NCHW", "NCHW", dp) ||
+        !layout_ok(cx, attrs, IR_APOOL_OUT_LAYOUT, "out_layout", "NCHW", ir_attr_str(attrs, IR_APOOL_LAYOUT), op) ||
+        !(d = tensor4(cx, args, 0, "data")))
         return NULL;
+    d = canonical(cx, d, dp);
     int64_t hw[2] = {d->shape[2], d->shape[3]};
     if (!ir_attr_is_none(attrs, IR_APOOL_OUTPUT_SIZE) &&
         !hw_pair(cx, attrs, IR_APOOL_OUTPUT_SIZE, "output_size", hw))
         return NULL;
     int64_t shape[4] = {d->shape[0], d->shape[1], hw[0], hw[1]};
-    return ir_tensor_type(cx->arena, d->dtype, 4, shape);
+    return in_layout(cx, d->dtype, shape, op);
 }
 
 /* ---- softmax and normalization ------------------------------------------ */
@@ -551,4 +590,214 @@ const ir_type *ir_rel_pad(ir_rel_ctx *cx, const ir_type *const *args, int nargs,
         shape[i] = d->shape[i] + row->items[0].i + row->items[1].i;
     }
     return ir_tensor_type(cx->arena, d->dtype, d->ndim, shape);
+}
+
+bool ir_conv2d_is_nchw(const ir_expr *call)
+{
+    const char *out = ir_call_attr(call, "out_layout")->s;
+    return !strcmp(ir_call_attr(call, "data_layout")->s, "NCHW") && !strcmp(ir_call_attr(call, "kernel_layout")->s, "OIHW") &&
+           (!*out || !strcmp(out, "NCHW"));
+}
+
+/* ---- nn.conv1d ------------------------------------------------------------ */
+
+/* TVM's Conv1DAttrs: the same fields in the same order as conv2d's, so the
+ * IR_CONV_* indices serve both. */
+const ir_attr_schema ir_schema_conv1d = IR_SCHEMA(
+    {"strides", IR_AT_INTS, "[1]"},
+    {"padding", IR_AT_INTS, "[0, 0]"},
+    {"dilation", IR_AT_INTS, "[1]"},
+    {"groups", IR_AT_INT, "1"},
+    {"channels", IR_AT_INT_OPT, "None"},
+    {"kernel_size", IR_AT_INTS_OPT, "None"},
+    {"data_layout", IR_AT_STR, "\"NCW\""},
+    {"kernel_layout", IR_AT_STR, "\"OIW\""},
+    {"out_layout", IR_AT_STR, "\"\""},
+    {"out_dtype", IR_AT_STR, "\"\""});
+
+/* A one-value window attribute of conv1d (strides, dilation, kernel_size). */
+static bool one_value(ir_rel_ctx *cx, const ir_attrs *at, int idx, const char *name, int64_t *out)
+{
+    int64_t v[2];
+    if (ir_attr_ints(at, idx, v, 2) != 1 || v[0] < 1 || v[0] > MAX_WINDOW) {
+        ir_rel_error(cx, "%s must be one value in [1, 2^30]", name);
+        return false;
+    }
+    *out = v[0];
+    return true;
+}
+
+bool ir_conv1d_params(const ir_attrs *at, int64_t *stride, int64_t *dilation, int64_t pad[2])
+{
+    int64_t v[2];
+    int n = ir_attr_ints(at, IR_CONV_PADDING, v, 2);
+    if (n != 1 && n != 2)
+        return false;
+    pad[0] = v[0];
+    pad[1] = n == 2 ? v[1] : v[0];
+    return ir_attr_ints(at, IR_CONV_STRIDES, stride, 1) == 1 && ir_attr_ints(at, IR_CONV_DILATION, dilation, 1) == 1;
+}
+
+/* data (N, C, W) * weight (O, C / groups, K) -> (N, O, OW), in NCW/OIW. */
+const ir_type *ir_rel_conv1d(ir_rel_ctx *cx, const ir_type *const *args, int nargs, const ir_attrs *attrs)
+{
+    const char *dl = ir_attr_str(attrs, IR_CONV_DATA_LAYOUT), *kl = ir_attr_str(attrs, IR_CONV_KERNEL_LAYOUT);
+    const char *ol = ir_attr_str(attrs, IR_CONV_OUT_LAYOUT);
+    if (strcmp(dl, "NCW") || strcmp(kl, "OIW") || (*ol && strcmp(ol, "NCW")))
+        return ir_rel_error(cx, "unsupported layouts data_layout=\"%s\", kernel_layout=\"%s\", out_layout=\"%s\": "
+                            "only NCW/OIW are implemented", dl, kl, ol);
+    const ir_type *d = ir_rel_tensor(cx, args, 0);
+    const ir_type *w = d ? ir_rel_tensor(cx, args, 1) : NULL;
+    if (!w)
+        return NULL;
+    const char *ds = ir_shape_str(cx->arena, d), *ws = ir_shape_str(cx->arena, w);
+    if (d->ndim != 3 || w->ndim != 3)
+        return ir_rel_error(cx, "data and weight must have rank 3 (NCW, OIW), got %s and %s", ds, ws);
+    int64_t st, dil, pad[2], g = ir_attr_int(attrs, IR_CONV_GROUPS);
+    ir_dtype dt;
+    if (!one_value(cx, attrs, IR_CONV_STRIDES, "strides", &st) || !one_value(cx, attrs, IR_CONV_DILATION, "dilation", &dil))
+        return NULL;
+    if (!ir_conv1d_params(attrs, &st, &dil, pad) || pad[0] < 0 || pad[1] < 0 || pad[0] > MAX_WINDOW || pad[1] > MAX_WINDOW)
+        return ir_rel_error(cx, "padding must be 1 or 2 values in [0, 2^30]");
+    if (g < 1 || d->shape[1] % g || w->shape[0] % g || w->shape[1] * g != d->shape[1])
+        return ir_rel_error(cx, "channel mismatch: data %s has %lld channels, weight %s takes %lld per group (groups=%lld)",
+                            ds, (long long)d->shape[1], ws, (long long)w->shape[1], (long long)g);
+    if (!ir_attr_is_none(attrs, IR_CONV_CHANNELS) && ir_attr_int(attrs, IR_CONV_CHANNELS) != w->shape[0])
+        return ir_rel_error(cx, "channels=%lld but weight %s has %lld output channels",
+                            (long long)ir_attr_int(attrs, IR_CONV_CHANNELS), ws, (long long)w->shape[0]);
+    if (!ir_attr_is_none(attrs, IR_CONV_KERNEL_SIZE)) {
+        int64_t ks;
+        if (!one_value(cx, attrs, IR_CONV_KERNEL_SIZE, "kernel_size", &ks))
+            return NULL;
+        if (ks != w->shape[2])
+            return ir_rel_error(cx, "kernel_size=[%lld] but weight %s has a kernel of %lld", (long long)ks, ws,
+                                (long long)w->shape[2]);
+    }
+    if (!out_dtype(cx, attrs, IR_CONV_OUT_DTYPE, d->dtype, &dt))
+        return NULL;
+    int64_t ow = window_out(d->shape[2], pad[0], pad[1], w->shape[2], dil, st, false);
+    if (ow <= 0)
+        return ir_rel_error(cx, "the kernel of weight %s (dilation %lld) does not fit in data %s padded by [%lld, %lld]",
+                            ws, (long long)dil, ds, (long long)pad[0], (long long)pad[1]);
+    int64_t shape[3] = {d->shape[0], w->shape[0], ow};
+    return ir_tensor_type(cx->arena, dt, 3, shape);
+}
+
+int64_t ir_flops_conv1d(const ir_type *const *args, int nargs, const ir_attrs *attrs, const ir_type *out)
+{
+    return 2 * ir_type_numel(out) * args[1]->shape[1] * args[1]->shape[2];
+}
+
+/* ---- nn.conv2d_transpose, nn.conv1d_transpose --------------------------- */
+
+/* TVM's Conv2DTransposeAttrs and Conv1DTransposeAttrs: the same fields in
+ * the same order (IR_CONVT_* indices), one or two spatial axes. */
+const ir_attr_schema ir_schema_conv2d_transpose = IR_SCHEMA(
+    {"channels", IR_AT_INT_OPT, "None"},
+    {"kernel_size", IR_AT_INTS_OPT, "None"},
+    {"strides", IR_AT_INTS, "[1, 1]"},
+    {"padding", IR_AT_INTS, "[0, 0]"},
+    {"output_padding", IR_AT_INTS, "[0, 0]"},
+    {"dilation", IR_AT_INTS, "[1, 1]"},
+    {"groups", IR_AT_INT, "1"},
+    {"data_layout", IR_AT_STR, "\"NCHW\""},
+    {"kernel_layout", IR_AT_STR, "\"IOHW\""},
+    {"out_layout", IR_AT_STR, "\"\""},
+    {"out_dtype", IR_AT_STR, "\"\""});
+
+const ir_attr_schema ir_schema_conv1d_transpose = IR_SCHEMA(
+    {"channels", IR_AT_INT_OPT, "None"},
+    {"kernel_size", IR_AT_INTS_OPT, "None"},
+    {"strides", IR_AT_INTS, "[1]"},
+    {"padding", IR_AT_INTS, "[0, 0]"},
+    {"output_padding", IR_AT_INTS, "[0]"},
+    {"dilation", IR_AT_INTS, "[1]"},
+    {"groups", IR_AT_INT, "1"},
+    {"data_layout", IR_AT_STR, "\"NCW\""},
+    {"kernel_layout", IR_AT_STR, "\"IOW\""},
+    {"out_layout", IR_AT_STR, "\"\""},
+    {"out_dtype", IR_AT_STR, "\"\""});
+
+/* Reads a list attribute of ns values (one value stands for all). */
+static bool spatial(const ir_attrs *at, int idx, int ns, int64_t *out)
+{
+    int64_t v[2];
+    int n = ir_attr_ints(at, idx, v, 2);
+    if (n != 1 && n != ns)
+        return false;
+    for (int i = 0; i < ns; i++)
+        out[i] = v[n == 1 ? 0 : i];
+    return true;
+}
+
+bool ir_conv_transpose_params(const ir_attrs *at, int ns, ir_conv_transpose *p)
+{
+    int64_t v[4];
+    int n = ir_attr_ints(at, IR_CONVT_PADDING, v, 4);
+    p->ns = ns;
+    /* padding: one value, a value per axis (both sides), or before and after each axis */
+    if (n == 1 || n == ns)
+        for (int i = 0; i < ns; i++)
+            p->pad_lo[i] = p->pad_hi[i] = v[n == 1 ? 0 : i];
+    else if (n == 2 * ns)
+        for (int i = 0; i < ns; i++)
+            p->pad_lo[i] = v[i], p->pad_hi[i] = v[ns + i];
+    else
+        return false;
+    p->groups = ir_attr_int(at, IR_CONVT_GROUPS);
+    return spatial(at, IR_CONVT_STRIDES, ns, p->stride) && spatial(at, IR_CONVT_DILATION, ns, p->dilation) &&
+           spatial(at, IR_CONVT_OUTPUT_PADDING, ns, p->out_pad);
+}
+
+/* data (N, C, [H,] W) and weight (C, O / groups, [KH,] KW) -> (N, O, [OH,] OW)
+ * with OH = (H - 1) * stride - pads + dilation * (KH - 1) + output_padding + 1. */
+const ir_type *ir_rel_conv_transpose(ir_rel_ctx *cx, const ir_type *const *args, int nargs, const ir_attrs *attrs)
+{
+    bool two = cx->op->id == IR_OP_CONV2D_TRANSPOSE;
+    int ns = two ? 2 : 1;
+    const char *dl = ir_attr_str(attrs, IR_CONVT_DATA_LAYOUT), *kl = ir_attr_str(attrs, IR_CONVT_KERNEL_LAYOUT);
+    const char *ol = ir_attr_str(attrs, IR_CONVT_OUT_LAYOUT), *wd = two ? "NCHW" : "NCW", *wk = two ? "IOHW" : "IOW";
+    if (strcmp(dl, wd) || strcmp(kl, wk) || (*ol && strcmp(ol, wd)))
+        return ir_rel_error(cx, "unsupported layouts data_layout=\"%s\", kernel_layout=\"%s\", out_layout=\"%s\": "
+                            "only %s/%s are implemented", dl, kl, ol, wd, wk);
+    const ir_type *d = ir_rel_tensor(cx, args, 0);
+    const ir_type *w = d ? ir_rel_tensor(cx, args, 1) : NULL;
+    if (!w)
+        return NULL;
+    const char *ds = ir_shape_str(cx->arena, d), *ws = ir_shape_str(cx->arena, w);
+    if (d->ndim != ns + 2 || w->ndim != ns + 2)
+        return ir_rel_error(cx, "data and weight must have rank %d, got %s and %s", ns + 2, ds, ws);
+    ir_conv_transpose p;
+    if (!ir_conv_transpose_params(attrs, ns, &p))
+        return ir_rel_error(cx, "strides, dilation and output_padding take 1 or %d values, padding 1, %d or %d", ns, ns,
+                            2 * ns);
+    ir_dtype dt;
+    if (!out_dtype(cx, attrs, IR_CONVT_OUT_DTYPE, d->dtype, &dt))
+        return NULL;
+    if (p.groups < 1 || d->shape[1] % p.groups || w->shape[0] != d->shape[1])
+        return ir_rel_error(cx, "channel mismatch: data %s has %lld channels, so weight %s needs them as its axis 0 "
+                            "(groups=%lld)", ds, (long long)d->shape[1], ws, (long long)p.groups);
+    int64_t shape[4] = {d->shape[0], w->shape[1] * p.groups};
+    if (!ir_attr_is_none(attrs, IR_CONVT_CHANNELS) && ir_attr_int(attrs, IR_CONVT_CHANNELS) != shape[1])
+        return ir_rel_error(cx, "channels=%lld but weight %s with groups=%lld makes %lld",
+                            (long long)ir_attr_int(attrs, IR_CONVT_CHANNELS), ws, (long long)p.groups,
+                            (long long)shape[1]);
+    for (int i = 0; i < ns; i++) {
+        int64_t n = d->shape[2 + i], k = w->shape[2 + i];
+        if (p.stride[i] < 1 || p.dilation[i] < 1 || p.stride[i] > MAX_WINDOW || p.dilation[i] > MAX_WINDOW ||
+            p.pad_lo[i] < 0 || p.pad_hi[i] < 0 || p.pad_lo[i] > MAX_WINDOW || p.pad_hi[i] > MAX_WINDOW ||
+            p.out_pad[i] < 0 || p.out_pad[i] >= (p.stride[i] > p.dilation[i] ? p.stride[i] : p.dilation[i]))
+            return ir_rel_error(cx, "bad window attributes: strides and dilation at least 1, paddings at least 0, "
+                                "output_padding below the stride or the dilation");
+        shape[2 + i] = (n - 1) * p.stride[i] - p.pad_lo[i] - p.pad_hi[i] + p.dilation[i] * (k - 1) + p.out_pad[i] + 1;
+        if (shape[2 + i] <= 0)
+            return ir_rel_error(cx, "the padding leaves no output (data %s, weight %s)", ds, ws);
+    }
+    return ir_tensor_type(cx->arena, dt, ns + 2, shape);
+}
+
+/* Every input element meets every tap of its group's weights. */
+int64_t ir_flops_conv_transpose(const ir_type *const *args, int nargs, const ir_attrs *attrs, const ir_type *out)
+{
+    return 2 * ir_type_numel(args[0]) * (ir_type_numel(args[1]) / (args[1]->shape[0] ? args[1]->shape[0] : 1));
 }

@@ -6,15 +6,26 @@
  * def and is checked at the end. Types are checked later by typeinfer.c.
  *
  *   module   := ('#' '[' 'version' '=' STRING ']')? def*
- *   def      := 'def' GLOBAL '(' params ')' ('->' type)? '{' body '}'
- *   params   := (LOCAL (':' type)? | IDENT '=' attr) % ','
- *   body     := (LOCAL '=' expr ';' | 'let' LOCAL (':' type)? '=' expr ';')* expr
- *   expr     := primary ('(' args ')' | '.' INT)*
- *   primary  := LOCAL | GLOBAL | IDENT(op) | number | True | False | 'fn' ... | 'if' ...
+ *   def      := 'def' GLOBAL tparams? '(' params ')' ('->' annot)? '{' body '}'
+ *   tparams  := '[' IDENT % ',' ']'
+ *   params   := (LOCAL (':' annot)? | IDENT '=' attr) % ','
+ *   body     := (LOCAL '=' expr ';' | 'let' LOCAL (':' annot)? '=' expr ';' | expr ';')* expr
+ *   expr     := unary (binop unary)*      binop by TVM's precedence: * / > + - > < <= > >= > == !=
+ *   unary    := '-' unary | postfix
+ *   postfix  := primary ('(' args ')' | '.' INT)*
+ *   primary  := LOCAL | GLOBAL | IDENT(op) | number | True | False | 'fn' tparams? ... | 'if' ...
  *             | '(' ')' | '(' expr ')' | '(' expr (',' expr)* ','? ')'
- *   type     := 'Tensor' '[' '(' INT % ',' ')' ',' IDENT ']' | IDENT(dtype)
+ *   annot    := type | '_'                (the incomplete type: inference fills it in)
+ *   type     := 'Tensor' '[' '(' INT % ',' ')' ',' IDENT ']' | IDENT(dtype, int, float) | IDENT(tparam)
  *             | '(' type % ',' ')' | 'fn' '(' type % ',' ')' '->' type
+ *
+ * Infix operators become the calls TVM makes of them (`%a + %b` is
+ * add(%a, %b)), so they print canonically as calls. `e1; e2` is TVM's
+ * sequencing sugar, a let of an unnamed variable (printed `let %_ = e1;`).
+ * Constructs TVM reads that relay-tune does not implement (algebraic data
+ * types, match, references, device annotations) are refused by name.
  */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +48,7 @@ typedef struct parser {
     SU_VEC(scope_entry) scope;      /* visible local names, innermost last */
     SU_VEC(size_t) marks;           /* scope.len at each scope's start */
     SU_VEC(ir_expr *) global_refs;  /* every @f used, checked at the end */
+    SU_VEC(const ir_type *) tscope; /* visible type parameters, innermost last */
 } parser;
 
 /* ---- tokens ---- */
@@ -96,7 +108,7 @@ static bool expect(parser *p, char c)
         return true;
     }
     char want[8];
-    if (c == '>')
+    if (c == IR_P_ARROW)
         snprintf(want, sizeof want, "'->'");
     else
         snprintf(want, sizeof want, "'%c'", c);
@@ -143,6 +155,56 @@ static bool bind(parser *p, const ir_token *t, ir_expr *e)
 /* ---- types ---- */
 
 static const ir_type *parse_type(parser *p);
+
+static const ir_type *lookup_tparam(parser *p, const char *name)
+{
+    for (size_t i = p->tscope.len; i-- > 0;)
+        if (strcmp(p->tscope.data[i]->name, name) == 0)
+            return p->tscope.data[i];
+    return NULL;
+}
+
+/* '[' IDENT, ... ']' after a def's name or `fn`: new type parameters, made
+ * visible until the caller pops them (tscope.len back to what it was). */
+static bool parse_tparams(parser *p, type_vec *out)
+{
+    if (!is_punct(peek(p), '['))
+        return true;
+    next(p);
+    size_t first = p->tscope.len;
+    while (!is_punct(peek(p), ']')) {
+        ir_token *t = peek(p);
+        if (t->kind != IR_TK_IDENT) {
+            unexpected(p, "a type parameter name");
+            return false;
+        }
+        for (size_t i = first; i < p->tscope.len; i++)
+            if (strcmp(p->tscope.data[i]->name, t->text) == 0) {
+                fail_at(p, tok_span(p, t), "type parameter %s is declared twice", t->text);
+                return false;
+            }
+        const ir_type *v = ir_type_var(&p->m->arena, t->text);
+        su_vec_push(&p->tscope, v);
+        su_vec_push(out, v);
+        next(p);
+        if (is_punct(peek(p), ':')) {
+            fail_at(p, tok_span(p, peek(p)), "kinds on type parameters (%s: Kind) are not supported", t->text);
+            return false;
+        }
+        if (is_punct(peek(p), ','))
+            next(p);
+        else if (!is_punct(peek(p), ']')) {
+            unexpected(p, "',' or ']'");
+            return false;
+        }
+    }
+    next(p);
+    if (out->len == 0) {
+        fail_at(p, span_from(p, peek(p)->begin), "an empty list of type parameters");
+        return false;
+    }
+    return true;
+}
 
 static const ir_type *parse_tensor_type(parser *p)
 {
@@ -239,7 +301,7 @@ static const ir_type *parse_type_inner(parser *p)
         if (parse_type_list(p, &fields)) {
             if (!isfn)
                 ty = ir_tuple_type(&p->m->arena, (int)fields.len, fields.data);
-            else if (expect(p, '>')) {
+            else if (expect(p, IR_P_ARROW)) {
                 const ir_type *ret = parse_type(p);
                 if (ret)
                     ty = ir_func_type(&p->m->arena, (int)fields.len, fields.data, ret);
@@ -253,9 +315,27 @@ static const ir_type *parse_type_inner(parser *p)
         next(p);
         return ir_scalar_type(&p->m->arena, dt);
     }
-    if (t->kind == IR_TK_IDENT)
-        return fail_at(p, tok_span(p, t), "unknown type '%s' (expected Tensor[...], a dtype, a tuple or fn type)",
+    /* the short names TVM's dtype parser takes: int is int32, float float32 */
+    if (is_word(t, "int") || is_word(t, "float")) {
+        next(p);
+        return ir_scalar_type(&p->m->arena, is_word(t, "int") ? IR_INT32 : IR_FLOAT32);
+    }
+    if (t->kind == IR_TK_IDENT) {
+        const ir_type *v = lookup_tparam(p, t->text);
+        if (v) {
+            next(p);
+            return v;
+        }
+    }
+    if (is_word(t, "_"))
+        return fail_at(p, tok_span(p, t),
+                       "the incomplete type _ can only be a whole annotation (%%x: _), not part of a type");
+    if (t->kind == IR_TK_IDENT && is_punct(peek_at(p, 1), '['))
+        return fail_at(p, tok_span(p, t), "the type %s[...] is an algebraic data type: type definitions are not supported",
                        t->text);
+    if (t->kind == IR_TK_IDENT)
+        return fail_at(p, tok_span(p, t),
+                       "unknown type '%s' (expected Tensor[...], a dtype, a type parameter, a tuple or fn type)", t->text);
     return unexpected(p, "a type");
 }
 
@@ -266,6 +346,18 @@ static const ir_type *parse_type(parser *p)
     const ir_type *t = parse_type_inner(p);
     leave(p);
     return t;
+}
+
+/* An annotation after ':' or '->': a type, or TVM's incomplete type `_`,
+ * which leaves *out NULL for inference to fill in. False on an error. */
+static bool parse_annot(parser *p, const ir_type **out)
+{
+    *out = NULL;
+    if (is_word(peek(p), "_")) {
+        next(p);
+        return true;
+    }
+    return (*out = parse_type(p)) != NULL;
 }
 
 /* ---- attribute values ---- */
@@ -329,6 +421,10 @@ static bool parse_attr_kv(parser *p, ir_attr_kv *kv, su_span *sp)
     ir_token *name = next(p);
     *sp = tok_span(p, name);
     kv->name = name->text;
+    if (strcmp(name->text, "virtual_device") == 0) {
+        fail_at(p, *sp, "virtual_device annotations are not supported: relay-tune compiles for one device");
+        return false;
+    }
     next(p); /* = */
     return parse_attr_value(p, &kv->val);
 }
@@ -388,16 +484,19 @@ static ir_expr *parse_constant(parser *p)
         v = ir_tensor_scalar(&p->m->arena, IR_BOOL, is_word(t, "True"));
     } else {
         double x = t->kind == IR_TK_INT ? (double)t->i : t->f;
+        /* as TVM does, an integer without a suffix that does not fit int32 is int64 */
+        ir_dtype dt = t->kind == IR_TK_INT && !t->suffixed && (t->i > INT32_MAX || t->i < INT32_MIN) ? IR_INT64
+                                                                                                    : t->dtype;
         static const struct { ir_dtype dt; double lo, hi; } range[] = {
             {IR_INT8, -128, 127}, {IR_INT16, -32768, 32767}, {IR_INT32, -2147483648.0, 2147483647.0},
             {IR_UINT8, 0, 255},
         };
         for (size_t i = 0; i < sizeof range / sizeof *range; i++)
-            if (range[i].dt == t->dtype && !(x >= range[i].lo && x <= range[i].hi))
+            if (range[i].dt == dt && !(x >= range[i].lo && x <= range[i].hi))
                 return fail_at(p, tok_span(p, t), "the constant %.*s does not fit in %s", (int)(t->end - t->begin),
                                p->m->source.text + t->begin, ir_dtype_name(t->dtype));
-        v = t->kind == IR_TK_INT && t->dtype == IR_INT64 ? ir_tensor_scalar_i64(&p->m->arena, t->i)
-                                                          : ir_tensor_scalar(&p->m->arena, t->dtype, x);
+        v = t->kind == IR_TK_INT && dt == IR_INT64 ? ir_tensor_scalar_i64(&p->m->arena, t->i)
+                                                    : ir_tensor_scalar(&p->m->arena, dt, x);
     }
     return ir_const(p->m, tok_span(p, t), v);
 }
@@ -417,9 +516,15 @@ static bool parse_params(parser *p, expr_vec *params, kv_vec *attrs)
         } else if (peek(p)->kind == IR_TK_LOCAL) {
             ir_token *name = next(p);
             const ir_type *annot = NULL;
+            if (is_punct(peek(p), '{')) {
+                fail_at(p, tok_span(p, peek(p)),
+                        "annotations on parameters (%%%s {virtual_device=...}) are not supported: relay-tune "
+                        "compiles for one device", name->text);
+                return false;
+            }
             if (is_punct(peek(p), ':')) {
                 next(p);
-                if (!(annot = parse_type(p)))
+                if (!parse_annot(p, &annot))
                     return false;
             }
             ir_expr *v = ir_var(p->m, tok_span(p, name), name->text, annot);
@@ -441,28 +546,36 @@ static bool parse_params(parser *p, expr_vec *params, kv_vec *attrs)
     return true;
 }
 
-/* fn (params) -> T { body }; also the shape of a def after its name. */
+/* [A, ...] (params) -> T { body } after `fn`; also the shape of a def after its name. */
 static ir_expr *parse_function(parser *p, uint32_t begin)
 {
     expr_vec params = {0};
     kv_vec attrs = {0};
+    type_vec tparams = {0};
     ir_expr *f = NULL;
+    size_t tmark = p->tscope.len;
     push_scope(p);
     const ir_type *ret = NULL;
-    if (parse_params(p, &params, &attrs)) {
+    if (parse_tparams(p, &tparams) && parse_params(p, &params, &attrs)) {
         bool okk = true;
-        if (is_punct(peek(p), '>')) {
+        if (is_punct(peek(p), IR_P_ARROW)) {
             next(p);
-            okk = (ret = parse_type(p)) != NULL;
+            okk = parse_annot(p, &ret);
         }
         ir_expr *body = okk && expect(p, '{') ? parse_body(p, '}') : NULL;
-        if (body && expect(p, '}'))
+        if (body && expect(p, '}')) {
             f = ir_func(p->m, span_from(p, begin), (int)params.len, params.data, ret, body, (int)attrs.len,
                         attrs.data);
+            f->u.func.ntparams = (int)tparams.len;
+            f->u.func.tparams = tparams.len ? su_arena_dup(&p->m->arena, tparams.data, tparams.len * sizeof *tparams.data)
+                                            : NULL;
+        }
     }
     pop_scope(p);
+    p->tscope.len = tmark;
     su_vec_free(&params);
     su_vec_free(&attrs);
+    su_vec_free(&tparams);
     return f;
 }
 
@@ -508,6 +621,17 @@ static ir_expr *parse_paren(parser *p)
         ir_expr *e = parse_expr(p);
         if (!e)
             goto fail;
+        if (fields.len == 0 && is_punct(peek(p), ';') && !is_punct(peek_at(p, 1), ')')) {
+            /* (e1; e2): sequencing inside parentheses */
+            next(p);
+            push_scope(p);
+            ir_expr *body = parse_body(p, ')');
+            pop_scope(p);
+            su_vec_free(&fields);
+            if (!body || !expect(p, ')'))
+                return NULL;
+            return ir_let(p->m, span_from(p, begin), ir_var(p->m, e->span, "_", NULL), e, body);
+        }
         su_vec_push(&fields, e);
         if (is_punct(peek(p), ',')) {
             next(p);
@@ -551,6 +675,28 @@ static ir_expr *parse_meta(parser *p)
     return ir_const(p->m, span_from(p, t->begin), p->m->meta[i->i]);
 }
 
+/* A word in expression position that names no operator: the constructs TVM
+ * reads that relay-tune does not implement are named, the rest is unknown. */
+static ir_expr *unknown_word(parser *p, const ir_token *t)
+{
+    static const struct { const char *word, *what; } refused[] = {
+        {"match", "match expressions (of algebraic data types) are not supported"},
+        {"ref", "references (ref, ref_read, ref_write) are not supported"},
+        {"ref_read", "references (ref, ref_read, ref_write) are not supported"},
+        {"ref_write", "references (ref, ref_read, ref_write) are not supported"},
+        {"free_var", "free variables (free_var) are not supported: every variable must be bound"},
+        {"on_device", "device annotations (on_device) are not supported: relay-tune compiles for one device"},
+        {"device_copy", "device copies (device_copy) are not supported: relay-tune compiles for one device"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
+        if (strcmp(t->text, refused[i].word) == 0)
+            return fail_at(p, tok_span(p, t), "%s", refused[i].what);
+    if (isupper((unsigned char)t->text[0]) && !strchr(t->text, '.'))
+        return fail_at(p, tok_span(p, t),
+                       "%s is not an operator; constructors of algebraic data types are not supported", t->text);
+    return fail_at(p, tok_span(p, t), "unknown operator '%s'", t->text);
+}
+
 static ir_expr *parse_primary(parser *p)
 {
     ir_token *t = peek(p);
@@ -592,7 +738,7 @@ static ir_expr *parse_primary(parser *p)
         {
             const ir_op_def *op = ir_op_lookup(t->text, strlen(t->text));
             if (!op)
-                return fail_at(p, tok_span(p, t), "unknown operator '%s'", t->text);
+                return unknown_word(p, t);
             next(p);
             return ir_op_ref(p->m, tok_span(p, t), op);
         }
@@ -650,11 +796,13 @@ static ir_expr *parse_call(parser *p, ir_expr *fn, uint32_t begin)
         }
         if (!(attrs = op_attrs(p, op, kvs.data, spans.data, (int)kvs.len, sp)))
             goto done;
-    } else if (kvs.len) {
-        fail_at(p, spans.data[0], "attributes can only be given to operators, not to a call of a function");
-        goto done;
     }
     call = ir_call(p->m, sp, fn, (int)args.len, args.data, attrs);
+    if (fn->kind != IR_OP && kvs.len) {
+        /* TVM keeps attributes on any call; they mean nothing to a function, but they print back */
+        call->u.call.nkvs = (int)kvs.len;
+        call->u.call.kvs = su_arena_dup(&p->m->arena, kvs.data, kvs.len * sizeof *kvs.data);
+    }
 done:
     su_vec_free(&args);
     su_vec_free(&kvs);
@@ -662,7 +810,7 @@ done:
     return call;
 }
 
-static ir_expr *parse_expr(parser *p)
+static ir_expr *parse_postfix(parser *p)
 {
     if (!enter(p))
         return NULL;
@@ -690,6 +838,59 @@ static ir_expr *parse_expr(parser *p)
     return e;
 }
 
+/* `-x` is negative(x), as TVM parses it. */
+static ir_expr *parse_unary(parser *p)
+{
+    if (!is_punct(peek(p), '-'))
+        return parse_postfix(p);
+    uint32_t begin = next(p)->begin;
+    if (!enter(p))
+        return NULL;
+    ir_expr *x = parse_unary(p);
+    leave(p);
+    return x ? ir_op_call(p->m, span_from(p, begin), IR_OP_NEGATIVE, 1, &x, NULL) : NULL;
+}
+
+/* TVM's operator table: precedence (higher binds tighter), all left-associative. */
+static const struct { char punct; int prec; ir_op_id op; } binops[] = {
+    {'*', 12, IR_OP_MULTIPLY},   {'/', 12, IR_OP_DIVIDE},    {'+', 10, IR_OP_ADD},
+    {'-', 10, IR_OP_SUBTRACT},   {'<', 8, IR_OP_LESS},       {IR_P_LE, 8, IR_OP_LESS_EQUAL},
+    {IR_P_GT, 8, IR_OP_GREATER}, {IR_P_GE, 8, IR_OP_GREATER_EQUAL}, {IR_P_EQ, 7, IR_OP_EQUAL},
+    {IR_P_NE, 7, IR_OP_NOT_EQUAL},
+};
+
+static int binop_at(parser *p)
+{
+    const ir_token *t = peek(p);
+    for (int i = 0; t->kind == IR_TK_PUNCT && i < (int)(sizeof binops / sizeof *binops); i++)
+        if (binops[i].punct == t->punct)
+            return i;
+    return -1;
+}
+
+/* Precedence climbing: operands joined by operators binding at least min_prec. */
+static ir_expr *parse_binary(parser *p, int min_prec)
+{
+    if (!enter(p))
+        return NULL;
+    uint32_t begin = peek(p)->begin;
+    ir_expr *lhs = parse_unary(p);
+    int k;
+    while (lhs && (k = binop_at(p)) >= 0 && binops[k].prec >= min_prec) {
+        next(p);
+        ir_expr *rhs = parse_binary(p, binops[k].prec + 1);
+        ir_expr *ab[2] = {lhs, rhs};
+        lhs = rhs ? ir_op_call(p->m, span_from(p, begin), binops[k].op, 2, ab, NULL) : NULL;
+    }
+    leave(p);
+    return lhs;
+}
+
+static ir_expr *parse_expr(parser *p)
+{
+    return parse_binary(p, 0);
+}
+
 /* A sequence of bindings ending in an expression, up to (not including) closer. */
 static ir_expr *parse_body(parser *p, char closer)
 {
@@ -708,7 +909,7 @@ static ir_expr *parse_body(parser *p, char closer)
         const ir_type *annot = NULL;
         if (is_punct(peek(p), ':')) {
             next(p);
-            if (!(annot = parse_type(p))) {
+            if (!parse_annot(p, &annot)) {
                 leave(p);
                 return NULL;
             }
@@ -732,8 +933,15 @@ static ir_expr *parse_body(parser *p, char closer)
         result = fail_at(p, tok_span(p, t), "expected an expression before '%c': a body must end with its result",
                          closer);
     } else {
+        uint32_t begin = t->begin;
         result = parse_expr(p);
-        if (result && !is_punct(peek(p), closer)) {
+        if (result && is_punct(peek(p), ';') && !is_punct(peek_at(p, 1), closer)) {
+            /* e1; e2: TVM's sequencing, a let of a variable that no one can name */
+            next(p);
+            ir_expr *var = ir_var(p->m, result->span, "_", NULL);
+            ir_expr *body = parse_body(p, closer);
+            result = body ? ir_let(p->m, span_from(p, begin), var, result, body) : NULL;
+        } else if (result && !is_punct(peek(p), closer)) {
             if (is_punct(peek(p), ';'))
                 result = fail_at(p, tok_span(p, peek(p)),
                                  "unexpected ';': the last expression of a body has no ';' (or bind it: %%N = ...;)");
@@ -780,6 +988,10 @@ static bool parse_def(parser *p)
     ir_token *kw = peek(p);
     if (is_word(kw, "type")) {
         fail_at(p, tok_span(p, kw), "type definitions (algebraic data types) are not supported");
+        return false;
+    }
+    if (is_word(kw, "extern")) {
+        fail_at(p, tok_span(p, kw), "extern type declarations (algebraic data types) are not supported");
         return false;
     }
     if (!is_word(kw, "def")) {
@@ -862,6 +1074,7 @@ ir_module *ir_parse(const char *filename, const char *text, size_t len, su_diags
     su_vec_free(&p.scope);
     su_vec_free(&p.marks);
     su_vec_free(&p.global_refs);
+    su_vec_free(&p.tscope);
     if (!okk || p.failed) {
         ir_module_free(m);
         return NULL;

@@ -148,6 +148,10 @@ static void print_op_attrs(printer *p, const ir_expr *e, su_buf *t, bool *first)
 
 static void print_params(printer *p, const ir_expr *f, su_buf *t)
 {
+    for (int i = 0; i < f->u.func.ntparams; i++)
+        su_buf_printf(t, "%s%s", i ? ", " : "[", f->u.func.tparams[i]->name);
+    if (f->u.func.ntparams)
+        su_buf_putc(t, ']');
     su_buf_putc(t, '(');
     for (int i = 0; i < f->u.func.nparams; i++) {
         const ir_expr *v = f->u.func.params[i];
@@ -360,6 +364,11 @@ static void expr_text(printer *p, const ir_expr *e, su_buf *t)
             first = false;
         }
         print_op_attrs(p, e, &args, &first);
+        for (int i = 0; i < e->u.call.nkvs; i++) {
+            su_buf_printf(&args, "%s%s=", first ? "" : ", ", e->u.call.kvs[i].name);
+            ir_attr_print(&args, &e->u.call.kvs[i].val);
+            first = false;
+        }
         ref(p, e->u.call.fn, t);
         su_buf_printf(t, "(%s)", su_buf_str(&args));
         su_buf_free(&args);

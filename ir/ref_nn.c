@@ -1,7 +1,9 @@
 /* ref_nn.c — reference kernels of the nn.* ops (op_nn.c's family except
  * nn.pad and nn.batch_flatten, which move data and live in ref_transform.c):
  * conv2d, dense, batch_matmul, pooling, softmax, layer_norm, batch_norm,
- * dropout and bias_add, all in the NCHW/OIHW layouts the relations accept.
+ * dropout and bias_add, written for NCHW/OIHW; convolution and pooling in
+ * other orders of those letters (NHWC, HWIO...) run them on transposed
+ * copies (ir_ref_in_layouts).
  *
  * They compute in float32, like the models they run; arguments of other
  * dtypes are converted to float32 first and results converted back (exact
@@ -270,7 +272,7 @@ static void conv_depthwise(const conv *g, const float *in, const float *w, float
     }
 }
 
-bool ir_ref_conv2d(const ir_ref_call *c)
+static bool conv2d_nchw(const ir_ref_call *c)
 {
     const ir_tensor *d = c->in[0], *wt = c->in[1];
     ir_tensor *o = c->out[0];
@@ -355,7 +357,7 @@ bool ir_ref_batch_matmul(const ir_ref_call *c)
  * skipped by max (TVM pads with the lowest float) and by avg unless
  * count_include_pad, which counts the taps up to the end of the padding (as
  * TVM and PyTorch do; a ceil_mode window may overhang it). */
-bool ir_ref_pool2d(const ir_ref_call *c)
+static bool pool2d_nchw(const ir_ref_call *c)
 {
     const ir_tensor *d = c->in[0];
     ir_tensor *o = c->out[0];
@@ -405,7 +407,7 @@ bool ir_ref_pool2d(const ir_ref_call *c)
 }
 
 /* nn.global_avg_pool2d: the mean of each (N, C) plane. */
-bool ir_ref_global_pool2d(const ir_ref_call *c)
+static bool global_pool2d_nchw(const ir_ref_call *c)
 {
     const ir_tensor *d = c->in[0];
     ir_tensor *o = c->out[0];
@@ -427,7 +429,7 @@ bool ir_ref_global_pool2d(const ir_ref_call *c)
 
 /* nn.adaptive_avg_pool2d: output cell (i, j) averages input rows
  * [floor(i H / OH), ceil((i + 1) H / OH)) and the same for columns. */
-bool ir_ref_adaptive_pool2d(const ir_ref_call *c)
+static bool adaptive_pool2d_nchw(const ir_ref_call *c)
 {
     const ir_tensor *d = c->in[0];
     ir_tensor *o = c->out[0];
@@ -610,5 +612,128 @@ bool ir_ref_bias_add(const ir_ref_call *c)
     free(t_in);
     free(t_b);
     f32_out_done(o, t_out);
+    return true;
+}
+
+/* ---- other layouts --------------------------------------------------------- */
+
+/* The positions of layout attribute idx (or of dflt_idx when it is "") as a
+ * permutation of canon; false when it is canonical already. The relation
+ * accepted the layout, so it is a permutation. */
+static bool permuted(const ir_attrs *at, int idx, int dflt_idx, const char *canon, int pos[4])
+{
+    const char *l = ir_attr_str(at, idx);
+    ir_layout_perm(*l ? l : ir_attr_str(at, dflt_idx), canon, pos);
+    return pos[0] != 0 || pos[1] != 1 || pos[2] != 2 || pos[3] != 3;
+}
+
+/* A kernel of data in `layout` (attribute idx, out_layout oidx): through NCHW. */
+static bool data_layout_call(const ir_ref_call *c, int idx, int oidx, ir_ref_fn fn)
+{
+    int dp[4], op[4];
+    bool pd = permuted(c->attrs, idx, idx, "NCHW", dp), po = permuted(c->attrs, oidx, idx, "NCHW", op);
+    if (!pd && !po)
+        return fn(c);
+    const int *in_pos[1] = {pd ? dp : NULL};
+    return ir_ref_in_layouts(c, in_pos, op, fn);
+}
+
+bool ir_ref_conv2d(const ir_ref_call *c)
+{
+    int dp[4], kp[4], op[4];
+    bool pd = permuted(c->attrs, IR_CONV_DATA_LAYOUT, IR_CONV_DATA_LAYOUT, "NCHW", dp);
+    bool pk = permuted(c->attrs, IR_CONV_KERNEL_LAYOUT, IR_CONV_KERNEL_LAYOUT, "OIHW", kp);
+    bool po = permuted(c->attrs, IR_CONV_OUT_LAYOUT, IR_CONV_DATA_LAYOUT, "NCHW", op);
+    if (!pd && !pk && !po)
+        return conv2d_nchw(c);
+    const int *in_pos[2] = {pd ? dp : NULL, pk ? kp : NULL};
+    return ir_ref_in_layouts(c, in_pos, op, conv2d_nchw);
+}
+
+bool ir_ref_pool2d(const ir_ref_call *c)
+{
+    return data_layout_call(c, IR_POOL_LAYOUT, IR_POOL_OUT_LAYOUT, pool2d_nchw);
+}
+
+bool ir_ref_global_pool2d(const ir_ref_call *c)
+{
+    return data_layout_call(c, IR_GPOOL_LAYOUT, IR_GPOOL_OUT_LAYOUT, global_pool2d_nchw);
+}
+
+bool ir_ref_adaptive_pool2d(const ir_ref_call *c)
+{
+    return data_layout_call(c, IR_APOOL_LAYOUT, IR_APOOL_OUT_LAYOUT, adaptive_pool2d_nchw);
+}
+
+/* ---- nn.conv1d ----------------------------------------------------------------- */
+
+/* Direct convolution in double, one output element at a time (conv1d is
+ * rare in the models relay-tune meets; clarity over speed). */
+bool ir_ref_conv1d(const ir_ref_call *c)
+{
+    const ir_tensor *d = c->in[0], *w = c->in[1];
+    ir_tensor *o = c->out[0];
+    int64_t st, dil, pad[2], g = ir_attr_int(c->attrs, IR_CONV_GROUPS);
+    ir_conv1d_params(c->attrs, &st, &dil, pad);
+    int64_t C = d->shape[1], W = d->shape[2], O = w->shape[0], CG = w->shape[1], K = w->shape[2], OW = o->shape[2];
+    for (int64_t n = 0; n < d->shape[0]; n++)
+        for (int64_t oc = 0; oc < O; oc++)
+            for (int64_t x = 0; x < OW; x++) {
+                double acc = 0;
+                int64_t c0 = oc / (O / g) * CG;
+                for (int64_t ic = 0; ic < CG; ic++)
+                    for (int64_t k = 0; k < K; k++) {
+                        int64_t iw = x * st - pad[0] + k * dil;
+                        if (iw >= 0 && iw < W)
+                            acc += ir_tensor_get(d, (n * C + c0 + ic) * W + iw) * ir_tensor_get(w, (oc * CG + ic) * K + k);
+                    }
+                ir_tensor_set(o, (n * O + oc) * OW + x, acc);
+            }
+    return true;
+}
+
+/* ---- nn.conv2d_transpose, nn.conv1d_transpose ------------------------------- */
+
+/* Scatter form, in double: each input element adds its products with the
+ * weights of its group to the outputs its taps reach (1-D data is viewed as
+ * 2-D with a height of 1). */
+bool ir_ref_conv_transpose(const ir_ref_call *c)
+{
+    const ir_tensor *d = c->in[0], *w = c->in[1];
+    ir_tensor *o = c->out[0];
+    int ns = d->ndim - 2;
+    ir_conv_transpose p;
+    ir_conv_transpose_params(c->attrs, ns, &p);
+    int64_t N = d->shape[0], C = d->shape[1], H = ns == 2 ? d->shape[2] : 1, W = d->shape[ns + 1];
+    int64_t OG = w->shape[1], KH = ns == 2 ? w->shape[2] : 1, KW = w->shape[ns + 1];
+    int64_t O = o->shape[1], OH = ns == 2 ? o->shape[2] : 1, OW = o->shape[ns + 1], CG = C / p.groups;
+    int ih = ns == 2 ? 0 : -1, iw = ns - 1;   /* window indices of H (none in 1-D) and W */
+    int64_t sh = ih < 0 ? 1 : p.stride[ih], dh = ih < 0 ? 1 : p.dilation[ih], ph = ih < 0 ? 0 : p.pad_lo[ih];
+    int64_t sw = p.stride[iw], dw = p.dilation[iw], pw = p.pad_lo[iw];
+    int64_t n_out = ir_tensor_numel(o);
+    double *acc = su_calloc((size_t)(n_out ? n_out : 1), sizeof *acc);
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t ic = 0; ic < C; ic++)
+            for (int64_t y = 0; y < H; y++)
+                for (int64_t x = 0; x < W; x++) {
+                    double v = ir_tensor_get(d, ((n * C + ic) * H + y) * W + x);
+                    for (int64_t og = 0; og < OG; og++) {
+                        int64_t oc = ic / CG * OG + og;
+                        for (int64_t kh = 0; kh < KH; kh++) {
+                            int64_t oy = y * sh + kh * dh - ph;
+                            if (oy < 0 || oy >= OH)
+                                continue;
+                            for (int64_t kw = 0; kw < KW; kw++) {
+                                int64_t ox = x * sw + kw * dw - pw;
+                                if (ox >= 0 && ox < OW)
+                                    acc[((n * O + oc) * OH + oy) * OW + ox] +=
+                                        v * ir_tensor_get(w, ((ic * OG + og) * KH + kh) * KW + kw);
+                            }
+                        }
+                    }
+                }
+    for (int64_t i = 0; i < n_out; i++)
+        ir_tensor_set(o, i, acc[i]);
+    free(acc);
     return true;
 }

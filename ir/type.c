@@ -1,5 +1,7 @@
-/* type.c — Relay types: tensors (with static shapes), tuples and functions.
- * Types are plain immutable values in an arena, compared structurally. */
+/* type.c — Relay types: tensors (with static shapes), tuples, functions and
+ * type parameters. Types are plain immutable values in an arena, compared
+ * structurally; a type parameter is equal only to itself, because two defs
+ * that both write `[A]` mean two different parameters. */
 #include <string.h>
 
 #include "ir/ir.h"
@@ -36,6 +38,36 @@ const ir_type *ir_func_type(su_arena *a, int n, const ir_type *const *params, co
     return t;
 }
 
+const ir_type *ir_type_var(su_arena *a, const char *name)
+{
+    ir_type *t = su_arena_alloc(a, sizeof *t);
+    t->kind = IR_TY_VAR;
+    t->name = su_arena_strdup(a, name);
+    return t;
+}
+
+bool ir_type_has_var(const ir_type *t)
+{
+    if (!t)
+        return false;
+    switch (t->kind) {
+    case IR_TY_VAR:
+        return true;
+    case IR_TY_FUNC:
+        if (ir_type_has_var(t->ret))
+            return true;
+        /* fall through */
+    case IR_TY_TUPLE:
+        for (int i = 0; i < t->nfields; i++)
+            if (ir_type_has_var(t->fields[i]))
+                return true;
+        return false;
+    case IR_TY_TENSOR:
+        return false;
+    }
+    return false;
+}
+
 bool ir_type_equal(const ir_type *a, const ir_type *b)
 {
     if (a == b)
@@ -57,6 +89,8 @@ bool ir_type_equal(const ir_type *a, const ir_type *b)
             if (!ir_type_equal(a->fields[i], b->fields[i]))
                 return false;
         return true;
+    case IR_TY_VAR:
+        return false;   /* a == b was checked above */
     }
     return false;
 }
@@ -111,6 +145,9 @@ void ir_type_print(su_buf *b, const ir_type *t)
         }
         su_buf_puts(b, ") -> ");
         ir_type_print(b, t->ret);
+        return;
+    case IR_TY_VAR:
+        su_buf_puts(b, t->name);
         return;
     }
 }

@@ -60,12 +60,101 @@ static const ir_type *infer_op_call(checker *c, ir_expr *e, const ir_op_def *op)
     for (int i = 0; i < n; i++)
         if (!(argt[i] = infer(c, e->u.call.args[i])))
             return NULL;
-    ir_rel_ctx cx = {&c->m->arena, c->d, e->span, op};
+    ir_rel_ctx cx = {&c->m->arena, c->d, e->span, op, e->u.call.args};
     const ir_attrs *attrs = e->u.call.attrs ? e->u.call.attrs : ir_op_default_attrs(&c->m->arena, op);
     const ir_type *t = op->rel(&cx, argt, n, attrs);
     if (!t)
         c->failed = true;
     return t;
+}
+
+/* ---- polymorphism: a call of a def or fn with type parameters ---- */
+
+/* The binding of each of a callee's type parameters at one call. */
+typedef struct subst {
+    int n;
+    const ir_type *const *vars;     /* the callee's type parameters */
+    const ir_type **to;             /* their types at this call (NULL: not yet known) */
+} subst;
+
+static int subst_index(const subst *s, const ir_type *v)
+{
+    for (int i = 0; i < s->n; i++)
+        if (s->vars[i] == v)
+            return i;
+    return -1;
+}
+
+/* Matches the parameter type pat against the argument type t, binding the
+ * callee's type parameters; false when they do not unify. On failure *why_a
+ * and *why_b are the two types that differ. */
+static bool unify(subst *s, const ir_type *pat, const ir_type *t, const ir_type **why_a, const ir_type **why_b)
+{
+    int k = pat->kind == IR_TY_VAR ? subst_index(s, pat) : -1;
+    if (k >= 0) {
+        if (!s->to[k]) {
+            s->to[k] = t;
+            return true;
+        }
+        pat = s->to[k];
+        if (ir_type_equal(pat, t))
+            return true;
+        *why_a = pat;
+        *why_b = t;
+        return false;
+    }
+    bool same = pat->kind == t->kind && pat->nfields == t->nfields;
+    if (same && (pat->kind == IR_TY_TUPLE || pat->kind == IR_TY_FUNC)) {
+        for (int i = 0; i < pat->nfields; i++)
+            if (!unify(s, pat->fields[i], t->fields[i], why_a, why_b))
+                return false;
+        return pat->kind == IR_TY_TUPLE || unify(s, pat->ret, t->ret, why_a, why_b);
+    }
+    if (same && ir_type_equal(pat, t))
+        return true;
+    *why_a = pat;
+    *why_b = t;
+    return false;
+}
+
+/* t with the bound type parameters replaced. */
+static const ir_type *apply(checker *c, const subst *s, const ir_type *t)
+{
+    int k = t->kind == IR_TY_VAR ? subst_index(s, t) : -1;
+    if (k >= 0)
+        return s->to[k] ? s->to[k] : t;
+    if (t->kind != IR_TY_TUPLE && t->kind != IR_TY_FUNC)
+        return t;
+    const ir_type **fs = su_arena_alloc(&c->m->arena, (size_t)(t->nfields + 1) * sizeof *fs);
+    for (int i = 0; i < t->nfields; i++)
+        fs[i] = apply(c, s, t->fields[i]);
+    return t->kind == IR_TY_TUPLE ? ir_tuple_type(&c->m->arena, t->nfields, fs)
+                                  : ir_func_type(&c->m->arena, t->nfields, fs, apply(c, s, t->ret));
+}
+
+/* A type parameter of s left in t after apply, or NULL. */
+static const ir_type *unbound(const subst *s, const ir_type *t)
+{
+    if (t->kind == IR_TY_VAR)
+        return subst_index(s, t) >= 0 ? t : NULL;
+    const ir_type *u = t->kind == IR_TY_FUNC ? unbound(s, t->ret) : NULL;
+    for (int i = 0; !u && (t->kind == IR_TY_TUPLE || t->kind == IR_TY_FUNC) && i < t->nfields; i++)
+        u = unbound(s, t->fields[i]);
+    return u;
+}
+
+/* The function node a callee names directly (a def or a fn literal), whose
+ * type parameters a call instantiates; NULL for closures in variables, which
+ * are not polymorphic. */
+static const ir_expr *callee_func(checker *c, const ir_expr *fn)
+{
+    if (fn->kind == IR_FUNC)
+        return fn;
+    if (fn->kind == IR_GLOBAL) {
+        ir_global_def *g = ir_module_find(c->m, fn->u.global.name);
+        return g ? g->func : NULL;
+    }
+    return NULL;
 }
 
 static const ir_type *infer_call(checker *c, ir_expr *e)
@@ -84,15 +173,31 @@ static const ir_type *infer_call(checker *c, ir_expr *e)
     if (e->u.call.nargs != ft->nfields)
         return fail(c, e->span, "call of %s: expected %d argument%s, got %d", callee, ft->nfields,
                     ft->nfields == 1 ? "" : "s", e->u.call.nargs);
+    const ir_expr *cf = callee_func(c, fn);
+    int ntp = cf ? cf->u.func.ntparams : 0;
+    const ir_type **bound = su_arena_alloc(&c->m->arena, (size_t)(ntp + 1) * sizeof *bound);
+    subst s = {ntp, ntp ? cf->u.func.tparams : NULL, bound};
     for (int i = 0; i < e->u.call.nargs; i++) {
         const ir_type *at = infer(c, e->u.call.args[i]);
         if (!at)
             return NULL;
-        if (!ir_type_equal(at, ft->fields[i]))
+        const ir_type *wa = NULL, *wb = NULL;
+        if (ntp ? !unify(&s, ft->fields[i], at, &wa, &wb) : !ir_type_equal(at, ft->fields[i])) {
+            if (ntp && (wa != ft->fields[i] || wb != at))
+                return fail(c, e->span, "call of %s: argument %d has type %s, but the parameter expects %s: "
+                            "%s and %s do not unify", callee, i + 1, tstr(c, at), tstr(c, apply(c, &s, ft->fields[i])),
+                            tstr(c, wa), tstr(c, wb));
             return fail(c, e->span, "call of %s: argument %d has type %s, but the parameter expects %s",
-                        callee, i + 1, tstr(c, at), tstr(c, ft->fields[i]));
+                        callee, i + 1, tstr(c, at), tstr(c, ntp ? apply(c, &s, ft->fields[i]) : ft->fields[i]));
+        }
     }
-    return ft->ret;
+    if (!ntp)
+        return ft->ret;
+    const ir_type *r = apply(c, &s, ft->ret), *free_var = unbound(&s, r);
+    if (free_var)
+        return fail(c, e->span, "call of %s: the arguments do not determine the type parameter %s", callee,
+                    free_var->name);
+    return r;
 }
 
 static const ir_type *infer_func(checker *c, ir_expr *e)

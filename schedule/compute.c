@@ -74,6 +74,18 @@ static const sch_compute_fn table[IR_OP_COUNT] = {
     [IR_OP_MAX] = sch_compute_reduce,
     [IR_OP_MIN] = sch_compute_reduce,
     [IR_OP_ARGMAX] = sch_compute_argmax,
+    [IR_OP_STACK] = sch_compute_stack,
+    [IR_OP_LAYOUT_TRANSFORM] = sch_compute_layout_transform,
+    [IR_OP_CONV1D] = sch_compute_conv1d,
+    [IR_OP_CONV2D_TRANSPOSE] = sch_compute_conv_transpose,
+    [IR_OP_CONV1D_TRANSPOSE] = sch_compute_conv_transpose,
+    [IR_OP_UPSAMPLING] = sch_compute_resize,
+    [IR_OP_RESIZE2D] = sch_compute_resize,
+    [IR_OP_ZEROS_LIKE] = sch_compute_init,
+    [IR_OP_ONES_LIKE] = sch_compute_init,
+    [IR_OP_FULL] = sch_compute_init,
+    [IR_OP_SHAPE_OF] = sch_compute_init,
+    [IR_OP_ARANGE] = sch_compute_init,
 };
 
 sch_compute_fn sch_compute_of(ir_op_id op)

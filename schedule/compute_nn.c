@@ -43,10 +43,38 @@ static const sch_expr *in_range(su_arena *a, const sch_expr *x, int64_t lo, int6
     return c;
 }
 
+/* Pooling in another order of NCHW's letters (layout, out_layout). */
+static bool in_other_layout(sch_cctx *cx)
+{
+    int p[4];
+    return sch_layout_permuted(cx, "layout", "layout", "NCHW", p) ||
+           sch_layout_permuted(cx, "out_layout", "layout", "NCHW", p);
+}
+
+static bool pooled_in_layouts(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout,
+                              sch_compute_fn fn)
+{
+    static const int ident[4] = {0, 1, 2, 3};
+    int dp[4], op[4];
+    bool pd = sch_layout_permuted(cx, "layout", "layout", "NCHW", dp);
+    bool po = sch_layout_permuted(cx, "out_layout", "layout", "NCHW", op);
+    const int *in_pos[1] = {pd ? dp : NULL};
+    return sch_compute_in_layouts(cx, in, nin, out, nout, in_pos, po ? op : ident, fn);
+}
+
 /* ---- nn.conv2d ------------------------------------------------------------- */
 
 bool sch_compute_conv2d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout)
 {
+    int dp[4], kp[4], op[4];
+    bool pd = sch_layout_permuted(cx, "data_layout", "data_layout", "NCHW", dp);
+    bool pk = sch_layout_permuted(cx, "kernel_layout", "kernel_layout", "OIHW", kp);
+    bool po = sch_layout_permuted(cx, "out_layout", "data_layout", "NCHW", op);
+    if (pd || pk || po) {
+        static const int ident[4] = {0, 1, 2, 3};
+        const int *in_pos[2] = {pd ? dp : NULL, pk ? kp : NULL};
+        return sch_compute_in_layouts(cx, in, nin, out, nout, in_pos, po ? op : ident, sch_compute_conv2d);
+    }
     su_arena *a = cx->a;
     sch_tensor *data = in[0], *w = in[1];
     int64_t st[2], dil[2], pad[4];
@@ -151,6 +179,8 @@ static const sch_expr *taps(su_arena *a, const sch_expr *start, int64_t n, int64
 
 bool sch_compute_pool2d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout)
 {
+    if (!cx->canonical && in_other_layout(cx))
+        return pooled_in_layouts(cx, in, nin, out, nout, sch_compute_pool2d);
     su_arena *a = cx->a;
     sch_tensor *d = in[0];
     bool is_max = ir_call_op(cx->call)->id == IR_OP_MAX_POOL2D;
@@ -197,6 +227,8 @@ bool sch_compute_pool2d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor
 
 bool sch_compute_global_pool2d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout)
 {
+    if (!cx->canonical && in_other_layout(cx))
+        return pooled_in_layouts(cx, in, nin, out, nout, sch_compute_global_pool2d);
     su_arena *a = cx->a;
     sch_tensor *d = in[0];
     static const char *const names[] = {"n", "c", "oh", "ow"};
@@ -215,6 +247,8 @@ bool sch_compute_global_pool2d(sch_cctx *cx, sch_tensor *const *in, int nin, sch
 
 bool sch_compute_adaptive_pool2d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout)
 {
+    if (!cx->canonical && in_other_layout(cx))
+        return pooled_in_layouts(cx, in, nin, out, nout, sch_compute_adaptive_pool2d);
     su_arena *a = cx->a;
     sch_tensor *d = in[0];
     const ir_type *ot = sch_out_type(cx, 0);
@@ -450,6 +484,79 @@ bool sch_compute_pad(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **
     if (nin > 1)
         value = sch_cast(a, x->dtype, sch_read(a, in[1], 0, NULL));
     t->body = sch_select(a, ok ? ok : sch_const_int(a, IR_BOOL, 1), sch_read(a, x, x->ndim, ix), value);
+    out[0] = t;
+    *nout = 1;
+    return true;
+}
+
+/* ---- nn.conv1d ----------------------------------------------------------------- */
+
+/* A sum over (ic, kw) with the padding as a guard on the read; the stage is
+ * named after nn.conv1d, so it gets the default template. */
+bool sch_compute_conv1d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout)
+{
+    su_arena *a = cx->a;
+    sch_tensor *d = in[0], *w = in[1];
+    int64_t st, dil, pad[2], g = sch_attr_int(cx, "groups");
+    if (!ir_conv1d_params(cx->call->u.call.attrs, &st, &dil, pad))
+        return sch_cctx_error(cx, "bad window attributes");
+    const ir_type *ot = sch_out_type(cx, 0);
+    int64_t W = d->shape[2], O = w->shape[0], CG = w->shape[1], K = w->shape[2];
+    static const char *const names[] = {"n", "oc", "ow"};
+    sch_tensor *t = sch_stage_new(cx, ot->dtype, 3, ot->shape, names);
+    sch_var *ic = sch_stage_raxis(cx, t, "ic", CG), *kw = sch_stage_raxis(cx, t, "kw", K);
+    const sch_expr *c = VAR(ic);
+    if (g > 1)
+        c = sch_add(a, sch_mul(a, sch_div(a, VAR(t->axes[1]), I(O / g)), I(CG)), c);
+    const sch_expr *iw = sch_add(a, sch_sub(a, sch_mul(a, VAR(t->axes[2]), I(st)), I(pad[0])), sch_mul(a, VAR(kw), I(dil)));
+    const sch_expr *dix[3] = {VAR(t->axes[0]), c, iw}, *wix[3] = {VAR(t->axes[1]), VAR(ic), VAR(kw)};
+    const sch_expr *x = sch_cast(a, ot->dtype, sch_read(a, d, 3, dix));
+    /* windows reach below 0 only through the left padding, past W only through the right */
+    const sch_expr *ok = in_range(a, iw, 0, W, pad[0] > 0, pad[1] > 0);
+    if (ok)
+        x = sch_select(a, ok, x, sch_const(a, ot->dtype, 0));
+    t->body = sch_mul(a, x, sch_cast(a, ot->dtype, sch_read(a, w, 3, wix)));
+    t->reduce = SCH_RED_SUM;
+    out[0] = t;
+    *nout = 1;
+    return true;
+}
+
+/* ---- nn.conv2d_transpose, nn.conv1d_transpose -------------------------------- */
+
+/* Gather form: output position y reads input position (y + pad - k * dil) /
+ * stride on each spatial axis, where that divides exactly and lands inside
+ * the data; a sum over the group's input channels and the kernel taps. */
+bool sch_compute_conv_transpose(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout)
+{
+    su_arena *a = cx->a;
+    sch_tensor *d = in[0], *w = in[1];
+    int ns = d->ndim - 2;
+    ir_conv_transpose p;
+    if (!ir_conv_transpose_params(cx->call->u.call.attrs, ns, &p))
+        return sch_cctx_error(cx, "bad window attributes");
+    const ir_type *ot = sch_out_type(cx, 0);
+    int64_t C = d->shape[1], OG = w->shape[1], CG = C / p.groups;
+    static const char *const names2[] = {"n", "oc", "oh", "ow"}, *const names1[] = {"n", "oc", "ow"};
+    sch_tensor *t = sch_stage_new(cx, ot->dtype, ns + 2, ot->shape, ns == 2 ? names2 : names1);
+    sch_var *ic = sch_stage_raxis(cx, t, "ic", CG), *k[2];
+    for (int i = 0; i < ns; i++)
+        k[i] = sch_stage_raxis(cx, t, ns == 2 && i == 0 ? "kh" : "kw", w->shape[2 + i]);
+    const sch_expr *oc = VAR(t->axes[1]);
+    const sch_expr *dix[4] = {VAR(t->axes[0]), sch_add(a, sch_mul(a, sch_div(a, oc, I(OG)), I(CG)), VAR(ic))};
+    const sch_expr *wix[4] = {dix[1], sch_mod(a, oc, I(OG))}, *ok = NULL;
+    for (int i = 0; i < ns; i++) {
+        const sch_expr *q = sch_sub(a, sch_add(a, VAR(t->axes[2 + i]), I(p.pad_lo[i])), sch_mul(a, VAR(k[i]), I(p.dilation[i])));
+        const sch_expr *pos = p.stride[i] == 1 ? q : sch_div(a, q, I(p.stride[i]));
+        ok = sch_and(a, ok, in_range(a, pos, 0, d->shape[2 + i], true, true));
+        if (p.stride[i] > 1)
+            ok = sch_and(a, ok, sch_bin(a, SCH_EQ, sch_mod(a, q, I(p.stride[i])), I(0)));
+        dix[2 + i] = pos;
+        wix[2 + i] = VAR(k[i]);
+    }
+    const sch_expr *x = sch_select(a, ok, sch_cast(a, ot->dtype, sch_read(a, d, ns + 2, dix)), sch_const(a, ot->dtype, 0));
+    t->body = sch_mul(a, x, sch_cast(a, ot->dtype, sch_read(a, w, ns + 2, wix)));
+    t->reduce = SCH_RED_SUM;
     out[0] = t;
     *nout = 1;
     return true;

@@ -359,6 +359,8 @@ typedef struct sch_cctx {
     const ir_expr *call;    /* the call being defined; attributes by ir_call_attr */
     su_diags *d;
     const char *tag;        /* name of the next stage ("pad", "rowmax"); NULL: the op's */
+    bool canonical;         /* inside sch_compute_in_layouts: the data is NCHW/OIHW whatever
+                               the layout attributes say */
 } sch_cctx;
 /* Defines the outputs of one call from its inputs (tuple arguments arrive
  * flattened); false after reporting through sch_cctx_error. */
@@ -402,6 +404,8 @@ const sch_expr *sch_highest(su_arena *a, ir_dtype dt);
 /* compute_nn.c, compute_tensor.c, compute_transform.c, compute_reduce.c:
  * one function per op family, named in the table of compute.c. */
 bool sch_compute_conv2d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
+bool sch_compute_conv1d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
+bool sch_compute_conv_transpose(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
 bool sch_compute_dense(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
 bool sch_compute_batch_matmul(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
 bool sch_compute_pool2d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
@@ -418,6 +422,22 @@ bool sch_compute_binary(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor
 bool sch_compute_where(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
 bool sch_compute_reshape(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
 bool sch_compute_transpose(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
+/* compute_layout.c: layout_transform, stack. */
+bool sch_compute_layout_transform(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
+bool sch_compute_stack(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
+/* True when layout attribute `name` (or, when it is "", attribute dflt) is a
+ * permutation of canon other than canon itself; pos gets its positions. */
+bool sch_layout_permuted(const sch_cctx *cx, const char *name, const char *dflt, const char *canon, int pos[4]);
+/* Defines a call whose rank-4 inputs and result are in other orders of the
+ * canonical letters with fn, a definition for the canonical layouts: input i
+ * (in_pos[i] non-NULL) is read through a transposing stage, fn runs on a
+ * canonical view of the call, and a last stage transposes its result. */
+bool sch_compute_in_layouts(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout,
+                            const int *const *in_pos, const int *out_pos, sch_compute_fn fn);
+/* compute_image.c: nn.upsampling, image.resize2d. */
+bool sch_compute_resize(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
+/* compute_init.c: zeros_like, ones_like, full, shape_of. */
+bool sch_compute_init(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
 bool sch_compute_concatenate(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
 bool sch_compute_split(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
 bool sch_compute_strided_slice(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);

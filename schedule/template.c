@@ -96,8 +96,11 @@ const char *sch_template_name(const sch_schedule *s)
         return "batch_matmul";
     if (strcmp(a->op, "nn.conv2d") != 0)
         return "default";
-    /* as the tuner's task extraction: groups and the weight's shape decide */
+    /* as the tuner's task extraction: groups and the weight's shape decide;
+     * the conv2d templates are written for NCHW/OIHW */
     const ir_expr *call = a->call;
+    if (call && !ir_conv2d_is_nchw(call))
+        return "default";
     int64_t groups = call ? ir_call_attr(call, "groups")->i : 1;
     const ir_type *w = call ? call->u.call.args[1]->type : NULL;
     if (groups == 1)

@@ -622,6 +622,11 @@ bool tg_model_compile(const ir_module *m, const tg_target *t, const tg_model_opt
         return false;
     }
     c.main = g->func;
+    if (c.main->u.func.ntparams) {
+        /* the inputs' and outputs' buffers need their types known */
+        *err = su_strdup("@main has type parameters: a compiled model needs the types of its inputs and outputs");
+        return false;
+    }
     int_vec outs = {0};
     /* the inputs first, in parameter order, so their numbers are the params' */
     for (int i = 0; i < c.main->u.func.nparams; i++) {

@@ -29,6 +29,9 @@ static const char *template_of(const ir_expr *call)
         return NULL;
     switch (op->id) {
     case IR_OP_CONV2D: {
+        /* the conv2d templates are written for NCHW/OIHW; other layouts get the default schedule */
+        if (!ir_conv2d_is_nchw(call))
+            return NULL;
         int64_t groups = ir_call_attr(call, "groups")->i;
         const ir_type *w = call->u.call.args[1]->type;
         if (groups == 1)

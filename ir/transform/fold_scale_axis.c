@@ -88,6 +88,9 @@ static bool match_layer(const folder *f, const ir_expr *x, site *st)
     const ir_op_def *op = ir_call_op(x);
     if (!op || (op->id != IR_OP_CONV2D && op->id != IR_OP_DENSE) || uses_of(f, x) != 1)
         return false;
+    /* the fold scales the weight's first axis as the output's axis 1: NCHW/OIHW only */
+    if (op->id == IR_OP_CONV2D && !ir_conv2d_is_nchw(x))
+        return false;
     st->w = const_f32(x->u.call.args[1]);
     if (!st->w || !x->type || x->type->kind != IR_TY_TENSOR || x->type->dtype != IR_FLOAT32)
         return false;

@@ -54,6 +54,8 @@ static ir_expr *rebuild(tr_rewriter *rw, ir_expr *e)
         ir_expr **args = su_malloc(sizeof *args * (size_t)(e->u.call.nargs + 1));
         bool ch = rewrite_all(rw, e->u.call.nargs, e->u.call.args, args);
         ir_expr *r = !ch && fn == e->u.call.fn ? e : ir_call(m, e->span, fn, e->u.call.nargs, args, e->u.call.attrs);
+        r->u.call.nkvs = e->u.call.nkvs;     /* a function call's written attributes stay with it */
+        r->u.call.kvs = e->u.call.kvs;
         free(args);
         return r;
     }
@@ -85,8 +87,11 @@ static ir_expr *rebuild(tr_rewriter *rw, ir_expr *e)
         ir_expr *b = tr_rewrite(rw, e->u.func.body);
         if (b == e->u.func.body)
             return e;
-        return ir_func(m, e->span, e->u.func.nparams, e->u.func.params, e->u.func.ret_annot, b, e->u.func.nattrs,
-                       e->u.func.attrs);
+        ir_expr *f = ir_func(m, e->span, e->u.func.nparams, e->u.func.params, e->u.func.ret_annot, b,
+                             e->u.func.nattrs, e->u.func.attrs);
+        f->u.func.ntparams = e->u.func.ntparams;
+        f->u.func.tparams = e->u.func.tparams;
+        return f;
     }
     default:
         return e;

@@ -70,6 +70,36 @@ static const struct op_model {
     {"max min", -1, 1, HDR "def @main(%x: Tensor[(3, 4, 5), float32]) { subtract(max(%x, axis=[0, 2]), min(%x, axis=[0, 2])) }"},
     {"argmax", -1, 1, HDR "def @main(%x: Tensor[(3, 7), float32]) { argmax(%x, axis=[1]) }"},
     {"cast", -3, 3, HDR "def @main(%x: Tensor[(10), float32]) { cast(cast(%x, dtype=\"int32\"), dtype=\"float32\") }"},
+    {"zeros ones full shape_of", -1, 1, HDR "def @main(%x: Tensor[(4, 2), float32], %v: float32) { "
+                                            "%0 = add(zeros_like(%x), multiply(ones_like(%x), full(%v, shape=[4, 2]))); "
+                                            "add(%0, cast(shape_of(%x), dtype=\"float32\")) }"},
+    {"stack", -1, 1, HDR "def @main(%x: Tensor[(2, 3), float32], %y: Tensor[(2, 3), float32]) { "
+                         "nn.relu(stack((%x, %y, %x), axis=1)) }"},
+    {"upsampling", -1, 1, HDR "def @main(%x: Tensor[(1, 3, 5, 7), float32]) { "
+                              "%0 = nn.upsampling(%x, scale_h=2f, scale_w=2f); "
+                              "%1 = nn.upsampling(%x, scale_h=2f, scale_w=2f, method=\"bilinear\", align_corners=True); "
+                              "add(%0, %1) }"},
+    {"resize2d nhwc", -1, 1, HDR "def @main(%x: Tensor[(1, 5, 7, 3), float32]) { "
+                                 "%0 = image.resize2d(%x, size=[9, 4], layout=\"NHWC\"); "
+                                 "%1 = image.resize2d(%x, size=[9, 4], layout=\"NHWC\", method=\"nearest_neighbor\", "
+                                 "coordinate_transformation_mode=\"align_corners\"); sigmoid(subtract(%0, %1)) }"},
+    {"conv2d nhwc/hwio + pools", -1, 1, HDR "def @main(%x: Tensor[(1, 9, 11, 5), float32], %w: Tensor[(3, 3, 5, 8), float32], "
+                                            "%b: Tensor[(8), float32]) { "
+                                            "%0 = nn.conv2d(%x, %w, padding=[1, 1], data_layout=\"NHWC\", kernel_layout=\"HWIO\"); "
+                                            "%1 = nn.relu(nn.bias_add(%0, %b, axis=3)); "
+                                            "%2 = nn.max_pool2d(%1, pool_size=[3, 3], strides=[2, 2], padding=[1, 1], layout=\"NHWC\"); "
+                                            "%3 = nn.global_avg_pool2d(%1, layout=\"NHWC\"); add(%2, %3) }"},
+    {"conv1d + relu", -1, 1, HDR "def @main(%x: Tensor[(2, 4, 17), float32], %w: Tensor[(6, 2, 3), float32]) { "
+                                 "nn.relu(nn.conv1d(%x, %w, strides=[2], padding=[1, 2], dilation=[2], groups=2)) }"},
+    {"conv2d_transpose", -1, 1, HDR "def @main(%x: Tensor[(2, 4, 5, 6), float32], %w: Tensor[(4, 3, 3, 3), float32]) { "
+                                    "nn.relu(nn.conv2d_transpose(%x, %w, strides=[2, 1], padding=[0, 1, 1, 0], "
+                                    "dilation=[1, 2], groups=2)) }"},
+    {"conv1d_transpose", -1, 1, HDR "def @main(%y: Tensor[(2, 4, 9), float32], %v: Tensor[(4, 2, 4), float32]) { "
+                                    "nn.conv1d_transpose(%y, %v, strides=[3], padding=[1, 2], output_padding=[2]) }"},
+    {"arange", -1, 1, HDR "def @main(%x: Tensor[(5), float32]) { multiply(%x, arange(2.5f, -1f, -0.75f)) }"},
+    {"layout_transform", -1, 1, HDR "def @main(%x: Tensor[(1, 16, 3, 5), float32]) { "
+                                    "%0 = layout_transform(%x, src_layout=\"NCHW\", dst_layout=\"NCHW8c\"); "
+                                    "%1 = exp(%0); layout_transform(%1, src_layout=\"NCHW8c\", dst_layout=\"NHWC4c\") }"},
 };
 
 #endif

@@ -81,6 +81,29 @@ static double round_to(ir_dtype dt, double v)
     }
 }
 
+/* The letters of a layout ("NCHW8c") with the number before each (0 if
+ * none), and for every letter the extent of its sub-axis (1 if none);
+ * returns the number of axes. */
+static int layout_letters(const char *s, char *letter, int64_t *num, int64_t *split)
+{
+    int n = 0;
+    int64_t v = 0;
+    for (int L = 0; L < 26; L++)
+        split[L] = 1;
+    for (; *s; s++) {
+        if (*s >= '0' && *s <= '9') {
+            v = v * 10 + (*s - '0');
+            continue;
+        }
+        letter[n] = *s;
+        num[n++] = v;
+        if (*s >= 'a' && *s <= 'z')
+            split[*s - 'a'] = v;
+        v = 0;
+    }
+    return n;
+}
+
 static const ir_attr_val *A(const ir_expr *c, const char *n)
 {
     return ir_call_attr(c, n);
@@ -336,13 +359,193 @@ static hx_tensor *reduce(ir_op_id op, const ir_expr *c, const hx_tensor *x, cons
 
 static hx_tensor *eval(hx_oracle *o, const ir_expr *e);
 
+/* The input coordinate of output index y, in double, from topi's formulas
+ * rearranged so that one division is the only rounding. */
+static double resize_coord(const char *mode, int64_t y, int64_t in, int64_t out)
+{
+    if (!strcmp(mode, "asymmetric"))
+        return (double)(y * in) / (double)out;
+    if (!strcmp(mode, "align_corners"))
+        return out > 1 ? (double)(y * (in - 1)) / (double)(out - 1) : 0;
+    if (!strcmp(mode, "tf_half_pixel_for_nn"))
+        return (double)((2 * y + 1) * in) / (double)(2 * out);
+    if (!strcmp(mode, "pytorch_half_pixel") && out == 1)
+        return 0;
+    return (double)((2 * y + 1) * in - out) / (double)(2 * out);   /* half_pixel */
+}
+
+static int64_t clampi(double v, int64_t n)
+{
+    return v < 0 ? 0 : v > (double)(n - 1) ? n - 1 : (int64_t)v;
+}
+
+/* nn.upsampling and image.resize2d (NCHW or NHWC; nearest or linear). */
+static hx_tensor *resize(const ir_expr *c, const hx_tensor *x, const ir_type *ot)
+{
+    hx_tensor *o = like(ot);
+    bool up = ir_call_op(c)->id == IR_OP_UPSAMPLING, nchw = !strcmp(A(c, "layout")->s, "NCHW");
+    const char *method = A(c, "method")->s;
+    bool linear = !strcmp(method, "bilinear") || !strcmp(method, "linear");
+    const char *mode = up ? (A(c, "align_corners")->i ? "align_corners" : "asymmetric")
+                          : A(c, "coordinate_transformation_mode")->s;
+    const char *rounding = up ? "" : A(c, "rounding_method")->s;
+    if (!*rounding)
+        rounding = !strcmp(mode, "align_corners") ? "round" : "floor";
+    int hd = nchw ? 2 : 1, cd = nchw ? 1 : 3;
+    int64_t ih = x->shape[hd], iw = x->shape[hd + 1], oh = o->shape[hd], ow = o->shape[hd + 1];
+    int64_t ix[4], jx[4];
+    for (int64_t f = 0; f < o->n; f++) {
+        unravel(o, f, ix);
+        double cy = resize_coord(mode, ix[hd], ih, oh), cx = resize_coord(mode, ix[hd + 1], iw, ow);
+        jx[0] = ix[0];
+        jx[cd] = ix[cd];
+        if (!linear) {
+            double ry, rx;
+            if (!strcmp(rounding, "floor"))
+                ry = floor(cy), rx = floor(cx);
+            else if (!strcmp(rounding, "ceil"))
+                ry = ceil(cy), rx = ceil(cx);
+            else if (!strcmp(rounding, "round"))
+                ry = nearbyint(cy), rx = nearbyint(cx);
+            else if (!strcmp(rounding, "round_prefer_floor"))
+                ry = ceil(cy - 0.5), rx = ceil(cx - 0.5);
+            else
+                ry = floor(cy + 0.5), rx = floor(cx + 0.5);
+            jx[hd] = clampi(ry, ih);
+            jx[hd + 1] = clampi(rx, iw);
+            o->v[f] = x->v[ravel(x, jx)];
+            continue;
+        }
+        double y0 = floor(cy), x0 = floor(cx), fy = cy - y0, fx = cx - x0, p[2][2];
+        for (int j = 0; j < 2; j++)
+            for (int k = 0; k < 2; k++) {
+                jx[hd] = clampi(y0 + j, ih);
+                jx[hd + 1] = clampi(x0 + k, iw);
+                p[j][k] = x->v[ravel(x, jx)];
+            }
+        o->v[f] = (p[0][0] * (1 - fx) + p[0][1] * fx) * (1 - fy) + (p[1][0] * (1 - fx) + p[1][1] * fx) * fy;
+    }
+    return o;
+}
+
+/* Transposed convolution straight from its definition: output y sums the
+ * inputs i and taps k with i * stride + k * dilation - pad_lo = y. */
+static hx_tensor *conv_transpose(const ir_expr *c, const hx_tensor *x, const hx_tensor *w, const ir_type *ot)
+{
+    hx_tensor *o = like(ot);
+    int ns = x->ndim - 2;
+    int64_t st[2], dil[2], pad[4] = {0}, ix[4], xi[4], wi[4];
+    const ir_attr_val *sv = A(c, "strides"), *dv = A(c, "dilation"), *pv = A(c, "padding");
+    for (int i = 0; i < ns; i++) {
+        st[i] = sv->items[sv->n == 1 ? 0 : i].i;
+        dil[i] = dv->items[dv->n == 1 ? 0 : i].i;
+        pad[i] = pv->items[pv->n == 1 ? 0 : i].i;   /* the leading side: one value, one per axis, or (lo..., hi...) */
+    }
+    int64_t g = A(c, "groups")->i, OG = w->shape[1], CG = x->shape[1] / g;
+    for (int64_t f = 0; f < o->n; f++) {
+        unravel(o, f, ix);
+        double acc = 0;
+        int64_t nk = 1;
+        for (int i = 0; i < ns; i++)
+            nk *= w->shape[2 + i];
+        for (int64_t r = 0; r < CG; r++)
+            for (int64_t t = 0; t < nk; t++) {
+                int64_t kk[2] = {ns == 2 ? t / w->shape[3] : t, ns == 2 ? t % w->shape[3] : 0};
+                bool hit = true;
+                xi[0] = ix[0];
+                xi[1] = ix[1] / OG * CG + r;
+                wi[0] = xi[1];
+                wi[1] = ix[1] % OG;
+                for (int i = 0; i < ns && hit; i++) {
+                    int64_t num = ix[2 + i] + pad[i] - kk[i] * dil[i];
+                    hit = num >= 0 && num % st[i] == 0 && num / st[i] < x->shape[2 + i];
+                    xi[2 + i] = hit ? num / st[i] : 0;
+                    wi[2 + i] = kk[i];
+                }
+                if (hit)
+                    acc += x->v[ravel(x, xi)] * w->v[ravel(w, wi)];
+            }
+        o->v[f] = acc;
+    }
+    return o;
+}
+
+static hx_tensor *eval_nn(const ir_expr *c, hx_tensor *const *in, const ir_type *ot);
+
+/* t with its axes reordered: axis i of the result is axis pos[i] of t (or,
+ * back, axis pos[i] of the result is axis i of t). */
+static hx_tensor *permuted(const hx_tensor *t, const int pos[4], bool back)
+{
+    int64_t shape[4], ix[4], jx[4];
+    for (int i = 0; i < 4; i++) {
+        if (back)
+            shape[pos[i]] = t->shape[i];
+        else
+            shape[i] = t->shape[pos[i]];
+    }
+    hx_tensor *r = hx_tensor_new(t->dtype, 4, shape);
+    for (int64_t f = 0; f < t->n; f++) {
+        unravel(t, f, ix);
+        for (int i = 0; i < 4; i++) {
+            if (back)
+                jx[pos[i]] = ix[i];
+            else
+                jx[i] = ix[pos[i]];
+        }
+        r->v[ravel(r, jx)] = t->v[f];
+    }
+    return r;
+}
+
+/* Convolution and pooling in a layout other than NCHW/OIHW: the NCHW
+ * evaluation of transposed copies, transposed back. False when the call is
+ * in NCHW already. */
+static bool relaid(const ir_expr *c, const char *data_attr, const char *kernel_attr, hx_tensor *const *in,
+                   const ir_type *ot, hx_tensor **o)
+{
+    static const int ident[4] = {0, 1, 2, 3};
+    int dp[4], kp[4], op[4];
+    const char *dl = A(c, data_attr)->s, *ol = A(c, "out_layout")->s;
+    ir_layout_perm(dl, "NCHW", dp);
+    ir_layout_perm(*ol ? ol : dl, "NCHW", op);
+    if (kernel_attr)
+        ir_layout_perm(A(c, kernel_attr)->s, "OIHW", kp);
+    else
+        memcpy(kp, ident, sizeof kp);
+    if (!memcmp(dp, ident, sizeof dp) && !memcmp(kp, ident, sizeof kp) && !memcmp(op, ident, sizeof op))
+        return false;
+    hx_tensor *cin[2] = {permuted(in[0], dp, false), kernel_attr ? permuted(in[1], kp, false) : NULL};
+    int64_t shape[4];
+    for (int i = 0; i < 4; i++)
+        shape[i] = ot->shape[op[i]];
+    ir_type ct = *ot;
+    ct.shape = shape;
+    hx_tensor *r = eval_nn(c, cin, &ct);
+    *o = permuted(r, op, true);
+    hx_tensor_free(r);
+    hx_tensor_free(cin[0]);
+    hx_tensor_free(cin[1]);
+    return true;
+}
+
+/* The NCHW evaluation of a convolution or pooling call on canonical inputs. */
+static hx_tensor *eval_nn(const ir_expr *c, hx_tensor *const *in, const ir_type *ot)
+{
+    switch (ir_call_op(c)->id) {
+    case IR_OP_CONV2D: return conv2d(c, in[0], in[1], ot);
+    case IR_OP_MAX_POOL2D: return pool(c, in[0], ot, true);
+    case IR_OP_AVG_POOL2D: return pool(c, in[0], ot, false);
+    default: return adaptive_pool(in[0], ot);
+    }
+}
+
 static hx_tensor *eval_call(hx_oracle *or, const ir_expr *c)
 {
     const ir_op_def *op = ir_call_op(c);
     hx_tensor *in[8] = {0};
     int nin = c->u.call.nargs;
     const ir_expr *tuple = NULL;
-    if (op->id == IR_OP_CONCATENATE) {
+    if (op->id == IR_OP_CONCATENATE || op->id == IR_OP_STACK) {
         tuple = c->u.call.args[0];
         nin = tuple->u.tuple.n;
         for (int i = 0; i < nin && i < 8; i++)
@@ -355,7 +558,11 @@ static hx_tensor *eval_call(hx_oracle *or, const ir_expr *c)
     hx_tensor *o = NULL, *x = in[0];
     int64_t ix[IR_MAX_DIMS], jx[IR_MAX_DIMS];
     switch (op->id) {
-    case IR_OP_CONV2D: o = conv2d(c, x, in[1], ot); break;
+    case IR_OP_CONV2D:
+        if (relaid(c, "data_layout", "kernel_layout", in, ot, &o))
+            break;
+        o = conv2d(c, x, in[1], ot);
+        break;
     case IR_OP_DENSE: {
         o = like(ot);
         int64_t K = in[1]->shape[1], N = in[1]->shape[0];
@@ -384,10 +591,15 @@ static hx_tensor *eval_call(hx_oracle *or, const ir_expr *c)
         }
         break;
     }
-    case IR_OP_MAX_POOL2D: o = pool(c, x, ot, true); break;
-    case IR_OP_AVG_POOL2D: o = pool(c, x, ot, false); break;
+    case IR_OP_MAX_POOL2D:
+    case IR_OP_AVG_POOL2D:
     case IR_OP_GLOBAL_AVG_POOL2D:
-    case IR_OP_ADAPTIVE_AVG_POOL2D: o = adaptive_pool(x, ot); break;
+    case IR_OP_ADAPTIVE_AVG_POOL2D:
+        if (relaid(c, "layout", NULL, in, ot, &o))
+            break;
+        o = op->id == IR_OP_MAX_POOL2D || op->id == IR_OP_AVG_POOL2D ? pool(c, x, ot, op->id == IR_OP_MAX_POOL2D)
+                                                                      : adaptive_pool(x, ot);
+        break;
     case IR_OP_SOFTMAX:
     case IR_OP_LOG_SOFTMAX:
     case IR_OP_LAYER_NORM: o = along_axis(op->id, c, in, ot); break;
@@ -435,6 +647,82 @@ static hx_tensor *eval_call(hx_oracle *or, const ir_expr *c)
         }
         break;
     }
+    case IR_OP_ZEROS_LIKE:
+    case IR_OP_ONES_LIKE:
+    case IR_OP_FULL:
+        o = like(ot);
+        for (int64_t f = 0; f < o->n; f++)
+            o->v[f] = op->id == IR_OP_ZEROS_LIKE ? 0 : op->id == IR_OP_ONES_LIKE ? 1 : x->v[0];
+        break;
+    case IR_OP_ARANGE:
+        o = like(ot);
+        for (int64_t f = 0; f < o->n; f++)
+            o->v[f] = in[0]->v[0] + (double)f * in[2]->v[0];
+        break;
+    case IR_OP_SHAPE_OF:
+        o = like(ot);
+        for (int64_t f = 0; f < o->n; f++)
+            o->v[f] = (double)x->shape[f];
+        break;
+    case IR_OP_STACK: {
+        o = like(ot);
+        int64_t axis = A(c, "axis")->i;
+        axis = axis < 0 ? axis + o->ndim : axis;
+        for (int64_t f = 0; f < o->n; f++) {
+            unravel(o, f, ix);
+            for (int d = 0, e = 0; d < o->ndim; d++)
+                if (d != axis)
+                    jx[e++] = ix[d];
+            o->v[f] = in[ix[axis]]->v[ravel(in[ix[axis]], jx)];
+        }
+        break;
+    }
+    case IR_OP_LAYOUT_TRANSFORM: {
+        /* scatter: each input element to the output position of its primal coordinates */
+        o = like(ot);
+        char sl[IR_MAX_DIMS], dl[IR_MAX_DIMS];
+        int64_t sf[IR_MAX_DIMS], df[IR_MAX_DIMS], ssplit[26], dsplit[26];
+        int ns = layout_letters(A(c, "src_layout")->s, sl, sf, ssplit);
+        int nd = layout_letters(A(c, "dst_layout")->s, dl, df, dsplit);
+        for (int64_t f = 0; f < x->n; f++) {
+            unravel(x, f, ix);
+            int64_t coord[26] = {0};
+            for (int d = 0; d < ns; d++)
+                coord[(sl[d] | 0x20) - 'a'] += sl[d] >= 'a' ? ix[d] : ix[d] * ssplit[sl[d] - 'A'];
+            for (int d = 0; d < nd; d++) {
+                int L = (dl[d] | 0x20) - 'a';
+                jx[d] = dl[d] >= 'a' ? coord[L] % dsplit[L] : coord[L] / dsplit[L];
+            }
+            o->v[ravel(o, jx)] = x->v[f];
+        }
+        break;
+    }
+    case IR_OP_CONV1D: {
+        o = like(ot);
+        const hx_tensor *w = in[1];
+        int64_t st = A(c, "strides")->items ? A(c, "strides")->items[0].i : A(c, "strides")->i;
+        int64_t dil = A(c, "dilation")->items ? A(c, "dilation")->items[0].i : A(c, "dilation")->i;
+        const ir_attr_val *pv = A(c, "padding");
+        int64_t pl = pv->kind == IR_AV_LIST ? pv->items[0].i : pv->i, g = A(c, "groups")->i;
+        int64_t CG = w->shape[1], K = w->shape[2], O = w->shape[0];
+        for (int64_t f = 0; f < o->n; f++) {
+            unravel(o, f, ix);
+            double acc = 0;
+            for (int64_t i = 0; i < CG; i++)
+                for (int64_t k = 0; k < K; k++) {
+                    int64_t p = ix[2] * st - pl + k * dil;
+                    int64_t xi[3] = {ix[0], ix[1] / (O / g) * CG + i, p}, wi[3] = {ix[1], i, k};
+                    if (p >= 0 && p < x->shape[2])
+                        acc += x->v[ravel(x, xi)] * w->v[ravel(w, wi)];
+                }
+            o->v[f] = acc;
+        }
+        break;
+    }
+    case IR_OP_CONV2D_TRANSPOSE:
+    case IR_OP_CONV1D_TRANSPOSE: o = conv_transpose(c, x, in[1], ot); break;
+    case IR_OP_UPSAMPLING:
+    case IR_OP_RESIZE2D: o = resize(c, x, ot); break;
     case IR_OP_STRIDED_SLICE: {
         /* begin/end/strides over the leading axes, no axes attribute, end mode */
         o = like(ot);

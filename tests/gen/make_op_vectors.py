@@ -490,13 +490,237 @@ def gen_reduce():
     case(fam, "int32", "argmax(%x, axis=[1])", {"x": xi}, np.argmax(xi, 1).astype(np.int32), tol=0)
 
 
+def gen_init():
+    fam = "init"
+    x = rnd(2, 3)
+    case(fam, "zeros_like", "zeros_like(%x)", {"x": x}, np.zeros_like(x), tol=0)
+    xi = ints(4)
+    case(fam, "ones_like_int32", "ones_like(%x)", {"x": xi}, np.ones_like(xi), tol=0)
+    v = np.array(0.375, np.float32)
+    case(fam, "full", 'full(%v, shape=[2, 3, 2], dtype="float32")', {"v": v}, np.full((2, 3, 2), v), tol=0)
+    case(fam, "full_cast_to_int32", 'full(%v, shape=[3], dtype="int32")', {"v": np.array(-2.75, np.float32)},
+         np.full(3, -2, np.int32), tol=0)
+    case(fam, "full_default_dtype", "full(%v, shape=[2, 2])", {"v": np.array(7, np.int64)},
+         np.full((2, 2), 7, np.int64), tol=0)
+    case(fam, "full_scalar", 'full(%v, shape=[], dtype="float64")', {"v": v}, np.array(0.375, np.float64), tol=0)
+    x4 = rnd(2, 1, 5, 3)
+    case(fam, "shape_of", "shape_of(%x)", {"x": x4}, np.array(x4.shape, np.int32), tol=0)
+    case(fam, "shape_of_int64", 'shape_of(%x, dtype="int64")', {"x": x}, np.array(x.shape, np.int64), tol=0)
+
+
+def gen_layout():
+    fam = "layout_transform"
+    x = rnd(2, 16, 3, 5)
+    n, c, h, w = x.shape
+    case(fam, "nchw_to_nhwc", 'layout_transform(%x, src_layout="NCHW", dst_layout="NHWC")', {"x": x},
+         x.transpose(0, 2, 3, 1), tol=0)
+    nhwc = np.ascontiguousarray(x.transpose(0, 2, 3, 1))
+    case(fam, "nhwc_to_nchw", 'layout_transform(%x, src_layout="NHWC", dst_layout="NCHW")', {"x": nhwc},
+         x, tol=0)
+    blocked8 = x.reshape(n, c // 8, 8, h, w).transpose(0, 1, 3, 4, 2)
+    case(fam, "nchw_to_nchw8c", 'layout_transform(%x, src_layout="NCHW", dst_layout="NCHW8c")', {"x": x},
+         blocked8, tol=0)
+    case(fam, "nchw8c_to_nchw", 'layout_transform(%x, src_layout="NCHW8c", dst_layout="NCHW")',
+         {"x": np.ascontiguousarray(blocked8)}, x, tol=0)
+    case(fam, "nchw8c_to_nhwc4c", 'layout_transform(%x, src_layout="NCHW8c", dst_layout="NHWC4c")',
+         {"x": np.ascontiguousarray(blocked8)}, x.reshape(n, c // 4, 4, h, w).transpose(0, 3, 4, 1, 2), tol=0)
+    wt = rnd(8, 4, 3, 3)
+    case(fam, "oihw_to_hwio", 'layout_transform(%w, src_layout="OIHW", dst_layout="HWIO")', {"w": wt},
+         wt.transpose(2, 3, 1, 0), tol=0)
+    fam = "stack"
+    a, b, c3 = rnd(2, 3), rnd(2, 3), rnd(2, 3)
+    case(fam, "axis0", "%0 = (%a, %b, %c);\n  stack(%0)", {"a": a, "b": b, "c": c3}, np.stack([a, b, c3], 0), tol=0)
+    case(fam, "axis1", "%0 = (%a, %b);\n  stack(%0, axis=1)", {"a": a, "b": b}, np.stack([a, b], 1), tol=0)
+    case(fam, "axis_last", "%0 = (%a, %b, %a);\n  stack(%0, axis=-1)", {"a": a, "b": b},
+         np.stack([a, b, a], -1), tol=0)
+    ai = ints(4)
+    case(fam, "int32_one_field", "%0 = (%a,);\n  stack(%0)", {"a": ai}, np.stack([ai], 0), tol=0)
+
+
+def tvm_resize_coord(mode, y, n_in, n_out):
+    """The input coordinate of output index y, as topi's resize defines it."""
+    if mode == "asymmetric":
+        return y * n_in / n_out
+    if mode == "half_pixel" or (mode == "pytorch_half_pixel" and n_out > 1):
+        return (y + 0.5) * n_in / n_out - 0.5
+    if mode == "align_corners":
+        return y * (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+    if mode == "tf_half_pixel_for_nn":
+        return (y + 0.5) * n_in / n_out
+    return 0.0
+
+
+def tvm_resize_nchw(x, oh, ow, method, mode, rounding=""):
+    """topi's resize2d in float64 for NCHW data (written from its definition)."""
+    n, c, ih, iw = x.shape
+    out = np.zeros((n, c, oh, ow))
+    rnd = {"floor": np.floor, "ceil": np.ceil, "round": np.round,
+           "round_prefer_floor": lambda v: np.ceil(v - 0.5), "round_prefer_ceil": lambda v: np.floor(v + 0.5)}
+    if not rounding:
+        rounding = "round" if mode == "align_corners" else "floor"
+    for yy in range(oh):
+        cy = tvm_resize_coord(mode, yy, ih, oh)
+        for xx in range(ow):
+            cx = tvm_resize_coord(mode, xx, iw, ow)
+            if method == "nearest_neighbor":
+                iy = int(min(max(rnd[rounding](cy), 0), ih - 1))
+                ix = int(min(max(rnd[rounding](cx), 0), iw - 1))
+                out[:, :, yy, xx] = x[:, :, iy, ix]
+                continue
+            y0, x0 = int(np.floor(cy)), int(np.floor(cx))
+            fy, fx = cy - y0, cx - x0
+            cl = lambda v, m: min(max(v, 0), m - 1)
+            p = lambda a, b: x[:, :, cl(a, ih), cl(b, iw)].astype(np.float64)
+            top = p(y0, x0) * (1 - fx) + p(y0, x0 + 1) * fx
+            bot = p(y0 + 1, x0) * (1 - fx) + p(y0 + 1, x0 + 1) * fx
+            out[:, :, yy, xx] = top * (1 - fy) + bot * fy
+    return out
+
+
+def gen_image():
+    fam = "resize"
+    x = rnd(2, 3, 5, 7)
+    tx = t64(x)
+    nhwc = lambda a: np.ascontiguousarray(np.asarray(a).transpose(0, 2, 3, 1))
+    # nearest with integer scales, asymmetric floor: PyTorch's "nearest"
+    case(fam, "upsampling_nearest_2x", "nn.upsampling(%x, scale_h=2f, scale_w=2f)", {"x": x},
+         f32(F.interpolate(tx, scale_factor=2, mode="nearest")))
+    # bilinear align_corners: PyTorch's align_corners=True
+    case(fam, "upsampling_bilinear_align_corners",
+         'nn.upsampling(%x, scale_h=2f, scale_w=3f, method="bilinear", align_corners=True)', {"x": x},
+         f32(F.interpolate(tx, size=(10, 21), mode="bilinear", align_corners=True)))
+    # bilinear, asymmetric (TVM's upsampling default; PyTorch has no such mode)
+    case(fam, "upsampling_bilinear_asymmetric", 'nn.upsampling(%x, scale_h=1.5f, scale_w=2.5f, method="bilinear")',
+         {"x": x}, f32(tvm_resize_nchw(x, 8, 18, "linear", "asymmetric")))
+    xh = nhwc(x)
+    case(fam, "upsampling_nhwc", 'nn.upsampling(%x, scale_h=3f, scale_w=2f, layout="NHWC")', {"x": xh},
+         nhwc(f32(F.interpolate(tx, scale_factor=(3, 2), mode="nearest"))))
+    # resize2d linear half_pixel: PyTorch's bilinear with align_corners=False
+    case(fam, "resize2d_linear_half_pixel", "image.resize2d(%x, size=[9, 4])", {"x": x},
+         f32(F.interpolate(tx, size=(9, 4), mode="bilinear", align_corners=False)))
+    case(fam, "resize2d_linear_nhwc", 'image.resize2d(%x, size=[11, 13], layout="NHWC")', {"x": xh},
+         nhwc(f32(F.interpolate(tx, size=(11, 13), mode="bilinear", align_corners=False))))
+    case(fam, "resize2d_nearest_asymmetric",
+         'image.resize2d(%x, size=[8, 5], method="nearest_neighbor", coordinate_transformation_mode="asymmetric")',
+         {"x": x}, f32(F.interpolate(tx, size=(8, 5), mode="nearest")))
+    case(fam, "resize2d_nearest_align_corners",
+         'image.resize2d(%x, size=[9, 13], method="nearest_neighbor", coordinate_transformation_mode="align_corners")',
+         {"x": x}, f32(tvm_resize_nchw(x, 9, 13, "nearest_neighbor", "align_corners")))
+    case(fam, "resize2d_nearest_half_pixel_prefer_ceil",
+         'image.resize2d(%x, size=[3, 13], method="nearest_neighbor", coordinate_transformation_mode="half_pixel", '
+         'rounding_method="round_prefer_ceil")',
+         {"x": x}, f32(tvm_resize_nchw(x, 3, 13, "nearest_neighbor", "half_pixel", "round_prefer_ceil")))
+    case(fam, "resize2d_nearest_tf_half_pixel_for_nn",
+         'image.resize2d(%x, size=[4, 9], method="nearest_neighbor", coordinate_transformation_mode="tf_half_pixel_for_nn", '
+         'rounding_method="floor")',
+         {"x": x}, f32(tvm_resize_nchw(x, 4, 9, "nearest_neighbor", "tf_half_pixel_for_nn", "floor")))
+    case(fam, "resize2d_linear_pytorch_half_pixel_to_one",
+         'image.resize2d(%x, size=[1, 6], coordinate_transformation_mode="pytorch_half_pixel")',
+         {"x": x}, f32(tvm_resize_nchw(x, 1, 6, "linear", "pytorch_half_pixel")))
+    xi = ints(1, 2, 3, 4)
+    case(fam, "resize2d_nearest_int32",
+         'image.resize2d(%x, size=[6, 8], method="nearest_neighbor", coordinate_transformation_mode="asymmetric")',
+         {"x": xi}, np.repeat(np.repeat(xi, 2, 2), 2, 3), tol=0)
+
+
+def gen_nn_layouts():
+    fam = "nn_layouts"
+    nhwc = lambda a: np.ascontiguousarray(np.asarray(a).transpose(0, 2, 3, 1))
+    x = rnd(2, 4, 7, 6)
+    w = rnd(8, 4, 3, 3)
+    hwio = np.ascontiguousarray(w.transpose(2, 3, 1, 0))
+    ohwi = np.ascontiguousarray(w.transpose(0, 2, 3, 1))
+    ref = f32(conv_ref(x, w, pad=(1, 1, 1, 1)))
+    case(fam, "conv2d_nhwc_hwio", 'nn.conv2d(%x, %w, padding=[1, 1], data_layout="NHWC", kernel_layout="HWIO")',
+         {"x": nhwc(x), "w": hwio}, nhwc(ref))
+    case(fam, "conv2d_nhwc_ohwi_to_nchw",
+         'nn.conv2d(%x, %w, padding=[1, 1], data_layout="NHWC", kernel_layout="OHWI", out_layout="NCHW")',
+         {"x": nhwc(x), "w": ohwi}, ref)
+    ref2 = f32(conv_ref(x, w, stride=(2, 1), pad=(0, 1, 1, 0), dil=(1, 2)))
+    case(fam, "conv2d_nchw_hwio_strided",
+         'nn.conv2d(%x, %w, strides=[2, 1], padding=[0, 1, 1, 0], dilation=[1, 2], kernel_layout="HWIO")',
+         {"x": x, "w": hwio}, ref2)
+    wd = rnd(4, 1, 3, 3)
+    hwoi = np.ascontiguousarray(wd.transpose(2, 3, 0, 1))
+    case(fam, "conv2d_depthwise_nhwc_hwoi",
+         'nn.conv2d(%x, %w, padding=[1, 1], groups=4, data_layout="NHWC", kernel_layout="HWOI")',
+         {"x": nhwc(x), "w": hwoi}, nhwc(f32(conv_ref(x, wd, pad=(1, 1, 1, 1), groups=4))))
+    tx = t64(x)
+    case(fam, "max_pool2d_nhwc", 'nn.max_pool2d(%x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1], layout="NHWC")',
+         {"x": nhwc(x)}, nhwc(f32(F.max_pool2d(tx, 3, 2, 1))))
+    case(fam, "avg_pool2d_nhwc_to_nchw",
+         'nn.avg_pool2d(%x, pool_size=[2, 2], strides=[2, 2], layout="NHWC", out_layout="NCHW")',
+         {"x": nhwc(x)}, f32(F.avg_pool2d(tx, 2, 2)))
+    case(fam, "global_avg_pool2d_nhwc", 'nn.global_avg_pool2d(%x, layout="NHWC")', {"x": nhwc(x)},
+         nhwc(f32(tx.mean(dim=(2, 3), keepdim=True))))
+    case(fam, "adaptive_avg_pool2d_nhwc", 'nn.adaptive_avg_pool2d(%x, output_size=[3, 4], layout="NHWC")',
+         {"x": nhwc(x)}, nhwc(f32(F.adaptive_avg_pool2d(tx, (3, 4)))))
+
+
+def gen_conv1d():
+    fam = "conv1d"
+    x = rnd(2, 4, 17)
+    w = rnd(6, 4, 3)
+    conv = lambda x, w, s=1, p=(0, 0), d=1, g=1: f32(F.conv1d(F.pad(t64(x), p), t64(w), stride=s, dilation=d, groups=g))
+    case(fam, "basic", "nn.conv1d(%x, %w, padding=[1, 1], channels=6, kernel_size=[3])", {"x": x, "w": w},
+         conv(x, w, p=(1, 1)))
+    case(fam, "strided_dilated_asymmetric", "nn.conv1d(%x, %w, strides=[2], padding=[2, 1], dilation=[2])",
+         {"x": x, "w": w}, conv(x, w, s=2, p=(2, 1), d=2))
+    wg = rnd(6, 2, 5)
+    case(fam, "groups2", "nn.conv1d(%x, %w, padding=[2], groups=2)", {"x": x, "w": wg}, conv(x, wg, p=(2, 2), g=2))
+    wd = rnd(4, 1, 3)
+    case(fam, "depthwise", "nn.conv1d(%x, %w, groups=4)", {"x": x, "w": wd}, conv(x, wd, g=4))
+    xi, wi = ints(1, 3, 9), ints(2, 3, 2)
+    case(fam, "int32", "nn.conv1d(%x, %w)", {"x": xi, "w": wi},
+         F.conv1d(torch.from_numpy(xi.astype(np.int64)).double(), torch.from_numpy(wi.astype(np.int64)).double())
+         .numpy().astype(np.int32), tol=0)
+
+
+def gen_conv_transpose():
+    fam = "conv_transpose"
+
+    def convt2(x, w, s=(1, 1), pad=(0, 0, 0, 0), op=(0, 0), d=(1, 1), g=1):
+        """TVM's conv2d_transpose: PyTorch's without padding, cropped by (top, left, bottom, right)."""
+        full = F.conv_transpose2d(t64(x), t64(w), stride=s, output_padding=op, groups=g, dilation=d).numpy()
+        t, l, b, r = pad
+        return f32(full[:, :, t:full.shape[2] - b, l:full.shape[3] - r])
+
+    x = rnd(2, 4, 5, 6)
+    w = rnd(4, 3, 3, 3)
+    case(fam, "2d_stride2_output_padding", "nn.conv2d_transpose(%x, %w, strides=[2, 2], padding=[1, 1], "
+         "output_padding=[1, 1])", {"x": x, "w": w}, convt2(x, w, s=(2, 2), pad=(1, 1, 1, 1), op=(1, 1)))
+    case(fam, "2d_asymmetric_dilated_groups", "nn.conv2d_transpose(%x, %w, channels=6, strides=[2, 1], "
+         "padding=[0, 1, 1, 0], dilation=[1, 2], groups=2)", {"x": x, "w": w},
+         convt2(x, w, s=(2, 1), pad=(0, 1, 1, 0), d=(1, 2), g=2))
+    case(fam, "2d_plain", "nn.conv2d_transpose(%x, %w)", {"x": x, "w": w}, convt2(x, w))
+    y = rnd(2, 4, 9)
+    v = rnd(4, 2, 4)
+    full = F.conv_transpose1d(t64(y), t64(v), stride=3, output_padding=2).numpy()
+    case(fam, "1d_stride3_padding_output_padding",
+         "nn.conv1d_transpose(%y, %v, strides=[3], padding=[1, 2], output_padding=[2])", {"y": y, "v": v},
+         f32(full[:, :, 1:full.shape[2] - 2]))
+    vg = rnd(4, 1, 3)
+    case(fam, "1d_depthwise", "nn.conv1d_transpose(%y, %v, padding=[1], groups=4)", {"y": y, "v": vg},
+         f32(F.conv_transpose1d(t64(y), t64(vg), padding=1, groups=4)))
+
+
+def gen_arange():
+    fam = "arange"
+    case(fam, "float32", "arange(0f, 5f, 1f)", {}, np.arange(0, 5, 1, dtype=np.float32), tol=0)
+    case(fam, "int32_step3", 'arange(1, 10, 3, dtype="int32")', {}, np.arange(1, 10, 3, dtype=np.int32), tol=0)
+    case(fam, "negative_step", "arange(2.5f, -1f, -0.75f)", {}, np.arange(2.5, -1, -0.75).astype(np.float32))
+    case(fam, "fractional_float64", 'arange(0f, 1f, 0.1f, dtype="float64")', {},
+         np.array([np.float32(0) + i * np.float64(np.float32(0.1)) for i in range(10)]), tol=1e-15)
+    case(fam, "empty", "arange(3f, 1f, 1f)", {}, np.zeros(0, np.float32), tol=0)
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.path.join(os.path.dirname(here), "ref", "ops"))
     out = ap.parse_args().out
     os.makedirs(out, exist_ok=True)
-    for gen in (gen_conv2d, gen_dense_bmm, gen_pool, gen_norm, gen_unary, gen_binary, gen_transform, gen_reduce):
+    for gen in (gen_conv2d, gen_dense_bmm, gen_pool, gen_norm, gen_unary, gen_binary, gen_transform, gen_reduce, gen_init, gen_layout, gen_image, gen_nn_layouts, gen_conv1d, gen_conv_transpose, gen_arange):
         gen()
     total = 0
     for i, (fam, arrays) in enumerate(FILES.items()):

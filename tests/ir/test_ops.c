@@ -236,10 +236,25 @@ static void test_conv2d_errors(void)
     ERR(C, "output channels not divisible by groups", rel(C, AT(C, "groups", "2", NULL), 2,
                                                           TEN(F32, 1, 4, 8, 8), TEN(F32, 3, 2, 3, 3)),
         "(3, 2, 3, 3)");
-    ERR(C, "NHWC layout", rel(C, AT(C, "data_layout", "\"NHWC\"", NULL), 2, TEN(F32, 1, 8, 8, 3),
-                              TEN(F32, 4, 3, 3, 3)), "NHWC");
-    ERR(C, "HWIO kernel layout", rel(C, AT(C, "kernel_layout", "\"HWIO\"", NULL), 2, TEN(F32, 1, 3, 8, 8),
-                                     TEN(F32, 4, 3, 3, 3)), "HWIO");
+    TYPE_IS(rel(C, AT(C, "data_layout", "\"NHWC\"", NULL), 2, TEN(F32, 1, 8, 8, 3), TEN(F32, 4, 3, 3, 3)),
+            "Tensor[(1, 6, 6, 4), float32]", "conv2d: NHWC data, OIHW weight, NHWC result");
+    TYPE_IS(rel(C, AT(C, "data_layout", "\"NHWC\"", "kernel_layout", "\"HWIO\"", "padding", "[1, 1]", NULL), 2,
+                TEN(F32, 2, 8, 8, 3), TEN(F32, 3, 3, 3, 16)),
+            "Tensor[(2, 8, 8, 16), float32]", "conv2d: NHWC/HWIO");
+    TYPE_IS(rel(C, AT(C, "kernel_layout", "\"HWIO\"", "out_layout", "\"NHWC\"", NULL), 2, TEN(F32, 1, 3, 8, 8),
+                TEN(F32, 3, 3, 3, 4)),
+            "Tensor[(1, 6, 6, 4), float32]", "conv2d: NCHW data, HWIO weight, NHWC result");
+    TYPE_IS(rel(C, AT(C, "data_layout", "\"NHWC\"", "kernel_layout", "\"HWOI\"", "groups", "3", NULL), 2,
+                TEN(F32, 1, 8, 8, 3), TEN(F32, 3, 3, 3, 1)),
+            "Tensor[(1, 6, 6, 3), float32]", "conv2d: depthwise NHWC/HWOI");
+    ERR(C, "channels that do not match in NHWC", rel(C, AT(C, "data_layout", "\"NHWC\"", NULL), 2,
+                                                   TEN(F32, 1, 3, 8, 8), TEN(F32, 4, 3, 3, 3)), "channel");
+    ERR(C, "a blocked layout", rel(C, AT(C, "data_layout", "\"NCHW8c\"", NULL), 2, TEN(F32, 1, 8, 8, 3),
+                                   TEN(F32, 4, 3, 3, 3)), "NCHW8c", "not blocked");
+    ERR(C, "a kernel layout of other letters", rel(C, AT(C, "kernel_layout", "\"HWCN\"", NULL), 2,
+                                                   TEN(F32, 1, 3, 8, 8), TEN(F32, 4, 3, 3, 3)), "HWCN");
+    is_int(flops(C, AT(C, "kernel_layout", "\"HWIO\"", NULL), TEN(F32, 1, 4, 6, 6), 2, TEN(F32, 1, 3, 8, 8),
+                 TEN(F32, 3, 3, 3, 4)), 2 * 144 * 27, "conv2d: FLOPs with an HWIO weight");
     ERR(C, "kernel larger than the padded input", rel(C, NULL, 2, TEN(F32, 1, 3, 2, 2), TEN(F32, 4, 3, 3, 3)),
         "(1, 3, 2, 2)", "(4, 3, 3, 3)");
     ERR(C, "channels attribute disagrees with weight", rel(C, AT(C, "channels", "32", NULL), 2,
@@ -318,7 +333,11 @@ static void test_pools(void)
             "Tensor[(1, 2048, 1, 1), float32]", "avg_pool2d: window as large as the input");
     ERR(MP, "window larger than input", rel(MP, AT(MP, "pool_size", "[3, 3]", NULL), 1, TEN(F32, 1, 1, 2, 2)),
         "(1, 1, 2, 2)");
-    ERR(AP, "NHWC layout", rel(AP, AT(AP, "layout", "\"NHWC\"", NULL), 1, TEN(F32, 1, 8, 8, 3)), "NHWC");
+    TYPE_IS(rel(AP, AT(AP, "layout", "\"NHWC\"", "pool_size", "[2, 2]", "strides", "[2, 2]", NULL), 1,
+                TEN(F32, 1, 8, 6, 3)), "Tensor[(1, 4, 3, 3), float32]", "avg_pool2d: NHWC");
+    TYPE_IS(rel(MP, AT(MP, "layout", "\"NHWC\"", "out_layout", "\"NCHW\"", "pool_size", "[2, 2]", NULL), 1,
+                TEN(F32, 1, 8, 6, 3)), "Tensor[(1, 3, 7, 5), float32]", "max_pool2d: NHWC in, NCHW out");
+    ERR(AP, "a blocked layout", rel(AP, AT(AP, "layout", "\"NCHW4c\"", NULL), 1, TEN(F32, 1, 8, 8, 3)), "NCHW4c");
 
     const ir_op_id GP = IR_OP_GLOBAL_AVG_POOL2D, ADP = IR_OP_ADAPTIVE_AVG_POOL2D;
     d = TEN(F32, 1, 2048, 7, 7);
@@ -332,6 +351,10 @@ static void test_pools(void)
             "adaptive_avg_pool2d: one size for both axes");
     TYPE_IS(rel(ADP, AT(ADP, "output_size", "[2, 3]", NULL), 1, TEN(F32, 1, 8, 7, 9)),
             "Tensor[(1, 8, 2, 3), float32]", "adaptive_avg_pool2d: two sizes");
+    TYPE_IS(rel(GP, AT(GP, "layout", "\"NHWC\"", NULL), 1, TEN(F32, 1, 7, 7, 2048)), "Tensor[(1, 1, 1, 2048), float32]",
+            "global_avg_pool2d: NHWC");
+    TYPE_IS(rel(ADP, AT(ADP, "layout", "\"NHWC\"", "output_size", "[2, 3]", NULL), 1, TEN(F32, 1, 7, 9, 8)),
+            "Tensor[(1, 2, 3, 8), float32]", "adaptive_avg_pool2d: NHWC");
 }
 
 static void test_norms(void)
@@ -590,6 +613,154 @@ static void test_strided_slice(void)
                                       d), "step");
 }
 
+/* zeros_like, ones_like, full, shape_of */
+static void test_init(void)
+{
+    const ir_op_id F = IR_OP_FULL, SO = IR_OP_SHAPE_OF;
+    TYPE_IS(rel(IR_OP_ZEROS_LIKE, NULL, 1, TEN(IR_INT8, 2, 5)), "Tensor[(2, 5), int8]", "zeros_like: the argument's type");
+    TYPE_IS(rel(IR_OP_ONES_LIKE, NULL, 1, TEN(F32, 7)), "Tensor[(7), float32]", "ones_like: the argument's type");
+    ERR(IR_OP_ONES_LIKE, "a tuple", rel(IR_OP_ONES_LIKE, NULL, 1, TUP(TEN(F32, 7))), "tensor");
+    TYPE_IS(rel(F, AT(F, "shape", "[2, 3]", "dtype", "\"int64\"", NULL), 1, SCALAR(F32)), "Tensor[(2, 3), int64]",
+            "full: shape and dtype from the attributes");
+    TYPE_IS(rel(F, AT(F, "shape", "[4]", NULL), 1, SCALAR(IR_INT32)), "Tensor[(4), int32]",
+            "full: dtype \"\" is the fill value's");
+    TYPE_IS(rel(F, AT(F, "shape", "[]", NULL), 1, SCALAR(F32)), "float32", "full: an empty shape is a scalar");
+    ERR(F, "no shape", rel(F, NULL, 1, SCALAR(F32)), "shape attribute is required");
+    ERR(F, "a tensor fill value", rel(F, AT(F, "shape", "[2]", NULL), 1, TEN(F32, 2)), "scalar", "Tensor[(2), float32]");
+    ERR(F, "a negative extent", rel(F, AT(F, "shape", "[2, -1]", NULL), 1, SCALAR(F32)), "-1");
+    ERR(F, "an unknown dtype", rel(F, AT(F, "shape", "[2]", "dtype", "\"float8\"", NULL), 1, SCALAR(F32)), "float8");
+    TYPE_IS(rel(SO, NULL, 1, TEN(F32, 1, 3, 224, 224)), "Tensor[(4), int32]", "shape_of: the rank, int32");
+    TYPE_IS(rel(SO, AT(SO, "dtype", "\"int64\"", NULL), 1, SCALAR(F32)), "Tensor[(0), int64]", "shape_of: a scalar's");
+    ERR(SO, "a float dtype", rel(SO, AT(SO, "dtype", "\"float32\"", NULL), 1, TEN(F32, 2)), "integer", "float32");
+    is_int(flops(IR_OP_FULL, AT(F, "shape", "[2]", NULL), TEN(F32, 2), 1, SCALAR(F32), NULL), 0, "full: no FLOPs");
+}
+
+/* layout strings, layout_transform, stack */
+static void test_layouts(void)
+{
+    ir_layout l;
+    ok(!ir_layout_parse("NCHW16c", &l) && l.n == 5 && l.axis[4] == 'c' && l.factor[4] == 16 && l.factor[1] == 0 &&
+           ir_layout_factor(&l, 'C') == 16 && ir_layout_factor(&l, 'H') == 1,
+       "layout: NCHW16c is five axes, c of 16 split off C");
+    static const char *const bad[] = {"", "NCHWc", "N3CHW", "NCHWW", "NCHW4d", "NC-HW"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        ok(ir_layout_parse(bad[i], &l) != NULL, "layout: \"%s\" is refused", bad[i]);
+    const ir_op_id LT = IR_OP_LAYOUT_TRANSFORM, S = IR_OP_STACK;
+#define LAY(src, dst) AT(LT, "src_layout", "\"" src "\"", "dst_layout", "\"" dst "\"", NULL)
+    const ir_type *x = TEN(F32, 1, 32, 7, 9);
+    TYPE_IS(rel(LT, LAY("NCHW", "NHWC"), 1, x), "Tensor[(1, 7, 9, 32), float32]", "layout_transform: NCHW to NHWC");
+    TYPE_IS(rel(LT, LAY("NCHW", "NCHW8c"), 1, x), "Tensor[(1, 4, 7, 9, 8), float32]", "layout_transform: to NCHW8c");
+    TYPE_IS(rel(LT, LAY("NCHW8c", "NHWC16c"), 1, TEN(F32, 1, 4, 7, 9, 8)), "Tensor[(1, 7, 9, 2, 16), float32]",
+            "layout_transform: between two blockings");
+    ERR(LT, "a rank that differs", rel(LT, LAY("NCHW", "NHWC"), 1, TEN(F32, 2, 3)), "rank 2", "4 axes");
+    ERR(LT, "a block that does not divide", rel(LT, LAY("NCHW", "NCHW5c"), 1, x), "32", "5");
+    ERR(LT, "a sub-axis extent that differs", rel(LT, LAY("NCHW8c", "NCHW"), 1, TEN(F32, 1, 4, 7, 9, 4)), "8");
+    ERR(LT, "a missing axis", rel(LT, LAY("NCHW", "NCH"), 1, x), "W");
+    ERR(LT, "a malformed layout", rel(LT, LAY("NCHW", "NC4HW"), 1, x), "NC4HW");
+#undef LAY
+    const ir_type *a = TEN(F32, 2, 3);
+    TYPE_IS(rel(S, NULL, 1, TUP(a, a, a)), "Tensor[(3, 2, 3), float32]", "stack: a new axis 0");
+    TYPE_IS(rel(S, AT(S, "axis", "-1", NULL), 1, TUP(a, a)), "Tensor[(2, 3, 2), float32]", "stack: axis -1 is new last");
+    TYPE_IS(rel(S, AT(S, "axis", "2", NULL), 1, TUP(a)), "Tensor[(2, 3, 1), float32]", "stack: axis = rank");
+    ERR(S, "shapes that differ", rel(S, NULL, 1, TUP(a, TEN(F32, 3, 2))), "(2, 3)", "(3, 2)");
+    ERR(S, "an axis out of range", rel(S, AT(S, "axis", "3", NULL), 1, TUP(a, a)), "3");
+    ERR(S, "a tensor instead of a tuple", rel(S, NULL, 1, a), "tuple");
+}
+
+/* nn.upsampling, image.resize2d */
+static void test_image(void)
+{
+    const ir_op_id U = IR_OP_UPSAMPLING, R = IR_OP_RESIZE2D;
+    const ir_type *x = TEN(F32, 1, 3, 5, 7);
+    TYPE_IS(rel(U, AT(U, "scale_h", "2f", "scale_w", "3f", NULL), 1, x), "Tensor[(1, 3, 10, 21), float32]",
+            "upsampling: integer scales");
+    TYPE_IS(rel(U, AT(U, "scale_h", "1.5f", "scale_w", "2.5f", NULL), 1, x), "Tensor[(1, 3, 8, 18), float32]",
+            "upsampling: extents rounded as TVM rounds them (7.5 to 8, 17.5 to 18: ties to even)");
+    TYPE_IS(rel(U, AT(U, "scale_h", "2f", "layout", "\"NHWC\"", NULL), 1, TEN(F32, 1, 5, 7, 3)),
+            "Tensor[(1, 10, 7, 3), float32]", "upsampling: NHWC");
+    ERR(U, "bicubic", rel(U, AT(U, "method", "\"bicubic\"", NULL), 1, x), "cubic interpolation is not supported");
+    ERR(U, "another layout", rel(U, AT(U, "layout", "\"NCHW4c\"", NULL), 1, x), "NCHW and NHWC");
+    ERR(U, "rank 3", rel(U, NULL, 1, TEN(F32, 3, 5, 7)), "rank 4");
+    ERR(U, "a zero scale", rel(U, AT(U, "scale_h", "0f", NULL), 1, x), "positive");
+    ERR(U, "bilinear on integers", rel(U, AT(U, "method", "\"bilinear\"", NULL), 1, TEN(IR_INT32, 1, 3, 5, 7)),
+        "float", "int32");
+    TYPE_IS(rel(R, AT(R, "size", "[9, 4]", NULL), 1, x), "Tensor[(1, 3, 9, 4), float32]", "resize2d: size");
+    TYPE_IS(rel(R, AT(R, "size", "[2, 2]", "out_dtype", "\"float64\"", NULL), 1, x), "Tensor[(1, 3, 2, 2), float64]",
+            "resize2d: out_dtype");
+    ERR(R, "tf_crop_and_resize",
+        rel(R, AT(R, "size", "[2, 2]", "coordinate_transformation_mode", "\"tf_crop_and_resize\"", NULL), 1, x),
+        "tf_crop_and_resize");
+    ERR(R, "an unknown rounding", rel(R, AT(R, "size", "[2, 2]", "rounding_method", "\"up\"", NULL), 1, x),
+        "rounding_method");
+    ERR(R, "a one-extent size", rel(R, AT(R, "size", "[2]", NULL), 1, x), "two");
+    is_int(flops(R, AT(R, "size", "[2, 2]", NULL), TEN(F32, 1, 3, 2, 2), 1, x, NULL), 72, "resize2d: 6 FLOPs an element");
+}
+
+static void test_conv1d(void)
+{
+    const ir_op_id C = IR_OP_CONV1D;
+    const ir_type *x = TEN(F32, 2, 4, 17), *w = TEN(F32, 6, 4, 3);
+    TYPE_IS(rel(C, NULL, 2, x, w), "Tensor[(2, 6, 15), float32]", "conv1d: no padding");
+    TYPE_IS(rel(C, AT(C, "strides", "[2]", "padding", "[2, 1]", "dilation", "[2]", NULL), 2, x, w),
+            "Tensor[(2, 6, 8), float32]", "conv1d: stride, dilation, asymmetric padding");
+    TYPE_IS(rel(C, AT(C, "padding", "[1]", "groups", "2", NULL), 2, x, TEN(F32, 6, 2, 3)), "Tensor[(2, 6, 17), float32]",
+            "conv1d: one padding value, groups");
+    ERR(C, "channel mismatch", rel(C, NULL, 2, x, TEN(F32, 6, 3, 3)), "(2, 4, 17)", "(6, 3, 3)");
+    ERR(C, "rank 4 data", rel(C, NULL, 2, TEN(F32, 1, 4, 8, 8), w), "rank 3");
+    ERR(C, "NWC layout", rel(C, AT(C, "data_layout", "\"NWC\"", NULL), 2, x, w), "NWC", "only NCW/OIW");
+    ERR(C, "two strides", rel(C, AT(C, "strides", "[1, 1]", NULL), 2, x, w), "strides");
+    ERR(C, "kernel_size that differs", rel(C, AT(C, "kernel_size", "[5]", NULL), 2, x, w), "kernel_size=[5]");
+    ERR(C, "a kernel past the data", rel(C, NULL, 2, TEN(F32, 1, 4, 2), w), "does not fit");
+    is_int(flops(C, NULL, TEN(F32, 2, 6, 15), 2, x, w), 2 * 180 * 12, "conv1d: 2 * out * I * K FLOPs");
+}
+
+static void test_conv_transpose(void)
+{
+    const ir_op_id T2 = IR_OP_CONV2D_TRANSPOSE, T1 = IR_OP_CONV1D_TRANSPOSE;
+    const ir_type *x = TEN(F32, 2, 4, 5, 6), *w = TEN(F32, 4, 3, 3, 3);
+    TYPE_IS(rel(T2, NULL, 2, x, w), "Tensor[(2, 3, 7, 8), float32]", "conv2d_transpose: (H - 1) + K");
+    TYPE_IS(rel(T2, AT(T2, "strides", "[2, 2]", "padding", "[1, 1]", "output_padding", "[1, 1]", NULL), 2, x, w),
+            "Tensor[(2, 3, 10, 12), float32]", "conv2d_transpose: stride 2, padding, output_padding");
+    TYPE_IS(rel(T2, AT(T2, "groups", "2", "padding", "[0, 1, 1, 0]", NULL), 2, x, w), "Tensor[(2, 6, 6, 7), float32]",
+            "conv2d_transpose: groups multiply the output channels; four paddings");
+    ERR(T2, "channel mismatch", rel(T2, NULL, 2, x, TEN(F32, 3, 3, 3, 3)), "(2, 4, 5, 6)", "(3, 3, 3, 3)");
+    ERR(T2, "output_padding as large as the stride", rel(T2, AT(T2, "output_padding", "[1, 1]", NULL), 2, x, w),
+        "output_padding");
+    ERR(T2, "OIHW kernel layout", rel(T2, AT(T2, "kernel_layout", "\"OIHW\"", NULL), 2, x, w), "OIHW", "IOHW");
+    ERR(T2, "channels that disagree", rel(T2, AT(T2, "channels", "4", NULL), 2, x, w), "channels=4");
+    TYPE_IS(rel(T1, AT(T1, "strides", "[3]", "padding", "[1, 2]", "output_padding", "[2]", NULL), 2, TEN(F32, 2, 4, 9),
+                TEN(F32, 4, 2, 4)), "Tensor[(2, 2, 27), float32]", "conv1d_transpose");
+    ERR(T1, "rank 4 data", rel(T1, NULL, 2, x, w), "rank 3");
+    is_int(flops(T2, NULL, TEN(F32, 2, 3, 7, 8), 2, x, w), 2 * 240 * 27, "conv2d_transpose: 2 * in * taps per channel");
+}
+
+/* The type of @main's body in text, or the first error. */
+static const char *typed_text(const char *text)
+{
+    su_diags d = {0};
+    ir_module *m = ir_parse("t.relay", text, strlen(text), &d);
+    const char *r = m && ir_infer_types(m, &d) ? ir_type_str(&A, m->defs.data[0].func->u.func.body->type)
+                                               : su_arena_printf(&A, "error: %s", d.len ? d.items[0].msg : "?");
+    ir_module_free(m);
+    su_diags_free(&d);
+    return r;
+}
+
+static void test_arange(void)
+{
+    const ir_op_id AR = IR_OP_ARANGE;
+    is_str(typed_text("def @main() { arange(0f, 5f, 1f) }"), "Tensor[(5), float32]", "arange: default dtype float32");
+    is_str(typed_text("def @main() { arange(1, 10, 3, dtype=\"int32\") }"), "Tensor[(3), int32]",
+           "arange: ceil((10 - 1) / 3)");
+    is_str(typed_text("def @main() { arange(2.5f, -1f, -0.75f) }"), "Tensor[(5), float32]", "arange: a negative step");
+    is_str(typed_text("def @main() { arange(3f, 1f, 1f) }"), "Tensor[(0), float32]", "arange: an empty range");
+    is_str(typed_text("def @main() { arange(0f, 1f, 0f) }"), "error: arange: step must be non-zero and the bounds finite",
+           "arange: a zero step");
+    ERR(AR, "bounds that are not constants", rel(AR, NULL, 3, SCALAR(F32), SCALAR(F32), SCALAR(F32)), "constants",
+        "dynamic shape");
+    ERR(AR, "a tensor bound", rel(AR, NULL, 3, TEN(F32, 2), SCALAR(F32), SCALAR(F32)), "scalars");
+}
+
 static void test_take(void)
 {
     const ir_op_id T = IR_OP_TAKE;
@@ -689,6 +860,52 @@ static void test_attr_indices(void)
         I(ARGMAX, IR_ARGREDUCE_AXIS, "axis"), I(ARGMAX, IR_ARGREDUCE_KEEPDIMS, "keepdims"),
         I(ARGMAX, IR_ARGREDUCE_SELECT_LAST_INDEX, "select_last_index"),
         I(ARGMAX, IR_ARGREDUCE_EXCLUDE, "exclude"),
+        I(FULL, IR_FULL_SHAPE, "shape"),
+        I(FULL, IR_FULL_DTYPE, "dtype"),
+        I(SHAPE_OF, IR_SHAPE_OF_DTYPE, "dtype"),
+        I(STACK, IR_STACK_AXIS, "axis"),
+        I(ARANGE, IR_ARANGE_START, "start"),
+        I(ARANGE, IR_ARANGE_STOP, "stop"),
+        I(ARANGE, IR_ARANGE_STEP, "step"),
+        I(ARANGE, IR_ARANGE_DTYPE, "dtype"),
+        I(CONV2D_TRANSPOSE, IR_CONVT_CHANNELS, "channels"),
+        I(CONV2D_TRANSPOSE, IR_CONVT_KERNEL_SIZE, "kernel_size"),
+        I(CONV2D_TRANSPOSE, IR_CONVT_STRIDES, "strides"),
+        I(CONV2D_TRANSPOSE, IR_CONVT_PADDING, "padding"),
+        I(CONV2D_TRANSPOSE, IR_CONVT_OUTPUT_PADDING, "output_padding"),
+        I(CONV2D_TRANSPOSE, IR_CONVT_DILATION, "dilation"),
+        I(CONV2D_TRANSPOSE, IR_CONVT_GROUPS, "groups"),
+        I(CONV2D_TRANSPOSE, IR_CONVT_DATA_LAYOUT, "data_layout"),
+        I(CONV2D_TRANSPOSE, IR_CONVT_KERNEL_LAYOUT, "kernel_layout"),
+        I(CONV2D_TRANSPOSE, IR_CONVT_OUT_LAYOUT, "out_layout"),
+        I(CONV2D_TRANSPOSE, IR_CONVT_OUT_DTYPE, "out_dtype"),
+        I(CONV1D, IR_CONV_STRIDES, "strides"),
+        I(CONV1D, IR_CONV_PADDING, "padding"),
+        I(CONV1D, IR_CONV_DILATION, "dilation"),
+        I(CONV1D, IR_CONV_GROUPS, "groups"),
+        I(CONV1D, IR_CONV_CHANNELS, "channels"),
+        I(CONV1D, IR_CONV_KERNEL_SIZE, "kernel_size"),
+        I(CONV1D, IR_CONV_DATA_LAYOUT, "data_layout"),
+        I(CONV1D, IR_CONV_KERNEL_LAYOUT, "kernel_layout"),
+        I(CONV1D, IR_CONV_OUT_LAYOUT, "out_layout"),
+        I(CONV1D, IR_CONV_OUT_DTYPE, "out_dtype"),
+        I(UPSAMPLING, IR_UPS_SCALE_H, "scale_h"),
+        I(UPSAMPLING, IR_UPS_SCALE_W, "scale_w"),
+        I(UPSAMPLING, IR_UPS_LAYOUT, "layout"),
+        I(UPSAMPLING, IR_UPS_METHOD, "method"),
+        I(UPSAMPLING, IR_UPS_ALIGN_CORNERS, "align_corners"),
+        I(RESIZE2D, IR_RESIZE_ROI, "roi"),
+        I(RESIZE2D, IR_RESIZE_SIZE, "size"),
+        I(RESIZE2D, IR_RESIZE_LAYOUT, "layout"),
+        I(RESIZE2D, IR_RESIZE_METHOD, "method"),
+        I(RESIZE2D, IR_RESIZE_COORD_MODE, "coordinate_transformation_mode"),
+        I(RESIZE2D, IR_RESIZE_ROUNDING, "rounding_method"),
+        I(RESIZE2D, IR_RESIZE_CUBIC_ALPHA, "cubic_alpha"),
+        I(RESIZE2D, IR_RESIZE_CUBIC_EXCLUDE, "cubic_exclude"),
+        I(RESIZE2D, IR_RESIZE_EXTRAPOLATION, "extrapolation_value"),
+        I(RESIZE2D, IR_RESIZE_OUT_DTYPE, "out_dtype"),
+        I(LAYOUT_TRANSFORM, IR_LT_SRC_LAYOUT, "src_layout"),
+        I(LAYOUT_TRANSFORM, IR_LT_DST_LAYOUT, "dst_layout"),
 #undef I
     };
     int covered[IR_OP_COUNT] = {0}, bad = 0;
@@ -704,7 +921,10 @@ static void test_attr_indices(void)
     /* ops whose every attribute is listed above */
     static const ir_op_id whole[] = {IR_OP_CONV2D, IR_OP_DENSE, IR_OP_BATCH_MATMUL, IR_OP_AVG_POOL2D,
                                      IR_OP_LAYER_NORM, IR_OP_BATCH_NORM, IR_OP_STRIDED_SLICE, IR_OP_TAKE,
-                                     IR_OP_ARGMAX, IR_OP_SUM, IR_OP_SPLIT, IR_OP_PAD, IR_OP_RESHAPE};
+                                     IR_OP_ARGMAX, IR_OP_SUM, IR_OP_SPLIT, IR_OP_PAD, IR_OP_RESHAPE,
+                                     IR_OP_FULL, IR_OP_SHAPE_OF, IR_OP_STACK, IR_OP_LAYOUT_TRANSFORM,
+                                     IR_OP_UPSAMPLING, IR_OP_RESIZE2D, IR_OP_ARANGE, IR_OP_CONV2D_TRANSPOSE,
+                                     IR_OP_CONV1D};
     for (size_t i = 0; i < sizeof whole / sizeof *whole; i++)
         is_int(covered[whole[i]], ir_op_get(whole[i])->schema->n, "attr indices cover all of %s",
                ir_op_get(whole[i])->name);
@@ -729,6 +949,12 @@ int main(void)
     test_concat_split();
     test_strided_slice();
     test_take();
+    test_init();
+    test_layouts();
+    test_image();
+    test_conv1d();
+    test_conv_transpose();
+    test_arange();
     test_reduce();
     for (int id = 0; id < IR_OP_COUNT; id++)
         ok(exercised[id], "coverage: %s has relation checks", ir_op_get((ir_op_id)id)->name);

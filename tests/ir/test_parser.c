@@ -5,31 +5,12 @@
 #include <string.h>
 
 #include "ir/ir.h"
+#include "tests/ir/roundtrip.h"
 #include "tests/tap.h"
 
 static ir_module *parse(const char *text, su_diags *d)
 {
     return ir_parse("t.relay", text, strlen(text), d);
-}
-
-/* Parses and type-checks; returns the printed text (static buffer) or the first error. */
-static const char *roundtrip(const char *text, bool types)
-{
-    static char out[8192];
-    su_diags d = {0};
-    ir_module *m = parse(text, &d);
-    if (m && ir_infer_types(m, &d)) {
-        su_buf b = {0};
-        ir_print_opts o = {types};
-        ir_print_module(&b, m, &o);
-        snprintf(out, sizeof out, "%s", su_buf_str(&b));
-        su_buf_free(&b);
-    } else {
-        snprintf(out, sizeof out, "ERROR %s", d.len ? d.items[0].msg : "(none)");
-    }
-    ir_module_free(m);
-    su_diags_free(&d);
-    return out;
 }
 
 static void test_structure(void)
@@ -157,8 +138,8 @@ static void test_limits(void)
     ok(strstr(t, "does not fit in float32") != NULL, "limits: float32 overflow is an error");
     t = roundtrip("def @main() { 70000f16 }", false);
     ok(strstr(t, "does not fit in float16") != NULL, "limits: float16 overflow is an error");
-    t = roundtrip("def @main() { 2147483648 }", false);
-    ok(strstr(t, "does not fit in int32") != NULL, "limits: int32 overflow is an error");
+    t = roundtrip("def @main() { 2147483648i32 }", false);
+    ok(strstr(t, "does not fit in int32") != NULL, "limits: int32 overflow of a suffixed literal is an error");
     t = roundtrip("def @main() { 9223372036854775807i64 }", false);
     ok(strstr(t, "9223372036854775807i64") != NULL, "limits: int64 keeps all 64 bits (%s)", t);
     t = roundtrip("def @main() { 99999999999999999999i64 }", false);
