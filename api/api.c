@@ -6,6 +6,7 @@
 
 #include "api/api.h"
 #include "ir/transform/transform.h"
+#include "onnx/onnx.h"
 #include "tuner/tuner.h"
 
 #include <jansson.h>
@@ -22,6 +23,17 @@ static void report(su_diags *d, FILE *errs)
     su_diags_free(d);
 }
 
+/* Reports d, then wraps a typed module (NULL stays NULL). */
+static rt_module *wrap(ir_module *m, su_diags *d, FILE *errs)
+{
+    report(d, errs);
+    if (!m)
+        return NULL;
+    rt_module *r = su_calloc(1, sizeof *r);
+    r->ir = m;
+    return r;
+}
+
 rt_module *rt_module_parse(const char *name, const char *text, size_t len, FILE *errs)
 {
     su_diags d = {0};
@@ -31,16 +43,27 @@ rt_module *rt_module_parse(const char *name, const char *text, size_t len, FILE 
         ir_module_free(m);
         return NULL;
     }
-    report(&d, errs);
-    if (!m)
-        return NULL;
-    rt_module *r = su_calloc(1, sizeof *r);
-    r->ir = m;
-    return r;
+    return wrap(m, &d, errs);
+}
+
+/* True when path names an ONNX model (by its extension). */
+static bool is_onnx(const char *path)
+{
+    size_t n = strlen(path);
+    return n >= 5 && !strcmp(path + n - 5, ".onnx");
+}
+
+/* An ONNX model: imported into a typed module, its weights as constants. */
+static rt_module *load_onnx(const char *path, FILE *errs)
+{
+    su_diags d = {0};
+    return wrap(ox_import_file(path, &d), &d, errs);
 }
 
 rt_module *rt_module_load(const char *path, FILE *errs)
 {
+    if (is_onnx(path))
+        return load_onnx(path, errs);
     size_t len;
     char *text = su_read_file(path, &len);
     if (!text) {

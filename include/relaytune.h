@@ -27,7 +27,9 @@ enum {
 /* The library version ("0.1.0"). */
 const char *rt_version(void);
 
-/* Parses and type-checks a Relay text file; NULL after reporting errors to errs. */
+/* Parses and type-checks a Relay text file, or imports an ONNX model (a path
+ * ending in .onnx: its weights become constants, its graph inputs the
+ * parameters of @main); NULL after reporting errors to errs. */
 rt_module *rt_module_load(const char *path, FILE *errs);
 /* Parses and type-checks Relay text held in memory; name is used in messages. */
 rt_module *rt_module_parse(const char *name, const char *text, size_t len, FILE *errs);
