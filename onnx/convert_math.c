@@ -36,9 +36,20 @@ bool ox_conv_binary(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in, in
     lookup(binary_ops, sizeof binary_ops / sizeof *binary_ops, n->op_type, &op);
     if (nin != 2 || !in[0] || !in[1])
         return ox_fail(cx, "%s needs two inputs", n->op_type);
-    if (cx->opset < 7 && ox_attr(n, "broadcast"))
-        return ox_fail(cx, "the legacy broadcast attribute is not supported");
     ir_expr *a = in[0], *b = in[1];
+    if (cx->opset < 7 && ox_attr_int(n, "broadcast", 0) && ox_attr(n, "axis")) {
+        /* before opset 7, B's dims align with A's from `axis` on */
+        const ir_type *at = ox_type(a), *bt = ox_type(b);
+        int axis;
+        if (!ox_axis(cx, ox_attr_int(n, "axis", 0), at->ndim, &axis))
+            return false;
+        if (axis + bt->ndim > at->ndim)
+            return ox_fail(cx, "B of rank %d does not fit A of rank %d at axis %d", bt->ndim, at->ndim, axis);
+        int64_t s[IR_MAX_DIMS];
+        for (int i = 0; i < at->ndim; i++)
+            s[i] = i >= axis && i < axis + bt->ndim ? bt->shape[i - axis] : 1;
+        b = ox_reshape(cx, b, at->ndim - axis, s + axis);
+    }
     /* Pow's exponent may have its own type (opset 12); Relay's power wants one */
     if (op == IR_OP_POWER)
         b = ox_cast(cx, b, ox_type(a)->dtype);
@@ -109,6 +120,12 @@ bool ox_conv_where(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in, int
 bool ox_conv_cast(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in, int nin, ir_expr **out, int nout)
 {
     ir_dtype dt;
+    if (!strcmp(n->op_type, "CastLike")) {
+        if (nin < 2 || !in[1])
+            return ox_fail(cx, "CastLike needs input and target_type");
+        out[0] = ox_cast(cx, in[0], ox_type(in[1])->dtype);
+        return out[0] != NULL;
+    }
     int64_t to = ox_attr_int(n, "to", 0);
     if (!ox_dtype((int32_t)to, &dt))
         return ox_fail(cx, "Cast to ONNX type %lld is not supported", (long long)to);
@@ -188,6 +205,8 @@ bool ox_conv_reduce(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in, in
         y = ox_call1(cx, IR_OP_SQRT, reduce(cx, IR_OP_SUM, ox_call2(cx, IR_OP_MULTIPLY, x, x), na, axes, keep));
     else if (!strcmp(name, "SumSquare"))
         y = reduce(cx, IR_OP_SUM, ox_call2(cx, IR_OP_MULTIPLY, x, x), na, axes, keep);
+    else if (!strcmp(name, "LogSum"))
+        y = ox_call1(cx, IR_OP_LOG, reduce(cx, IR_OP_SUM, x, na, axes, keep));
     else    /* LogSumExp */
         y = ox_call1(cx, IR_OP_LOG, reduce(cx, IR_OP_SUM, ox_call1(cx, IR_OP_EXP, x), na, axes, keep));
     out[0] = y;

@@ -236,8 +236,10 @@ bool ox_conv_batch_norm(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in
 {
     if (nin < 5)
         return ox_fail(cx, "BatchNormalization needs X, scale, B, mean and var");
-    if (ox_attr_int(n, "training_mode", 0))
+    if (ox_attr_int(n, "training_mode", 0) || (ox_attr(n, "is_test") && !ox_attr_int(n, "is_test", 0)))
         return ox_fail(cx, "training_mode=1 is not supported (inference only)");
+    if (!ox_attr_int(n, "spatial", 1))
+        return ox_fail(cx, "spatial=0 (statistics per element) is not supported");
     if (ox_type(in[0])->ndim < 2)
         return ox_fail(cx, "input of rank %d (at least 2 is needed)", ox_type(in[0])->ndim);
     ox_attrs at = ox_attrs_new(cx, IR_OP_BATCH_NORM);
@@ -308,6 +310,41 @@ bool ox_conv_softmax(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in, i
     return out[0] != NULL;
 }
 
+/* One-hot of the first maximum along axis: equal(iota, argmax). */
+static ir_expr *hardmax_axis(ox_ctx *cx, ir_expr *x, int axis)
+{
+    const ir_type *t = ox_type(x);
+    ox_attrs at = ox_attrs_new(cx, IR_OP_ARGMAX);
+    int64_t ax = axis;
+    ox_set_ints(cx, &at, IR_ARGREDUCE_AXIS, 1, &ax);
+    ox_set_bool(&at, IR_ARGREDUCE_KEEPDIMS, true);
+    ir_expr *am = ox_call(cx, IR_OP_ARGMAX, 1, &x, &at);
+    int64_t s[IR_MAX_DIMS];
+    for (int i = 0; i < t->ndim; i++)
+        s[i] = i == axis ? t->shape[i] : 1;
+    ir_tensor *iota = ir_tensor_new(&cx->m->arena, IR_INT32, t->ndim, s);
+    for (int64_t i = 0; i < t->shape[axis]; i++)
+        ir_tensor_set_i64(iota, i, i);
+    return ox_cast(cx, ox_call2(cx, IR_OP_EQUAL, ox_const(cx, iota), am), t->dtype);
+}
+
+bool ox_conv_hardmax(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in, int nin, ir_expr **out, int nout)
+{
+    const ir_type *t = ox_type(in[0]);
+    int axis;
+    if (!ox_axis(cx, ox_attr_int(n, "axis", cx->opset >= 13 ? -1 : 1), t->ndim, &axis))
+        return false;
+    if (cx->opset >= 13) {
+        out[0] = hardmax_axis(cx, in[0], axis);
+        return out[0] != NULL;
+    }
+    int64_t s[2] = {1, 1};  /* coerced to 2-D at axis, as Softmax before opset 13 */
+    for (int i = 0; i < t->ndim; i++)
+        s[i >= axis] *= t->shape[i];
+    out[0] = ox_reshape(cx, hardmax_axis(cx, ox_reshape(cx, in[0], 2, s), 1), t->ndim, t->shape);
+    return out[0] != NULL;
+}
+
 /* where(x < 0, neg, x) */
 static ir_expr *negative_part(ox_ctx *cx, ir_expr *x, ir_expr *neg)
 {
@@ -340,7 +377,7 @@ bool ox_conv_activation(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in
     if (!x)
         return ox_fail(cx, "input X is required");
     ir_dtype dt = ox_type(x)->dtype;
-    if (!ir_dtype_is_float(dt))
+    if (!ir_dtype_is_float(dt) && strcmp(op, "Shrink"))
         return ox_fail(cx, "%s of %s is not supported (float only)", op, ir_dtype_name(dt));
     ir_expr *y;
     if (!strcmp(op, "Relu")) {
@@ -352,7 +389,12 @@ bool ox_conv_activation(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in
     } else if (!strcmp(op, "PRelu")) {
         if (nin < 2 || !in[1])
             return ox_fail(cx, "PRelu needs slope");
-        y = negative_part(cx, x, ox_call2(cx, IR_OP_MULTIPLY, x, in[1]));
+        ir_expr *slope = in[1];
+        const ir_type *st = ox_type(slope), *xt = ox_type(x);
+        /* before opset 7 a 1-D slope runs along the channels */
+        if (cx->opset < 7 && st->ndim == 1 && xt->ndim > 2 && st->shape[0] == xt->shape[1] && st->shape[0] != 1)
+            slope = channel_vec(cx, slope, xt->ndim);
+        y = negative_part(cx, x, ox_call2(cx, IR_OP_MULTIPLY, x, slope));
     } else if (!strcmp(op, "Elu")) {
         y = negative_part(cx, x, elu_neg(cx, x, ox_attr_float(n, "alpha", 1.0)));
     } else if (!strcmp(op, "Selu")) {
@@ -369,6 +411,17 @@ bool ox_conv_activation(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in
         y = hard_sigmoid(cx, x, ox_attr_float(n, "alpha", 0.2), ox_attr_float(n, "beta", 0.5));
     } else if (!strcmp(op, "HardSwish")) {
         y = ox_call2(cx, IR_OP_MULTIPLY, x, hard_sigmoid(cx, x, 1.0 / 6, 0.5));
+    } else if (!strcmp(op, "ThresholdedRelu")) {
+        ir_expr *c = ox_call2(cx, IR_OP_GREATER, x, ox_scalar(cx, dt, ox_attr_float(n, "alpha", 1.0)));
+        ir_expr *args[3] = {c, x, ox_scalar(cx, dt, 0)};
+        y = ox_call(cx, IR_OP_WHERE, 3, args, NULL);
+    } else if (!strcmp(op, "Shrink")) {
+        double lambd = ox_attr_float(n, "lambd", 0.5), bias = ox_attr_float(n, "bias", 0);
+        ir_expr *hi = ox_call2(cx, IR_OP_GREATER, x, ox_scalar(cx, dt, lambd));
+        ir_expr *a1[3] = {hi, ox_call2(cx, IR_OP_SUBTRACT, x, ox_scalar(cx, dt, bias)), ox_scalar(cx, dt, 0)};
+        ir_expr *lo = ox_call2(cx, IR_OP_LESS, x, ox_scalar(cx, dt, -lambd));
+        ir_expr *a2[3] = {lo, ox_call2(cx, IR_OP_ADD, x, ox_scalar(cx, dt, bias)), ox_call(cx, IR_OP_WHERE, 3, a1, NULL)};
+        y = ox_call(cx, IR_OP_WHERE, 3, a2, NULL);
     } else {    /* Softplus: log(exp(x) + 1) */
         y = ox_call1(cx, IR_OP_LOG, ox_call2(cx, IR_OP_ADD, ox_call1(cx, IR_OP_EXP, x), ox_scalar(cx, dt, 1)));
     }

@@ -6,6 +6,7 @@
  * pads, ...) must be constants by the time they are read, which folding
  * makes them for shape arithmetic. Slice's negative steps become a take of
  * the indices they select. */
+#include <math.h>
 #include <string.h>
 
 #include "onnx/onnx.h"
@@ -553,5 +554,70 @@ bool ox_conv_space_to_depth(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const
     int64_t N = t->shape[0], C = t->shape[1], H = t->shape[2] / b, W = t->shape[3] / b;
     int64_t s6[6] = {N, C, H, b, W, b}, p[6] = {0, 3, 5, 1, 2, 4}, s4[4] = {N, C * b * b, H, W};
     out[0] = shuffle(cx, in[0], s6, p, s4);
+    return out[0] != NULL;
+}
+
+bool ox_conv_eye_like(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in, int nin, ir_expr **out, int nout)
+{
+    const ir_type *t = ox_type(in[0]);
+    if (t->ndim != 2)
+        return ox_fail(cx, "input of rank %d (EyeLike takes a matrix)", t->ndim);
+    ir_dtype dt = t->dtype;
+    const Onnx__AttributeProto *a = ox_attr(n, "dtype");
+    if (a && a->has_i && !ox_dtype((int32_t)a->i, &dt))
+        return ox_fail(cx, "dtype %lld is not supported", (long long)a->i);
+    int64_t k = ox_attr_int(n, "k", 0);
+    ir_tensor *e = ir_tensor_new(&cx->m->arena, dt, 2, t->shape);
+    for (int64_t i = 0; i < t->shape[0]; i++)
+        if (i + k >= 0 && i + k < t->shape[1])
+            ir_tensor_set(e, i * t->shape[1] + i + k, 1);
+    out[0] = ox_const(cx, e);
+    return out[0] != NULL;
+}
+
+/* where(mask, x, 0) with the triangle of the last two axes as a constant mask. */
+bool ox_conv_trilu(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in, int nin, ir_expr **out, int nout)
+{
+    const ir_type *t = ox_type(in[0]);
+    if (t->ndim < 2)
+        return ox_fail(cx, "input of rank %d (at least 2 is needed)", t->ndim);
+    double kd = 0;
+    if (nin > 1 && in[1] && !ox_const_scalar(cx, in[1], "k", &kd))
+        return false;
+    int64_t k = (int64_t)kd, r = t->shape[t->ndim - 2], c = t->shape[t->ndim - 1];
+    bool upper = ox_attr_int(n, "upper", 1) != 0;
+    int64_t s[2] = {r, c};
+    ir_tensor *mask = ir_tensor_new(&cx->m->arena, IR_BOOL, 2, s);
+    for (int64_t i = 0; i < r; i++)
+        for (int64_t j = 0; j < c; j++)
+            ((uint8_t *)mask->data)[i * c + j] = upper ? j - i >= k : j - i <= k;
+    ir_expr *args[3] = {ox_const(cx, mask), in[0], ox_scalar(cx, t->dtype, 0)};
+    out[0] = ox_call(cx, IR_OP_WHERE, 3, args, NULL);
+    return out[0] != NULL;
+}
+
+/* Range of constant scalars, computed here. */
+bool ox_conv_range(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in, int nin, ir_expr **out, int nout)
+{
+    double v[3];
+    static const char *names[3] = {"start", "limit", "delta"};
+    for (int i = 0; i < 3; i++)
+        if (nin <= i || !in[i] || !ox_const_scalar(cx, in[i], names[i], &v[i]))
+            return nin <= i || !in[i] ? ox_fail(cx, "Range needs start, limit and delta") : false;
+    if (v[2] == 0)
+        return ox_fail(cx, "delta is 0");
+    double cnt = ceil((v[1] - v[0]) / v[2]);
+    if (!(cnt < (double)((int64_t)1 << 31)))
+        return ox_fail(cx, "the range has too many elements");
+    int64_t len = cnt > 0 ? (int64_t)cnt : 0;
+    ir_dtype dt = ox_type(in[0])->dtype;
+    ir_tensor *t = ir_tensor_new(&cx->m->arena, dt, 1, &len);
+    for (int64_t i = 0; i < len; i++) {
+        if (ir_dtype_is_int(dt))
+            ir_tensor_set_i64(t, i, ir_tensor_get_i64(ox_value(in[0]), 0) + i * ir_tensor_get_i64(ox_value(in[2]), 0));
+        else
+            ir_tensor_set(t, i, v[0] + (double)i * v[2]);
+    }
+    out[0] = ox_const(cx, t);
     return out[0] != NULL;
 }

@@ -13,8 +13,9 @@
 
 /* ---- reader.c: model files, tensors, opsets ----------------------------- */
 
-/* Oldest and newest opset of the default domain the importer accepts. */
-#define OX_OPSET_MIN 7
+/* Oldest and newest opset of the default domain the importer accepts (6 is
+ * opset 7 but for the legacy broadcast attribute, which is read too). */
+#define OX_OPSET_MIN 6
 #define OX_OPSET_MAX 17
 
 /* Unpacks an ONNX model held in memory; NULL after recording an error that
@@ -155,6 +156,7 @@ bool ox_conv_instance_norm(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, 
 bool ox_conv_layer_norm(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
 bool ox_conv_softmax(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
 bool ox_conv_activation(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
+bool ox_conv_hardmax(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
 bool ox_conv_dropout(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
 
 /* ---- convert_math.c: elementwise arithmetic, comparisons, reductions ---- */
@@ -188,5 +190,8 @@ bool ox_conv_tile(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_e
 bool ox_conv_pad(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
 bool ox_conv_depth_to_space(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
 bool ox_conv_space_to_depth(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
+bool ox_conv_eye_like(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
+bool ox_conv_trilu(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
+bool ox_conv_range(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
 
 #endif
