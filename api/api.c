@@ -60,6 +60,26 @@ static rt_module *load_onnx(const char *path, FILE *errs)
     return wrap(ox_import_file(path, &d), &d, errs);
 }
 
+rt_module *rt_onnx_import(const char *path, const char *params_out, FILE *errs)
+{
+    if (!params_out)
+        return load_onnx(path, errs);
+    su_diags d = {0};
+    ox_options o = {.weights_as_params = true};
+    rt_module *r = wrap(ox_import_file_opts(path, &o, &d), &d, errs);
+    su_buf err = {0};
+    if (r && !ir_npz_save(params_out, o.nweights, o.weight_names, (const ir_tensor *const *)o.weights, false, &err)) {
+        if (errs)
+            fprintf(errs, "%s: error: %s\n", params_out, su_buf_str(&err));
+        rt_module_free(r);
+        r = NULL;
+    }
+    su_buf_free(&err);
+    free(o.weight_names);
+    free(o.weights);
+    return r;
+}
+
 rt_module *rt_module_load(const char *path, FILE *errs)
 {
     if (is_onnx(path))

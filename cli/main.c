@@ -14,6 +14,7 @@ static const struct {
     const char *help;
 } commands[] = {
     {"parse", cli_cmd_parse, "parse and type-check a Relay text file; print it with inferred types"},
+    {"import", cli_cmd_import, "import an ONNX model as Relay text (+ its weights as .npz); every command reads .onnx too"},
     {"opt", cli_cmd_opt, "optimize a model (passes, operator fusion) and print it"},
     {"tasks", cli_cmd_tasks, "list the tuning tasks (fused kernels) of a model"},
     {"lower", cli_cmd_lower, "print the loop nest (or C) of a task under a schedule"},

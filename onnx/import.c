@@ -244,7 +244,18 @@ static bool define(ox_ctx *cx, values *vs, const char *name, ir_expr *e)
     return true;
 }
 
-static bool add_initializers(ox_ctx *cx, values *vs, const Onnx__GraphProto *g, const char *dir)
+/* Weights that become parameters under weights_as_params: float tensors
+ * of more than one element (shapes, axes and scalars stay constants, since
+ * converters fold them). */
+static bool is_weight(const ox_options *o, const ir_tensor *t)
+{
+    return o && o->weights_as_params && ir_dtype_is_float(t->dtype) && ir_tensor_numel(t) > 1;
+}
+
+typedef SU_VEC(ir_expr *) expr_vec;
+
+static bool add_initializers(ox_ctx *cx, values *vs, const Onnx__GraphProto *g, const char *dir, ox_options *o,
+                             expr_vec *wparams)
 {
     su_buf err = {0};
     for (size_t i = 0; i < g->n_initializer; i++) {
@@ -256,7 +267,20 @@ static bool add_initializers(ox_ctx *cx, values *vs, const Onnx__GraphProto *g, 
             su_buf_free(&err);
             return false;
         }
-        if (!define(cx, vs, name, ox_const(cx, t)))
+        ir_expr *e;
+        if (is_weight(o, t)) {
+            su_span none = {0};
+            e = ir_var(cx->m, none, var_name(cx, name), ir_tensor_type(&cx->m->arena, t->dtype, t->ndim, t->shape));
+            e->type = e->u.var.annot;
+            su_vec_push(wparams, e);
+            o->weight_names = su_realloc(o->weight_names, sizeof *o->weight_names * (size_t)(o->nweights + 1));
+            o->weights = su_realloc(o->weights, sizeof *o->weights * (size_t)(o->nweights + 1));
+            o->weight_names[o->nweights] = e->u.var.name;
+            o->weights[o->nweights++] = t;
+        } else {
+            e = ox_const(cx, t);
+        }
+        if (!define(cx, vs, name, e))
             return false;
     }
     if (g->n_sparse_initializer)
@@ -264,19 +288,17 @@ static bool add_initializers(ox_ctx *cx, values *vs, const Onnx__GraphProto *g, 
     return true;
 }
 
-typedef SU_VEC(ir_expr *) expr_vec;
-
 /* The value bound to input `name`, or NULL. */
-static const ir_tensor *bound(const ox_bindings *b, const char *name)
+static const ir_tensor *bound(const ox_options *o, const char *name)
 {
-    for (int i = 0; b && i < b->n; i++)
-        if (!strcmp(b->names[i], name))
-            return b->values[i];
+    for (int i = 0; o && i < o->nbind; i++)
+        if (!strcmp(o->bind_names[i], name))
+            return o->bind_values[i];
     return NULL;
 }
 
 /* @main's parameters: the inputs that no initializer or binding gives. */
-static bool add_inputs(ox_ctx *cx, values *vs, const Onnx__GraphProto *g, const ox_bindings *b,
+static bool add_inputs(ox_ctx *cx, values *vs, const Onnx__GraphProto *g, const ox_options *b,
                        expr_vec *params)
 {
     for (size_t i = 0; i < g->n_input; i++) {
@@ -336,11 +358,14 @@ static bool convert_node(ox_ctx *cx, values *vs, const Onnx__NodeProto *n)
     return true;
 }
 
-static ir_module *import_graph(ox_ctx *cx, const Onnx__GraphProto *g, const char *dir, const ox_bindings *b)
+static ir_module *import_graph(ox_ctx *cx, const Onnx__GraphProto *g, const char *dir, ox_options *o)
 {
     values vs = {0};
-    expr_vec params = {0}, results = {0};
-    bool ok = check_ops(cx, g) && add_initializers(cx, &vs, g, dir) && add_inputs(cx, &vs, g, b, &params);
+    expr_vec params = {0}, results = {0}, wparams = {0};
+    bool ok = check_ops(cx, g) && add_initializers(cx, &vs, g, dir, o, &wparams) && add_inputs(cx, &vs, g, o, &params);
+    for (size_t i = 0; ok && i < wparams.len; i++)
+        su_vec_push(&params, wparams.data[i]);
+    su_vec_free(&wparams);
     for (size_t i = 0; ok && i < g->n_node; i++)
         ok = convert_node(cx, &vs, g->node[i]);
     cx->node = NULL;
@@ -372,7 +397,7 @@ static ir_module *import_graph(ox_ctx *cx, const Onnx__GraphProto *g, const char
     return m;
 }
 
-ir_module *ox_import(const char *file, const char *dir, const uint8_t *data, size_t len, const ox_bindings *b,
+ir_module *ox_import(const char *file, const char *dir, const uint8_t *data, size_t len, ox_options *o,
                      su_diags *d)
 {
     ox_ctx cx = {.d = d, .file = file};
@@ -380,17 +405,17 @@ ir_module *ox_import(const char *file, const char *dir, const uint8_t *data, siz
     if (!mp)
         return NULL;
     cx.m = ir_module_new();
-    ir_module *m = import_graph(&cx, mp->graph, dir, b);
+    ir_module *m = import_graph(&cx, mp->graph, dir, o);
     onnx__model_proto__free_unpacked(mp, NULL);
     return m;
 }
 
 ir_module *ox_import_file(const char *path, su_diags *d)
 {
-    return ox_import_file_bound(path, NULL, d);
+    return ox_import_file_opts(path, NULL, d);
 }
 
-ir_module *ox_import_file_bound(const char *path, const ox_bindings *b, su_diags *d)
+ir_module *ox_import_file_opts(const char *path, ox_options *o, su_diags *d)
 {
     size_t len;
     char *data = su_read_file(path, &len);
@@ -406,7 +431,7 @@ ir_module *ox_import_file_bound(const char *path, const ox_bindings *b, su_diags
         dir[slash - path] = 0;
     if (slash == path)
         strcpy(dir, "/");
-    ir_module *m = ox_import(path, dir, (const uint8_t *)data, len, b, d);
+    ir_module *m = ox_import(path, dir, (const uint8_t *)data, len, o, d);
     free(dir);
     free(data);
     return m;

@@ -45,18 +45,24 @@ ir_tensor *ox_tensor_file(const char *path, char **name, su_buf *err);
  * the file and the node or tensor. */
 ir_module *ox_import_file(const char *path, su_diags *d);
 
-/* Graph inputs given values at import time: they become constants (as if
- * they were initializers) and are not parameters of @main. */
-typedef struct ox_bindings {
-    int n;
-    const char *const *names;           /* ONNX input names */
-    const ir_tensor *const *values;     /* their values (copied) */
-} ox_bindings;
-/* ox_import_file with some inputs bound (b may be NULL). */
-ir_module *ox_import_file_bound(const char *path, const ox_bindings *b, su_diags *d);
+/* How an import treats inputs and weights. */
+typedef struct ox_options {
+    int nbind;                          /* graph inputs given values at import time: they */
+    const char *const *bind_names;      /* become constants (as if initializers) and are */
+    const ir_tensor *const *bind_values;/* not parameters of @main (values copied) */
+    bool weights_as_params;             /* float initializers of more than one element become
+                                           parameters after the inputs, not constants */
+    /* filled with weights_as_params: those parameters' names and values (the
+     * arrays malloc'd for the caller to free, the tensors in the module) */
+    int nweights;
+    const char **weight_names;
+    const ir_tensor **weights;
+} ox_options;
+/* ox_import_file with options (o may be NULL). */
+ir_module *ox_import_file_opts(const char *path, ox_options *o, su_diags *d);
 /* The same for a model held in memory; `file` names it in messages and its
  * folder is where external data is looked for (NULL dir refuses it). */
-ir_module *ox_import(const char *file, const char *dir, const uint8_t *data, size_t len, const ox_bindings *b,
+ir_module *ox_import(const char *file, const char *dir, const uint8_t *data, size_t len, ox_options *o,
                      su_diags *d);
 /* True when the default-domain op `name` at `opset` has a converter. */
 bool ox_op_supported(const char *name, int64_t opset);

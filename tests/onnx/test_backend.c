@@ -246,14 +246,14 @@ static bool run_set(const char *model, ir_module *m, bool bind, const char *dir,
     if (ok && bind) {
         const char **names = su_calloc((size_t)(in.n + 1), sizeof *names);
         const ir_tensor **vals = su_calloc((size_t)(in.n + 1), sizeof *vals);
-        ox_bindings b = {0, names, vals};
+        ox_options b = {.bind_names = names, .bind_values = vals};
         for (int i = 0; i < in.n; i++)
             if (bindable(in.t[i])) {
-                names[b.n] = in.names[i];
-                vals[b.n++] = in.t[i];
+                names[b.nbind] = in.names[i];
+                vals[b.nbind++] = in.t[i];
             }
         su_diags d = {0};
-        m = ox_import_file_bound(model, &b, &d);
+        m = ox_import_file_opts(model, &b, &d);
         if (!m) {
             const char *msg = d.len ? d.items[0].msg : "import failed";
             const char *colon = strstr(msg, ".onnx: ");
