@@ -251,6 +251,16 @@ bool ox_axis(ox_ctx *cx, int64_t axis, int ndim, int *out)
 
 ir_expr *ox_reshape(ox_ctx *cx, ir_expr *e, int ndim, const int64_t *shape)
 {
+    if (!e)
+        return NULL;
+    /* the shape is explicit, so a reshape of a reshape is one reshape, and a
+     * reshape to the same shape is none */
+    const ir_op_def *op = ir_call_op(e);
+    if (op && op->id == IR_OP_RESHAPE)
+        e = e->u.call.args[0];
+    const ir_type *t = ox_type(e);
+    if (t->ndim == ndim && !memcmp(t->shape, shape, (size_t)ndim * sizeof *shape))
+        return e;
     ox_attrs at = ox_attrs_new(cx, IR_OP_RESHAPE);
     ox_set_ints(cx, &at, IR_RESHAPE_NEWSHAPE, ndim, shape);
     ox_set_bool(&at, IR_RESHAPE_ALLOWZERO, true);  /* the shape is explicit: a 0 is a 0 */
@@ -259,6 +269,27 @@ ir_expr *ox_reshape(ox_ctx *cx, ir_expr *e, int ndim, const int64_t *shape)
 
 ir_expr *ox_transpose(ox_ctx *cx, ir_expr *e, int ndim, const int64_t *perm)
 {
+    /* a transpose of a transpose is one transpose (or none): exporters write
+     * MatMul(x, Transpose(W)), which becomes dense(x, W) with W used as is */
+    const ir_op_def *op = e ? ir_call_op(e) : NULL;
+    if (op && op->id == IR_OP_TRANSPOSE && ndim <= IR_MAX_DIMS) {
+        int64_t inner[IR_MAX_DIMS], comp[IR_MAX_DIMS];
+        int ni = ir_attr_ints(e->u.call.attrs, IR_TRANSPOSE_AXES, inner, IR_MAX_DIMS);
+        if (ni < 0)
+            for (ni = 0; ni < ndim; ni++)
+                inner[ni] = ndim - 1 - ni;
+        bool identity = ni == ndim;
+        for (int i = 0; identity && i < ndim; i++) {
+            if (perm[i] < 0 || perm[i] >= ndim) {
+                identity = false;
+                break;
+            }
+            comp[i] = inner[perm[i]];
+            identity = comp[i] == i;
+        }
+        if (identity)
+            return e->u.call.args[0];
+    }
     ox_attrs at = ox_attrs_new(cx, IR_OP_TRANSPOSE);
     ox_set_ints(cx, &at, IR_TRANSPOSE_AXES, ndim, perm);
     return ox_call(cx, IR_OP_TRANSPOSE, 1, &e, &at);
@@ -282,4 +313,33 @@ ir_expr *ox_broadcast_to(ox_ctx *cx, ir_expr *e, int nd, const int64_t *shape)
         return e;
     ir_expr *args[3] = {ox_filled(cx, IR_BOOL, nd, shape, 1), e, e};
     return ox_call(cx, IR_OP_WHERE, 3, args, NULL);
+}
+
+/* A product whose vector addend is a bias: dense or batch_matmul, possibly
+ * reshaped (MatMul of a 3-D input is a reshaped dense). */
+static bool is_product(const ir_expr *e)
+{
+    const ir_op_def *op = ir_call_op(e);
+    if (op && op->id == IR_OP_RESHAPE)
+        op = ir_call_op(e->u.call.args[0]);
+    return op && (op->id == IR_OP_DENSE || op->id == IR_OP_BATCH_MATMUL);
+}
+
+ir_expr *ox_add(ox_ctx *cx, ir_expr *a, ir_expr *b)
+{
+    if (!a || !b)
+        return NULL;
+    if (is_product(b) && !is_product(a)) {  /* Add(bias, MatMul(...)) */
+        ir_expr *t = a;
+        a = b, b = t;
+    }
+    const ir_type *at = ox_type(a), *bt = ox_type(b);
+    if (is_product(a) && bt->ndim == 1 && at->ndim >= 1 && bt->shape[0] == at->shape[at->ndim - 1] &&
+        bt->dtype == at->dtype) {
+        ox_attrs ba = ox_attrs_new(cx, IR_OP_BIAS_ADD);
+        ox_set_int(&ba, IR_BIAS_ADD_AXIS, -1);
+        ir_expr *args[2] = {a, b};
+        return ox_call(cx, IR_OP_BIAS_ADD, 2, args, &ba);
+    }
+    return ox_call2(cx, IR_OP_ADD, a, b);
 }

@@ -53,6 +53,10 @@ bool ox_conv_binary(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in, in
     /* Pow's exponent may have its own type (opset 12); Relay's power wants one */
     if (op == IR_OP_POWER)
         b = ox_cast(cx, b, ox_type(a)->dtype);
+    if (op == IR_OP_ADD) {
+        out[0] = ox_add(cx, a, b);
+        return out[0] != NULL;
+    }
     out[0] = ox_call2(cx, op, a, b);
     return out[0] != NULL;
 }
@@ -100,6 +104,15 @@ bool ox_conv_clip(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in, int 
     } else {
         lo = nin > 1 ? in[1] : NULL;
         hi = nin > 2 ? in[2] : NULL;
+    }
+    const ir_tensor *lv = ox_value(lo), *hv = ox_value(hi);
+    if (ir_dtype_is_float(dt) && lv && hv && ir_tensor_numel(lv) == 1 && ir_tensor_numel(hv) == 1) {
+        /* constant bounds: Relay's clip (ReLU6 is the common case) */
+        ox_attrs at = ox_attrs_new(cx, IR_OP_CLIP);
+        ox_set_float(&at, IR_CLIP_A_MIN, ir_tensor_get(lv, 0));
+        ox_set_float(&at, IR_CLIP_A_MAX, ir_tensor_get(hv, 0));
+        out[0] = ox_call(cx, IR_OP_CLIP, 1, &y, &at);
+        return out[0] != NULL;
     }
     if (lo)
         y = ox_call2(cx, IR_OP_MAXIMUM, y, lo);

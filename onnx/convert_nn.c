@@ -274,6 +274,17 @@ bool ox_conv_layer_norm(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in
         return false;
     if (ox_attr_int(n, "stash_type", 1) != 1)
         return ox_fail(cx, "stash_type other than float is not supported");
+    const ir_type *st = ox_type(in[1]);
+    bool want_stats = (nout > 1 && n->output[1] && *n->output[1]) || (nout > 2 && n->output[2] && *n->output[2]);
+    if (axis == nd - 1 && st->ndim == 1 && !want_stats) {
+        /* over the last axis it is Relay's nn.layer_norm (B defaults to 0) */
+        ox_attrs at = ox_attrs_new(cx, IR_OP_LAYER_NORM);
+        ox_set_int(&at, IR_NORM_AXIS, -1);
+        ox_set_float(&at, IR_NORM_EPSILON, ox_attr_float(n, "epsilon", 1e-5));
+        ir_expr *args[3] = {in[0], in[1], nin > 2 && in[2] ? in[2] : ox_filled(cx, st->dtype, 1, st->shape, 0)};
+        out[0] = ox_call(cx, IR_OP_LAYER_NORM, 3, args, &at);
+        return out[0] != NULL;
+    }
     ir_expr *mean, *inv_sd;
     ir_expr *y = normalize_tail(cx, in[0], axis, ox_attr_float(n, "epsilon", 1e-5), &mean, &inv_sd);
     if (nout > 1)
@@ -479,7 +490,7 @@ bool ox_conv_gemm(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in, int 
         y = ox_call2(cx, IR_OP_MULTIPLY, y, ox_scalar(cx, dt, alpha));
     if (nin > 2 && in[2]) {
         ir_expr *c = beta != 1 ? ox_call2(cx, IR_OP_MULTIPLY, in[2], ox_scalar(cx, dt, beta)) : in[2];
-        y = ox_call2(cx, IR_OP_ADD, y, c);
+        y = ox_add(cx, y, c);
     }
     out[0] = y;
     return y != NULL;

@@ -145,6 +145,10 @@ bool ox_axis(ox_ctx *cx, int64_t axis, int ndim, int *out);
 ir_expr *ox_reshape(ox_ctx *cx, ir_expr *e, int ndim, const int64_t *shape);
 /* transpose(e, perm). */
 ir_expr *ox_transpose(ox_ctx *cx, ir_expr *e, int ndim, const int64_t *perm);
+/* add(a, b); a vector along the last axis added to a product (dense,
+ * batch_matmul) is Relay's bias_add (the same sums), so that it stays a
+ * bias for passes and for seeded weights. */
+ir_expr *ox_add(ox_ctx *cx, ir_expr *a, ir_expr *b);
 /* e broadcast to shape (numpy rules), or e when it has that shape. */
 ir_expr *ox_broadcast_to(ox_ctx *cx, ir_expr *e, int nd, const int64_t *shape);
 /* cast(e, dt), or e when it already has dtype dt. */
