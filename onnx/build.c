@@ -66,7 +66,8 @@ int ox_attr_ints(ox_ctx *cx, const Onnx__NodeProto *n, const char *name, int64_t
         ox_fail(cx, "attribute %s has %zu values (at most %d are supported)", name, a->n_ints, max);
         return -1;
     }
-    memcpy(out, a->ints, a->n_ints * sizeof *out);
+    if (a->n_ints)
+        memcpy(out, a->ints, a->n_ints * sizeof *out);
     return (int)a->n_ints;
 }
 
@@ -132,6 +133,30 @@ static bool type_it(ox_ctx *cx, ir_expr *e)
     return ok;
 }
 
+/* Elements of a (tuple of) tensor type(s). */
+static int64_t type_elems(const ir_type *t)
+{
+    if (t->kind == IR_TY_TENSOR)
+        return ir_type_numel(t);
+    int64_t n = 0;
+    for (int i = 0; t->kind == IR_TY_TUPLE && i < t->nfields; i++)
+        n += type_elems(t->fields[i]);
+    return n;
+}
+
+bool ox_check_shape(ox_ctx *cx, int nd, const int64_t *shape, const char *what)
+{
+    int64_t n = 1;
+    for (int i = 0; i < nd; i++) {
+        if (shape[i] < 0)
+            return ox_fail(cx, "%s has a negative extent %lld", what, (long long)shape[i]);
+        if (shape[i] && n > OX_MAX_ELEMS / shape[i])
+            return ox_fail(cx, "%s has more than 2^40 elements", what);
+        n *= shape[i] ? shape[i] : 1;
+    }
+    return true;
+}
+
 ir_expr *ox_call(ox_ctx *cx, ir_op_id op, int nargs, ir_expr *const *args, const ox_attrs *at)
 {
     for (int i = 0; i < nargs; i++)
@@ -143,6 +168,10 @@ ir_expr *ox_call(ox_ctx *cx, ir_op_id op, int nargs, ir_expr *const *args, const
     ir_expr *e = ir_op_call(cx->m, none, op, nargs, args, a);
     if (!type_it(cx, e))
         return NULL;
+    if (!ox_check_shape(cx, e->type->kind == IR_TY_TENSOR ? e->type->ndim : 0, e->type->shape, "the result"))
+        return NULL;
+    if (type_elems(e->type) > OX_MAX_FOLD)
+        return e;   /* too large to hold as a constant: computed when run */
     ir_expr *f = tr_fold_call(cx->m, e);
     if (f != e && !type_it(cx, f))
         return NULL;
@@ -185,6 +214,15 @@ ir_expr *ox_scalar(ox_ctx *cx, ir_dtype dt, double v)
 
 ir_expr *ox_filled(ox_ctx *cx, ir_dtype dt, int ndim, const int64_t *shape, double v)
 {
+    if (!ox_check_shape(cx, ndim, shape, "a constant"))
+        return NULL;
+    int64_t n0 = 1;
+    for (int i = 0; i < ndim; i++)
+        n0 *= shape[i];
+    if (n0 > OX_MAX_CONST) {
+        ox_fail(cx, "a constant of %lld elements is too large to build", (long long)n0);
+        return NULL;
+    }
     ir_tensor *t = ir_tensor_new(&cx->m->arena, dt, ndim, shape);
     int64_t n = ir_tensor_numel(t);
     for (int64_t i = 0; i < n; i++)
@@ -259,7 +297,7 @@ ir_expr *ox_reshape(ox_ctx *cx, ir_expr *e, int ndim, const int64_t *shape)
     if (op && op->id == IR_OP_RESHAPE)
         e = e->u.call.args[0];
     const ir_type *t = ox_type(e);
-    if (t->ndim == ndim && !memcmp(t->shape, shape, (size_t)ndim * sizeof *shape))
+    if (t->ndim == ndim && (!ndim || !memcmp(t->shape, shape, (size_t)ndim * sizeof *shape)))
         return e;
     ox_attrs at = ox_attrs_new(cx, IR_OP_RESHAPE);
     ox_set_ints(cx, &at, IR_RESHAPE_NEWSHAPE, ndim, shape);
@@ -309,7 +347,7 @@ ir_expr *ox_cast(ox_ctx *cx, ir_expr *e, ir_dtype dt)
 ir_expr *ox_broadcast_to(ox_ctx *cx, ir_expr *e, int nd, const int64_t *shape)
 {
     const ir_type *t = ox_type(e);
-    if (t->ndim == nd && !memcmp(t->shape, shape, (size_t)nd * sizeof *shape))
+    if (t->ndim == nd && (!nd || !memcmp(t->shape, shape, (size_t)nd * sizeof *shape)))
         return e;
     ir_expr *args[3] = {ox_filled(cx, IR_BOOL, nd, shape, 1), e, e};
     return ox_call(cx, IR_OP_WHERE, 3, args, NULL);

@@ -44,8 +44,9 @@ static bool read_window(ox_ctx *cx, const Onnx__NodeProto *n, const int64_t *in_
     for (int i = 0; i < nd; i++)
         w->dil[i] = v[i];
     for (int i = 0; i < nsp; i++)
-        if (w->k[i] <= 0 || w->stride[i] <= 0 || w->dil[i] <= 0)
-            return ox_fail(cx, "kernel, strides and dilations must be positive");
+        if (w->k[i] <= 0 || w->stride[i] <= 0 || w->dil[i] <= 0 || w->k[i] > (1 << 30) || w->stride[i] > (1 << 30) ||
+            w->dil[i] > (1 << 30))
+            return ox_fail(cx, "kernel, strides and dilations must be in [1, 2^30]");
     const char *ap = ox_attr_str(cx, n, "auto_pad", "NOTSET");
     if (!strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER")) {
         for (int i = 0; i < nsp; i++) {
@@ -61,8 +62,8 @@ static bool read_window(ox_ctx *cx, const Onnx__NodeProto *n, const int64_t *in_
         if (np >= 0 && np != 2 * nsp)
             return ox_fail(cx, "pads has %d values for %d spatial dims", np, nsp);
         for (int i = 0; i < np; i++) {
-            if (v[i] < 0)
-                return ox_fail(cx, "negative pads are not supported");
+            if (v[i] < 0 || v[i] > (1 << 30))
+                return ox_fail(cx, "pads must be in [0, 2^30]");
             w->pad[i] = v[i];
         }
     } else if (strcmp(ap, "VALID") != 0) {

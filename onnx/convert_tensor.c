@@ -22,7 +22,7 @@ bool ox_conv_constant(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in, 
     const Onnx__AttributeProto *a;
     su_buf err = {0};
     if ((a = ox_attr(n, "value")) && a->t) {
-        ir_tensor *t = ox_tensor(&cx->m->arena, a->t, NULL, n->output[0], &err);
+        ir_tensor *t = ox_tensor(&cx->m->arena, a->t, NULL, nout > 0 && n->output[0] ? n->output[0] : "value", &err);
         if (!t) {
             ox_fail(cx, "%s", su_buf_str(&err));
             su_buf_free(&err);
@@ -38,7 +38,8 @@ bool ox_conv_constant(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in, 
     } else if ((a = ox_attr(n, "value_floats"))) {
         int64_t s[1] = {(int64_t)a->n_floats};
         ir_tensor *t = ir_tensor_new(&cx->m->arena, IR_FLOAT32, 1, s);
-        memcpy(t->data, a->floats, a->n_floats * sizeof(float));
+        if (a->n_floats)
+            memcpy(t->data, a->floats, a->n_floats * sizeof(float));
         out[0] = ox_const(cx, t);
     } else {
         return ox_fail(cx, "only tensor, float and int constants are supported (not sparse or string ones)");
@@ -69,9 +70,6 @@ bool ox_conv_constant_of_shape(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *co
         v = ir_tensor_get(t, 0);
         ir_tensor_free(t);
     }
-    for (int i = 0; i < nd; i++)
-        if (shape[i] < 0 || shape[i] > ((int64_t)1 << 31))
-            return ox_fail(cx, "shape value %lld is negative or too large", (long long)shape[i]);
     out[0] = ox_filled(cx, dt, nd, shape, v);
     return out[0] != NULL;
 }
@@ -128,6 +126,8 @@ bool ox_conv_reshape(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in, i
             infer = i;
         } else if (s[i] < 0) {
             return ox_fail(cx, "shape[%d] = %lld is negative", i, (long long)s[i]);
+        } else if (s[i] && known > OX_MAX_ELEMS / s[i]) {
+            return ox_fail(cx, "the shape has more than 2^40 elements");
         } else {
             known *= s[i];
         }
@@ -209,8 +209,9 @@ bool ox_conv_split(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in, int
         return ox_fail(cx, "split has %d sizes for %d outputs", ns, nout);
     int64_t idx[IR_MAX_DIMS * 64], sum = 0;
     for (int i = 0; i < ns; i++) {
-        if (sizes[i] < 0)
-            return ox_fail(cx, "split size %lld is negative", (long long)sizes[i]);
+        if (sizes[i] < 0 || sizes[i] > dim)
+            return ox_fail(cx, "split size %lld is negative or past the extent %lld", (long long)sizes[i],
+                           (long long)dim);
         sum += sizes[i];
         idx[i] = sum;
     }
@@ -296,6 +297,8 @@ bool ox_conv_slice(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in, int
         int64_t dim = t->shape[a], s = starts[i], en = ends[i], step = nst >= 0 ? steps[i] : 1;
         if (step == 0)
             return ox_fail(cx, "a step of 0");
+        /* a step past the extent selects one element, whatever its size */
+        step = step > OX_MAX_ELEMS ? OX_MAX_ELEMS : step < -OX_MAX_ELEMS ? -OX_MAX_ELEMS : step;
         if (s < 0)
             s += dim;
         if (en < 0)
@@ -457,6 +460,8 @@ bool ox_conv_expand(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in, in
             return ox_fail(cx, "negative shape value %lld", (long long)b);
         r[i] = a == 1 ? b : a;
     }
+    if (!ox_check_shape(cx, nd, r, "the expanded shape"))
+        return false;
     out[0] = ox_broadcast_to(cx, in[0], nd, r);
     return out[0] != NULL;
 }
@@ -567,6 +572,8 @@ bool ox_conv_eye_like(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in, 
     if (a && a->has_i && !ox_dtype((int32_t)a->i, &dt))
         return ox_fail(cx, "dtype %lld is not supported", (long long)a->i);
     int64_t k = ox_attr_int(n, "k", 0);
+    if (ir_type_numel(t) > OX_MAX_CONST)
+        return ox_fail(cx, "a %lld x %lld matrix is too large to build", (long long)t->shape[0], (long long)t->shape[1]);
     ir_tensor *e = ir_tensor_new(&cx->m->arena, dt, 2, t->shape);
     for (int64_t i = 0; i < t->shape[0]; i++)
         if (i + k >= 0 && i + k < t->shape[1])
@@ -585,6 +592,8 @@ bool ox_conv_trilu(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in, int
     if (nin > 1 && in[1] && !ox_const_scalar(cx, in[1], "k", &kd))
         return false;
     int64_t k = (int64_t)kd, r = t->shape[t->ndim - 2], c = t->shape[t->ndim - 1];
+    if (r * c > OX_MAX_CONST)
+        return ox_fail(cx, "a %lld x %lld mask is too large to build", (long long)r, (long long)c);
     bool upper = ox_attr_int(n, "upper", 1) != 0;
     int64_t s[2] = {r, c};
     ir_tensor *mask = ir_tensor_new(&cx->m->arena, IR_BOOL, 2, s);
@@ -607,7 +616,7 @@ bool ox_conv_range(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in, int
     if (v[2] == 0)
         return ox_fail(cx, "delta is 0");
     double cnt = ceil((v[1] - v[0]) / v[2]);
-    if (!(cnt < (double)((int64_t)1 << 31)))
+    if (!(cnt < (double)OX_MAX_CONST))
         return ox_fail(cx, "the range has too many elements");
     int64_t len = cnt > 0 ? (int64_t)cnt : 0;
     ir_dtype dt = ox_type(in[0])->dtype;

@@ -12,105 +12,107 @@
 #include "onnx/onnx.h"
 
 /* The op table: ONNX op name, the first opset whose form the converter
- * reads (older forms are outside OX_OPSET_MIN anyway), the converter. */
+ * reads (older forms are outside OX_OPSET_MIN anyway), the inputs every
+ * form requires (checked before the converter runs), the converter. */
 typedef struct ox_op {
     const char *name;
     int since;
+    int min_in;
     ox_convert_fn fn;
 } ox_op;
 
 static const ox_op ops[] = {
     /* nn */
-    {"Conv", 1, ox_conv_conv},
-    {"Gemm", 1, ox_conv_gemm},
-    {"MatMul", 1, ox_conv_matmul},
-    {"MaxPool", 1, ox_conv_pool},
-    {"AveragePool", 1, ox_conv_pool},
-    {"GlobalAveragePool", 1, ox_conv_global_pool},
-    {"GlobalMaxPool", 1, ox_conv_global_pool},
-    {"BatchNormalization", 1, ox_conv_batch_norm},
-    {"InstanceNormalization", 1, ox_conv_instance_norm},
-    {"LayerNormalization", 17, ox_conv_layer_norm},
-    {"Softmax", 1, ox_conv_softmax},
-    {"LogSoftmax", 1, ox_conv_softmax},
-    {"Relu", 1, ox_conv_activation},
-    {"LeakyRelu", 1, ox_conv_activation},
-    {"PRelu", 1, ox_conv_activation},
-    {"Elu", 1, ox_conv_activation},
-    {"Selu", 1, ox_conv_activation},
-    {"Sigmoid", 1, ox_conv_activation},
-    {"HardSigmoid", 1, ox_conv_activation},
-    {"HardSwish", 14, ox_conv_activation},
-    {"Tanh", 1, ox_conv_activation},
-    {"Softplus", 1, ox_conv_activation},
-    {"ThresholdedRelu", 10, ox_conv_activation},
-    {"Shrink", 9, ox_conv_activation},
-    {"Hardmax", 1, ox_conv_hardmax},
-    {"Dropout", 1, ox_conv_dropout},
+    {"Conv", 1, 2, ox_conv_conv},
+    {"Gemm", 1, 2, ox_conv_gemm},
+    {"MatMul", 1, 2, ox_conv_matmul},
+    {"MaxPool", 1, 1, ox_conv_pool},
+    {"AveragePool", 1, 1, ox_conv_pool},
+    {"GlobalAveragePool", 1, 1, ox_conv_global_pool},
+    {"GlobalMaxPool", 1, 1, ox_conv_global_pool},
+    {"BatchNormalization", 1, 5, ox_conv_batch_norm},
+    {"InstanceNormalization", 1, 3, ox_conv_instance_norm},
+    {"LayerNormalization", 17, 2, ox_conv_layer_norm},
+    {"Softmax", 1, 1, ox_conv_softmax},
+    {"LogSoftmax", 1, 1, ox_conv_softmax},
+    {"Relu", 1, 1, ox_conv_activation},
+    {"LeakyRelu", 1, 1, ox_conv_activation},
+    {"PRelu", 1, 2, ox_conv_activation},
+    {"Elu", 1, 1, ox_conv_activation},
+    {"Selu", 1, 1, ox_conv_activation},
+    {"Sigmoid", 1, 1, ox_conv_activation},
+    {"HardSigmoid", 1, 1, ox_conv_activation},
+    {"HardSwish", 14, 1, ox_conv_activation},
+    {"Tanh", 1, 1, ox_conv_activation},
+    {"Softplus", 1, 1, ox_conv_activation},
+    {"ThresholdedRelu", 10, 1, ox_conv_activation},
+    {"Shrink", 9, 1, ox_conv_activation},
+    {"Hardmax", 1, 1, ox_conv_hardmax},
+    {"Dropout", 1, 1, ox_conv_dropout},
     /* math */
-    {"Add", 1, ox_conv_binary},
-    {"Sub", 1, ox_conv_binary},
-    {"Mul", 1, ox_conv_binary},
-    {"Div", 1, ox_conv_binary},
-    {"Pow", 1, ox_conv_binary},
-    {"Equal", 1, ox_conv_binary},
-    {"Less", 1, ox_conv_binary},
-    {"Greater", 1, ox_conv_binary},
-    {"LessOrEqual", 12, ox_conv_binary},
-    {"GreaterOrEqual", 12, ox_conv_binary},
-    {"And", 1, ox_conv_binary},
-    {"Or", 1, ox_conv_binary},
-    {"Xor", 1, ox_conv_binary},
-    {"Not", 1, ox_conv_unary},
-    {"Abs", 1, ox_conv_unary},
-    {"Neg", 1, ox_conv_unary},
-    {"Exp", 1, ox_conv_unary},
-    {"Log", 1, ox_conv_unary},
-    {"Sqrt", 1, ox_conv_unary},
-    {"Reciprocal", 1, ox_conv_unary},
-    {"Erf", 9, ox_conv_unary},
-    {"Sum", 1, ox_conv_variadic},
-    {"Mean", 1, ox_conv_variadic},
-    {"Max", 1, ox_conv_variadic},
-    {"Min", 1, ox_conv_variadic},
-    {"Clip", 1, ox_conv_clip},
-    {"Where", 9, ox_conv_where},
-    {"Cast", 1, ox_conv_cast},
-    {"CastLike", 15, ox_conv_cast},
-    {"ReduceMean", 1, ox_conv_reduce},
-    {"ReduceSum", 1, ox_conv_reduce},
-    {"ReduceMax", 1, ox_conv_reduce},
-    {"ReduceMin", 1, ox_conv_reduce},
-    {"ReduceL1", 1, ox_conv_reduce},
-    {"ReduceL2", 1, ox_conv_reduce},
-    {"ReduceSumSquare", 1, ox_conv_reduce},
-    {"ReduceLogSumExp", 1, ox_conv_reduce},
-    {"ReduceLogSum", 1, ox_conv_reduce},
-    {"ArgMax", 1, ox_conv_argreduce},
-    {"ArgMin", 1, ox_conv_argreduce},
+    {"Add", 1, 2, ox_conv_binary},
+    {"Sub", 1, 2, ox_conv_binary},
+    {"Mul", 1, 2, ox_conv_binary},
+    {"Div", 1, 2, ox_conv_binary},
+    {"Pow", 1, 2, ox_conv_binary},
+    {"Equal", 1, 2, ox_conv_binary},
+    {"Less", 1, 2, ox_conv_binary},
+    {"Greater", 1, 2, ox_conv_binary},
+    {"LessOrEqual", 12, 2, ox_conv_binary},
+    {"GreaterOrEqual", 12, 2, ox_conv_binary},
+    {"And", 1, 2, ox_conv_binary},
+    {"Or", 1, 2, ox_conv_binary},
+    {"Xor", 1, 2, ox_conv_binary},
+    {"Not", 1, 1, ox_conv_unary},
+    {"Abs", 1, 1, ox_conv_unary},
+    {"Neg", 1, 1, ox_conv_unary},
+    {"Exp", 1, 1, ox_conv_unary},
+    {"Log", 1, 1, ox_conv_unary},
+    {"Sqrt", 1, 1, ox_conv_unary},
+    {"Reciprocal", 1, 1, ox_conv_unary},
+    {"Erf", 9, 1, ox_conv_unary},
+    {"Sum", 1, 1, ox_conv_variadic},
+    {"Mean", 1, 1, ox_conv_variadic},
+    {"Max", 1, 1, ox_conv_variadic},
+    {"Min", 1, 1, ox_conv_variadic},
+    {"Clip", 1, 1, ox_conv_clip},
+    {"Where", 9, 3, ox_conv_where},
+    {"Cast", 1, 1, ox_conv_cast},
+    {"CastLike", 15, 2, ox_conv_cast},
+    {"ReduceMean", 1, 1, ox_conv_reduce},
+    {"ReduceSum", 1, 1, ox_conv_reduce},
+    {"ReduceMax", 1, 1, ox_conv_reduce},
+    {"ReduceMin", 1, 1, ox_conv_reduce},
+    {"ReduceL1", 1, 1, ox_conv_reduce},
+    {"ReduceL2", 1, 1, ox_conv_reduce},
+    {"ReduceSumSquare", 1, 1, ox_conv_reduce},
+    {"ReduceLogSumExp", 1, 1, ox_conv_reduce},
+    {"ReduceLogSum", 1, 1, ox_conv_reduce},
+    {"ArgMax", 1, 1, ox_conv_argreduce},
+    {"ArgMin", 1, 1, ox_conv_argreduce},
     /* tensors */
-    {"Identity", 1, ox_conv_identity},
-    {"Constant", 1, ox_conv_constant},
-    {"ConstantOfShape", 9, ox_conv_constant_of_shape},
-    {"Shape", 1, ox_conv_shape},
-    {"Size", 1, ox_conv_shape},
-    {"Flatten", 1, ox_conv_flatten},
-    {"Reshape", 5, ox_conv_reshape},
-    {"Transpose", 1, ox_conv_transpose},
-    {"Concat", 4, ox_conv_concat},
-    {"Split", 2, ox_conv_split},
-    {"Slice", 1, ox_conv_slice},
-    {"Squeeze", 1, ox_conv_squeeze},
-    {"Unsqueeze", 1, ox_conv_unsqueeze},
-    {"Gather", 1, ox_conv_gather},
-    {"Expand", 8, ox_conv_expand},
-    {"Tile", 6, ox_conv_tile},
-    {"Pad", 2, ox_conv_pad},
-    {"DepthToSpace", 1, ox_conv_depth_to_space},
-    {"SpaceToDepth", 1, ox_conv_space_to_depth},
-    {"EyeLike", 9, ox_conv_eye_like},
-    {"Trilu", 14, ox_conv_trilu},
-    {"Range", 11, ox_conv_range},
+    {"Identity", 1, 1, ox_conv_identity},
+    {"Constant", 1, 0, ox_conv_constant},
+    {"ConstantOfShape", 9, 1, ox_conv_constant_of_shape},
+    {"Shape", 1, 1, ox_conv_shape},
+    {"Size", 1, 1, ox_conv_shape},
+    {"Flatten", 1, 1, ox_conv_flatten},
+    {"Reshape", 5, 2, ox_conv_reshape},
+    {"Transpose", 1, 1, ox_conv_transpose},
+    {"Concat", 4, 1, ox_conv_concat},
+    {"Split", 2, 1, ox_conv_split},
+    {"Slice", 1, 1, ox_conv_slice},
+    {"Squeeze", 1, 1, ox_conv_squeeze},
+    {"Unsqueeze", 1, 1, ox_conv_unsqueeze},
+    {"Gather", 1, 2, ox_conv_gather},
+    {"Expand", 8, 2, ox_conv_expand},
+    {"Tile", 6, 2, ox_conv_tile},
+    {"Pad", 2, 1, ox_conv_pad},
+    {"DepthToSpace", 1, 1, ox_conv_depth_to_space},
+    {"SpaceToDepth", 1, 1, ox_conv_space_to_depth},
+    {"EyeLike", 9, 1, ox_conv_eye_like},
+    {"Trilu", 14, 1, ox_conv_trilu},
+    {"Range", 11, 3, ox_conv_range},
 };
 
 static const ox_op *find_op(const char *name, int64_t opset)
@@ -224,6 +226,8 @@ static ir_expr *input_var(ox_ctx *cx, const Onnx__ValueInfoProto *vi)
         }
         shape[i] = dm->dim_value;
     }
+    if (!ox_check_shape(cx, (int)tt->shape->n_dim, shape, "a graph input"))
+        return NULL;
     su_span none = {0};
     ir_expr *v = ir_var(cx->m, none, var_name(cx, name),
                         ir_tensor_type(&cx->m->arena, dt, (int)tt->shape->n_dim, shape));
@@ -308,7 +312,8 @@ static bool add_inputs(ox_ctx *cx, values *vs, const Onnx__GraphProto *g, const 
         const ir_tensor *bv = bound(b, name);
         if (bv) {
             ir_tensor *t = ir_tensor_new(&cx->m->arena, bv->dtype, bv->ndim, bv->shape);
-            memcpy(t->data, bv->data, ir_tensor_nbytes(bv));
+            if (ir_tensor_nbytes(bv))
+                memcpy(t->data, bv->data, ir_tensor_nbytes(bv));
             if (!define(cx, vs, name, ox_const(cx, t)))
                 return false;
             continue;
@@ -334,7 +339,7 @@ static bool convert_node(ox_ctx *cx, values *vs, const Onnx__NodeProto *n)
     cx->node = n;
     if (n->n_input > MAX_NODE_IO || n->n_output > MAX_NODE_IO)
         return ox_fail(cx, "too many inputs or outputs");
-    ir_expr *in[MAX_NODE_IO], *out[MAX_NODE_IO] = {0};
+    ir_expr *in[MAX_NODE_IO] = {0}, *out[MAX_NODE_IO] = {0};
     for (size_t i = 0; i < n->n_input; i++) {
         const char *name = str(n->input[i]);
         in[i] = NULL;
@@ -344,8 +349,18 @@ static bool convert_node(ox_ctx *cx, values *vs, const Onnx__NodeProto *n)
             return ox_fail(cx, "input '%s' is not a graph input, an initializer or an earlier node's output", name);
     }
     const ox_op *op = find_op(str(n->op_type), cx->opset);
-    if (!op->fn(cx, n, in, (int)n->n_input, out, (int)n->n_output))
+    int need = op->fn == ox_conv_slice && cx->opset >= 10 ? 3 : op->min_in;
+    for (int i = 0; i < need; i++)
+        if ((size_t)i >= n->n_input || !in[i])
+            return ox_fail(cx, "needs at least %d input%s, input %d is missing", need, need > 1 ? "s" : "", i);
+    size_t before = cx->d->errors;
+    if (!op->fn(cx, n, in, (int)n->n_input, out, (int)n->n_output)) {
+        if (cx->d->errors == before)
+            ox_fail(cx, "cannot be converted (an optional input it needs is missing)");
         return false;
+    }
+    if (cx->d->errors > before)
+        return false;   /* a converter that reported and went on (an attribute it could not read) */
     for (size_t i = 0; i < n->n_output; i++) {
         const char *name = str(n->output[i]);
         if (!*name)

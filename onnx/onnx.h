@@ -84,6 +84,13 @@ typedef bool (*ox_convert_fn)(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *con
 
 /* ---- build.c: helpers converters share ---------------------------------- */
 
+/* Most elements of a tensor a model may describe (a shape past it is
+ * refused, so that no extent product overflows), of a constant the importer
+ * builds, and of a folded result (a larger call is left to run time). */
+#define OX_MAX_ELEMS ((int64_t)1 << 40)
+#define OX_MAX_CONST ((int64_t)1 << 28)
+#define OX_MAX_FOLD ((int64_t)1 << 24)
+
 /* Records an error naming the file and the current node; returns false. */
 bool ox_fail(ox_ctx *cx, const char *fmt, ...) SU_PRINTF(2, 3);
 /* The node's attribute `name`, or NULL. */
@@ -120,11 +127,15 @@ ir_expr *ox_call1(ox_ctx *cx, ir_op_id op, ir_expr *a);
 ir_expr *ox_call2(ox_ctx *cx, ir_op_id op, ir_expr *a, ir_expr *b);
 /* Field i of a tuple-valued expression (the field itself for a tuple node). */
 ir_expr *ox_proj(ox_ctx *cx, ir_expr *tuple, int i);
+/* Checks a shape a model gives (what names it): extents >= 0 and at most
+ * OX_MAX_ELEMS elements; false after reporting. */
+bool ox_check_shape(ox_ctx *cx, int nd, const int64_t *shape, const char *what);
 /* A typed constant holding tensor t (in the module's arena). */
 ir_expr *ox_const(ox_ctx *cx, const ir_tensor *t);
 /* A rank-0 constant of dtype dt. */
 ir_expr *ox_scalar(ox_ctx *cx, ir_dtype dt, double v);
-/* A constant of the given shape filled with v. */
+/* A constant of the given shape filled with v; NULL after reporting when it
+ * would exceed OX_MAX_CONST elements. */
 ir_expr *ox_filled(ox_ctx *cx, ir_dtype dt, int ndim, const int64_t *shape, double v);
 /* A 1-D int64 constant. */
 ir_expr *ox_ints_const(ox_ctx *cx, int n, const int64_t *v);
