@@ -22,7 +22,7 @@ bool ox_conv_constant(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in, 
     const Onnx__AttributeProto *a;
     su_buf err = {0};
     if ((a = ox_attr(n, "value")) && a->t) {
-        ir_tensor *t = ox_tensor(&cx->m->arena, a->t, NULL, nout > 0 && n->output[0] ? n->output[0] : "value", &err);
+        ir_tensor *t = ox_tensor(&cx->m->arena, a->t, NULL, nout > 0 && n->output[0] ? n->output[0] : "value", true, &err);
         if (!t) {
             ox_fail(cx, "%s", su_buf_str(&err));
             su_buf_free(&err);
@@ -59,7 +59,7 @@ bool ox_conv_constant_of_shape(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *co
     const Onnx__AttributeProto *a = ox_attr(n, "value");
     if (a && a->t) {
         su_buf err = {0};
-        ir_tensor *t = ox_tensor(NULL, a->t, NULL, "value", &err);
+        ir_tensor *t = ox_tensor(NULL, a->t, NULL, "value", false, &err);
         if (!t || ir_tensor_numel(t) != 1) {
             ox_fail(cx, "value must be a one-element tensor%s%s", t ? "" : ": ", su_buf_str(&err));
             ir_tensor_free(t);

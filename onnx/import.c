@@ -7,7 +7,11 @@
  * refused with the whole list of what it lacks. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "onnx/onnx.h"
 
@@ -263,9 +267,9 @@ static bool add_initializers(ox_ctx *cx, values *vs, const Onnx__GraphProto *g, 
 {
     su_buf err = {0};
     for (size_t i = 0; i < g->n_initializer; i++) {
-        const Onnx__TensorProto *tp = g->initializer[i];
+        Onnx__TensorProto *tp = g->initializer[i];
         const char *name = str(tp->name);
-        ir_tensor *t = ox_tensor(&cx->m->arena, tp, dir, name, &err);
+        ir_tensor *t = ox_tensor(&cx->m->arena, tp, dir, name, true, &err);
         if (!t) {
             ox_fail(cx, "initializer %s", su_buf_str(&err));
             su_buf_free(&err);
@@ -416,13 +420,15 @@ ir_module *ox_import(const char *file, const char *dir, const uint8_t *data, siz
                      su_diags *d)
 {
     ox_ctx cx = {.d = d, .file = file};
-    Onnx__ModelProto *mp = ox_model_unpack(file, data, len, &cx.opset, d);
-    if (!mp)
-        return NULL;
+    /* the message is unpacked into the module's arena, where initializers
+     * keep their raw data without a copy */
     cx.m = ir_module_new();
-    ir_module *m = import_graph(&cx, mp->graph, dir, o);
-    onnx__model_proto__free_unpacked(mp, NULL);
-    return m;
+    Onnx__ModelProto *mp = ox_model_unpack(file, data, len, &cx.m->arena, &cx.opset, d);
+    if (!mp) {
+        ir_module_free(cx.m);
+        return NULL;
+    }
+    return import_graph(&cx, mp->graph, dir, o);
 }
 
 ir_module *ox_import_file(const char *path, su_diags *d)
@@ -430,10 +436,32 @@ ir_module *ox_import_file(const char *path, su_diags *d)
     return ox_import_file_opts(path, NULL, d);
 }
 
+/* The file's bytes: mapped (a 100 MB model is not copied to be read), or
+ * read when it cannot be mapped; NULL with errno set. */
+static const uint8_t *map_file(const char *path, size_t *len, bool *mapped)
+{
+    *mapped = false;
+    int fd = open(path, O_RDONLY);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+        void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (p != MAP_FAILED) {
+            close(fd);
+            *mapped = true;
+            *len = (size_t)st.st_size;
+            return p;
+        }
+    }
+    if (fd >= 0)
+        close(fd);
+    return (const uint8_t *)su_read_file(path, len);
+}
+
 ir_module *ox_import_file_opts(const char *path, ox_options *o, su_diags *d)
 {
     size_t len;
-    char *data = su_read_file(path, &len);
+    bool mapped;
+    const uint8_t *data = map_file(path, &len, &mapped);
     if (!data) {
         su_span none = {0};
         su_error(d, none, "%s: cannot read: %s", path, strerror(errno));
@@ -446,8 +474,11 @@ ir_module *ox_import_file_opts(const char *path, ox_options *o, su_diags *d)
         dir[slash - path] = 0;
     if (slash == path)
         strcpy(dir, "/");
-    ir_module *m = ox_import(path, dir, (const uint8_t *)data, len, o, d);
+    ir_module *m = ox_import(path, dir, data, len, o, d);
     free(dir);
-    free(data);
+    if (mapped)
+        munmap((void *)data, len);
+    else
+        free((void *)data);
     return m;
 }

@@ -20,17 +20,24 @@
 
 /* Unpacks an ONNX model held in memory; NULL after recording an error that
  * names `file` (truncated or corrupt protobuf, no graph, an opset outside
- * OX_OPSET_MIN..MAX). *opset gets the default domain's version. Free the
- * result with onnx__model_proto__free_unpacked(m, NULL). */
-Onnx__ModelProto *ox_model_unpack(const char *file, const uint8_t *data, size_t len, int64_t *opset, su_diags *d);
+ * OX_OPSET_MIN..MAX). *opset gets the default domain's version. With an
+ * arena, every part of the message (raw tensor data included, 64-byte
+ * aligned) is allocated there and lives as long as it, so that tensors can
+ * borrow their data (ox_tensor); without, free the result with
+ * onnx__model_proto__free_unpacked(m, NULL). */
+Onnx__ModelProto *ox_model_unpack(const char *file, const uint8_t *data, size_t len, su_arena *arena,
+                                  int64_t *opset, su_diags *d);
 /* The relay dtype of an ONNX TensorProto data type; false when relay has none. */
 bool ox_dtype(int32_t onnx_type, ir_dtype *out);
 /* The tensor a TensorProto holds (typed fields, raw_data, or external data
  * in a file beside the model: dir is the model's folder, NULL to refuse
- * external data) as a tensor in arena a, or NULL on the heap when a is NULL.
- * NULL after writing to err why (a size that does not match its dims, an
- * unsupported type, a missing or short external file), naming `what`. */
-ir_tensor *ox_tensor(su_arena *a, const Onnx__TensorProto *tp, const char *dir, const char *what, su_buf *err);
+ * external data) as a tensor in arena a, or on the heap when a is NULL.
+ * borrow (with an arena): tp was unpacked into that arena, and the tensor
+ * points at its raw data instead of copying it (a 100 MB model is then
+ * copied once, by the unpacking). NULL after writing to err why (a size
+ * that does not match its dims, an unsupported type, a missing or short
+ * external file), naming `what`. */
+ir_tensor *ox_tensor(su_arena *a, Onnx__TensorProto *tp, const char *dir, const char *what, bool borrow, su_buf *err);
 /* Reads a serialized TensorProto file (the backend tests' input_0.pb) into
  * a heap tensor; NULL after writing the reason to err. *name gets the
  * tensor's name (malloc'd, may be empty) when name is not NULL. */

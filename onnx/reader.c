@@ -16,17 +16,32 @@ static const char *str(const char *s)
     return s ? s : "";
 }
 
-Onnx__ModelProto *ox_model_unpack(const char *file, const uint8_t *data, size_t len, int64_t *opset, su_diags *d)
+/* protobuf-c's allocator over an arena: 64-byte aligned (tensor data),
+ * freed with the arena. */
+static void *arena_alloc(void *a, size_t n)
+{
+    return su_arena_alloc_aligned(a, n ? n : 1, 64);
+}
+
+static void arena_free(void *a, void *p)
+{
+    (void)a, (void)p;
+}
+
+Onnx__ModelProto *ox_model_unpack(const char *file, const uint8_t *data, size_t len, su_arena *arena,
+                                  int64_t *opset, su_diags *d)
 {
     su_span none = {0};
-    Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, data);
+    ProtobufCAllocator alloc = {arena_alloc, arena_free, arena};
+    Onnx__ModelProto *m = onnx__model_proto__unpack(arena ? &alloc : NULL, len, data);
     if (!m) {
         su_error(d, none, "%s: not an ONNX model: the protobuf is truncated or corrupt", file);
         return NULL;
     }
     if (!m->graph) {
         su_error(d, none, "%s: the ONNX model has no graph", file);
-        onnx__model_proto__free_unpacked(m, NULL);
+        if (!arena)
+            onnx__model_proto__free_unpacked(m, NULL);
         return NULL;
     }
     *opset = -1;
@@ -44,7 +59,8 @@ Onnx__ModelProto *ox_model_unpack(const char *file, const uint8_t *data, size_t 
     } else {
         return m;
     }
-    onnx__model_proto__free_unpacked(m, NULL);
+    if (!arena)
+        onnx__model_proto__free_unpacked(m, NULL);
     return NULL;
 }
 
@@ -158,7 +174,7 @@ static size_t typed_count(const Onnx__TensorProto *tp)
     }
 }
 
-ir_tensor *ox_tensor(su_arena *a, const Onnx__TensorProto *tp, const char *dir, const char *what, su_buf *err)
+ir_tensor *ox_tensor(su_arena *a, Onnx__TensorProto *tp, const char *dir, const char *what, bool borrow, su_buf *err)
 {
     ir_dtype dt;
     if (!tp->has_data_type || !ox_dtype(tp->data_type, &dt)) {
@@ -193,7 +209,22 @@ ir_tensor *ox_tensor(su_arena *a, const Onnx__TensorProto *tp, const char *dir, 
         su_buf_printf(err, "tensor '%s' has %zu values, its dims need %lld", what, typed_count(tp), (long long)n);
         return NULL;
     }
-    ir_tensor *t = a ? ir_tensor_new(a, dt, (int)tp->n_dims, tp->dims) : ir_tensor_alloc(dt, (int)tp->n_dims, tp->dims);
+    ir_tensor *t;
+    if (a && borrow && !external && tp->has_raw_data && nbytes && ((uintptr_t)tp->raw_data.data & 63) == 0) {
+        /* the unpacked message lives in the arena: point at its bytes */
+        t = su_arena_alloc(a, sizeof *t);
+        t->dtype = dt;
+        t->ndim = (int)tp->n_dims;
+        int64_t *shape = su_arena_alloc(a, sizeof *shape * (tp->n_dims ? tp->n_dims : 1));
+        for (size_t i = 0; i < tp->n_dims; i++)
+            shape[i] = tp->dims[i];
+        t->shape = shape;
+        t->data = tp->raw_data.data;
+        tp->has_raw_data = false;   /* the tensor owns the bytes now */
+        tp->raw_data.len = 0;
+        goto bools;
+    }
+    t = a ? ir_tensor_new(a, dt, (int)tp->n_dims, tp->dims) : ir_tensor_alloc(dt, (int)tp->n_dims, tp->dims);
     if (!t) {
         su_buf_printf(err, "out of memory for tensor '%s' (%zu bytes)", what, nbytes);
         return NULL;
@@ -211,6 +242,7 @@ ir_tensor *ox_tensor(su_arena *a, const Onnx__TensorProto *tp, const char *dir, 
     } else {
         copy_typed(tp, t, n);
     }
+bools:
     if (dt == IR_BOOL)  /* any nonzero byte is true; relay's bools are 0 or 1 */
         for (int64_t i = 0; i < n; i++)
             ((uint8_t *)t->data)[i] = ((uint8_t *)t->data)[i] != 0;
@@ -232,7 +264,7 @@ ir_tensor *ox_tensor_file(const char *path, char **name, su_buf *err)
         return NULL;
     }
     su_buf why = {0};
-    ir_tensor *t = ox_tensor(NULL, tp, NULL, str(tp->name), &why);
+    ir_tensor *t = ox_tensor(NULL, tp, NULL, str(tp->name), false, &why);
     if (!t)
         su_buf_printf(err, "%s: %s", path, su_buf_str(&why));
     else if (name)

@@ -16,6 +16,10 @@ each weight from the same seeded stream as the Relay zoo's parameter of the
 same name, and tests/ref/models/M.npz (made by tests/gen/make_model_refs.py
 from PyTorch on exactly those weights) is the reference.
 
+--weights exports with the weights inside (export_params=True, batch-norm
+folded as PyTorch does in eval mode): `--weights --out /tmp resnet50` makes the
+~100 MB file that `make bench-onnx` times the import of (not committed).
+
 --check loads the seeded weights into the PyTorch module (as
 make_model_refs.py does) and verifies that the exported graph's inputs are
 %data and the Relay zoo's parameters, with the same shapes.
@@ -51,11 +55,15 @@ def build(name):
     return model, torch.zeros(input_shape)
 
 
-def export(name, out, check):
+def export(name, out, check, weights=False):
     model, x = build(name)
     path = os.path.join(out, name + ".onnx")
-    torch.onnx.export(model, x, path, input_names=["data"], output_names=["output"], opset_version=17, training=torch.onnx.TrainingMode.PRESERVE,
-                      export_params=False, do_constant_folding=False)
+    if weights:
+        torch.onnx.export(model, x, path, input_names=["data"], output_names=["output"], opset_version=17)
+        print("%s: %d bytes" % (path, os.path.getsize(path)))
+        return
+    torch.onnx.export(model, x, path, input_names=["data"], output_names=["output"], opset_version=17,
+                      training=torch.onnx.TrainingMode.PRESERVE, export_params=False, do_constant_folding=False)
     g = onnx.load(path).graph
     inits = {t.name for t in g.initializer}
     inputs = [(i.name.replace(".", "_"), tuple(d.dim_value for d in i.type.tensor_type.shape.dim))
@@ -72,11 +80,12 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.path.join(ROOT, "tests", "onnx", "zoo"))
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--weights", action="store_true")
     ap.add_argument("models", nargs="*", default=MODELS)
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     for m in a.models:
-        export(m, a.out, a.check)
+        export(m, a.out, a.check, a.weights)
 
 
 if __name__ == "__main__":

@@ -136,7 +136,7 @@ static bool read_model(const char *path, su_buf *uncovered, char ***ops, int *no
         return false;
     }
     /* a model outside the opsets the importer reads is not covered either */
-    Onnx__ModelProto *checked = ox_model_unpack(path, (const uint8_t *)data, len, &opset, &d);
+    Onnx__ModelProto *checked = ox_model_unpack(path, (const uint8_t *)data, len, NULL, &opset, &d);
     free(data);
     if (!checked) {
         const char *msg = d.len ? d.items[0].msg : "unreadable";
