@@ -63,7 +63,7 @@ bool ox_conv_binary(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in, in
 
 static const named_op unary_ops[] = {
     {"Not", IR_OP_LOGICAL_NOT}, {"Abs", IR_OP_ABS}, {"Neg", IR_OP_NEGATIVE}, {"Exp", IR_OP_EXP},
-    {"Log", IR_OP_LOG}, {"Sqrt", IR_OP_SQRT}, {"Erf", IR_OP_ERF},
+    {"Log", IR_OP_LOG}, {"Sqrt", IR_OP_SQRT}, {"Erf", IR_OP_ERF}, {"Floor", IR_OP_FLOOR}, {"Ceil", IR_OP_CEIL},
 };
 
 bool ox_conv_unary(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in, int nin, ir_expr **out, int nout)

@@ -75,6 +75,8 @@ static const ox_op ops[] = {
     {"Sqrt", 1, 1, ox_conv_unary},
     {"Reciprocal", 1, 1, ox_conv_unary},
     {"Erf", 9, 1, ox_conv_unary},
+    {"Floor", 1, 1, ox_conv_unary},
+    {"Ceil", 1, 1, ox_conv_unary},
     {"Sum", 1, 1, ox_conv_variadic},
     {"Mean", 1, 1, ox_conv_variadic},
     {"Max", 1, 1, ox_conv_variadic},

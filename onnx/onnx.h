@@ -173,53 +173,96 @@ ir_expr *ox_broadcast_to(ox_ctx *cx, ir_expr *e, int nd, const int64_t *shape);
 ir_expr *ox_cast(ox_ctx *cx, ir_expr *e, ir_dtype dt);
 
 /* ---- convert_nn.c: convolution, dense, pooling, normalization, activations */
+/* Each is an ox_convert_fn for the ONNX ops its comment names (the table in
+ * import.c maps op names to them). */
 
+/* Conv (1-D, 2-D). */
 bool ox_conv_conv(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
+/* Gemm. */
 bool ox_conv_gemm(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
+/* MatMul. */
 bool ox_conv_matmul(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
+/* MaxPool, AveragePool. */
 bool ox_conv_pool(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
+/* GlobalAveragePool, GlobalMaxPool. */
 bool ox_conv_global_pool(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
+/* BatchNormalization (inference). */
 bool ox_conv_batch_norm(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
+/* InstanceNormalization. */
 bool ox_conv_instance_norm(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
+/* LayerNormalization. */
 bool ox_conv_layer_norm(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
+/* Softmax, LogSoftmax. */
 bool ox_conv_softmax(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
+/* Relu, LeakyRelu, PRelu, Elu, Selu, Sigmoid, HardSigmoid, HardSwish, Tanh, Softplus, ThresholdedRelu, Shrink. */
 bool ox_conv_activation(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
+/* Hardmax. */
 bool ox_conv_hardmax(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
+/* Dropout (inference: the identity). */
 bool ox_conv_dropout(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
 
 /* ---- convert_math.c: elementwise arithmetic, comparisons, reductions ---- */
 
+/* Add, Sub, Mul, Div, Pow, Equal, Less, Greater, LessOrEqual, GreaterOrEqual, And, Or, Xor. */
 bool ox_conv_binary(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
+/* Not, Abs, Neg, Exp, Log, Sqrt, Reciprocal, Erf, Floor, Ceil. */
 bool ox_conv_unary(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
+/* Sum, Mean, Max, Min. */
 bool ox_conv_variadic(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
+/* Clip. */
 bool ox_conv_clip(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
+/* Where. */
 bool ox_conv_where(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
+/* Cast, CastLike. */
 bool ox_conv_cast(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
+/* ReduceMean/Sum/Max/Min/L1/L2/SumSquare/LogSum/LogSumExp. */
 bool ox_conv_reduce(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
+/* ArgMax, ArgMin. */
 bool ox_conv_argreduce(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
 
 /* ---- convert_tensor.c: shapes, layout, constants -------------------------- */
 
+/* Identity. */
 bool ox_conv_identity(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
+/* Constant. */
 bool ox_conv_constant(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
+/* ConstantOfShape. */
 bool ox_conv_constant_of_shape(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
+/* Shape, Size (constants). */
 bool ox_conv_shape(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
+/* Flatten. */
 bool ox_conv_flatten(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
+/* Reshape. */
 bool ox_conv_reshape(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
+/* Transpose. */
 bool ox_conv_transpose(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
+/* Concat. */
 bool ox_conv_concat(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
+/* Split. */
 bool ox_conv_split(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
+/* Slice. */
 bool ox_conv_slice(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
+/* Squeeze. */
 bool ox_conv_squeeze(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
+/* Unsqueeze. */
 bool ox_conv_unsqueeze(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
+/* Gather. */
 bool ox_conv_gather(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
+/* Expand. */
 bool ox_conv_expand(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
+/* Tile. */
 bool ox_conv_tile(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
+/* Pad. */
 bool ox_conv_pad(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
+/* DepthToSpace. */
 bool ox_conv_depth_to_space(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
+/* SpaceToDepth. */
 bool ox_conv_space_to_depth(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
+/* EyeLike. */
 bool ox_conv_eye_like(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
+/* Trilu. */
 bool ox_conv_trilu(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
+/* Range (of constants). */
 bool ox_conv_range(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
 
 #endif

@@ -130,6 +130,8 @@ static double unary(ir_op_id op, const ir_expr *c, double x)
     case IR_OP_TANH: return tanh(x);
     case IR_OP_SIGMOID: return 1 / (1 + exp(-x));
     case IR_OP_ERF: return erf(x);
+    case IR_OP_FLOOR: return floor(x);
+    case IR_OP_CEIL: return ceil(x);
     case IR_OP_CLIP: {
         double lo = A(c, "a_min")->f, hi = A(c, "a_max")->f;
         return x < lo ? lo : x > hi ? hi : x;

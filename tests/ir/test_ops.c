@@ -405,7 +405,7 @@ static void test_unary(void)
 {
     static const ir_op_id unary[] = {
         IR_OP_RELU, IR_OP_LEAKY_RELU, IR_OP_NEGATIVE, IR_OP_ABS, IR_OP_EXP, IR_OP_LOG, IR_OP_SQRT,
-        IR_OP_RSQRT, IR_OP_TANH, IR_OP_SIGMOID, IR_OP_ERF, IR_OP_CLIP, IR_OP_COPY};
+        IR_OP_RSQRT, IR_OP_TANH, IR_OP_SIGMOID, IR_OP_ERF, IR_OP_CLIP, IR_OP_COPY, IR_OP_FLOOR, IR_OP_CEIL};
     const ir_type *d = TEN(F32, 2, 3);
     for (size_t i = 0; i < sizeof unary / sizeof *unary; i++) {
         const ir_type *out = rel(unary[i], NULL, 1, d);
