@@ -11,14 +11,17 @@
  * a listed test that passes (TAP's unexpected pass), so the list stays true.
  * The per-op table (tests, passing) and the totals are printed as comments.
  *
- * Usage: test_backend [SUITE_DIR...] (default: the node, pytorch-converted,
- * pytorch-operator and simple suites under ONNX_TESTDATA). */
+ * Usage: test_backend [--cpu] [SUITE_DIR...] (default: the node,
+ * pytorch-converted, pytorch-operator and simple suites under ONNX_TESTDATA).
+ * --cpu also compiles each test that passes for the cpu target and checks
+ * its first data set there (minutes: a compile per test). */
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/api.h"
 #include "onnx/onnx.h"
 
 #ifndef ONNX_TESTDATA
@@ -316,6 +319,84 @@ static bool run_set(const char *model, ir_module *m, bool bind, const char *dir,
     return ok;
 }
 
+/* --cpu: data set `dir` compiled for the cpu target (optimized at -O3, the
+ * default schedules) must match the expected outputs as the interpreter's
+ * results do; false with why. */
+static bool cpu_check(const char *model, bool bind, const char *dir, su_buf *why)
+{
+    inputs in;
+    bool ok = read_inputs(dir, &in, why);
+    const char **names = su_calloc((size_t)(in.n + 1), sizeof *names);
+    const ir_tensor **vals = su_calloc((size_t)(in.n + 1), sizeof *vals);
+    ox_options b = {.bind_names = names, .bind_values = vals};
+    for (int i = 0; bind && i < in.n; i++)
+        if (bindable(in.t[i])) {
+            names[b.nbind] = in.names[i];
+            vals[b.nbind++] = in.t[i];
+        }
+    su_diags d = {0};
+    ir_module *m = ok ? ox_import_file_opts(model, &b, &d) : NULL;
+    su_diags_free(&d);
+    ok = m != NULL;
+    rt_module r = {.ir = m};
+    rt_opt_options oo = {.level = 3};
+    rt_compile_options co = {.target = "cpu", .jobs = 2};
+    FILE *errs = tmpfile();
+    char *so = ok && rt_module_optimize(&r, &oo, errs) == 0 ? rt_model_compile(&r, NULL, &co, NULL, errs) : NULL;
+    rt_cmodel *c = so ? rt_cmodel_load(so, errs) : NULL;
+    ok = c != NULL;
+    for (int i = 0, k = 0; ok && i < in.n; i++) {
+        if (bind && bindable(in.t[i]))
+            continue;
+        rt_tensor *t = api_tensor_wrap(ir_tensor_clone(in.t[i]));
+        ok = (size_t)k < rt_cmodel_num_inputs(c) && rt_cmodel_set_input(c, rt_cmodel_input_name(c, k), t, errs) == 0;
+        k++;
+        rt_tensor_free(t);
+    }
+    ok = ok && rt_cmodel_run(c, errs) == 0;
+    char **outs;
+    int nout = list_dir(dir, "output_", &outs);
+    if (ok && (size_t)nout != rt_cmodel_num_outputs(c)) {
+        su_buf_printf(why, "cpu: %zu outputs, %d expected", rt_cmodel_num_outputs(c), nout);
+        ok = false;
+    }
+    for (int i = 0; ok && i < nout; i++) {
+        su_buf path = {0};
+        su_buf_printf(&path, "%s/%s", dir, outs[i]);
+        ir_tensor *want = ox_tensor_file(su_buf_str(&path), NULL, why);
+        rt_tensor *got = rt_cmodel_output(c, (size_t)i);
+        su_buf_free(&path);
+        if (!want || !got || !close_enough(got->t, want, why)) {
+            su_buf_printf(why, " (cpu, output %d)", i);
+            ok = false;
+        }
+        ir_tensor_free(want);
+        rt_tensor_free(got);
+    }
+    if (!ok && !why->len) {   /* the compiler's or loader's message */
+        char line[512] = "";
+        rewind(errs);
+        if (!fgets(line, sizeof line, errs))
+            snprintf(line, sizeof line, "failed");
+        line[strcspn(line, "\n")] = 0;
+        su_buf_printf(why, "cpu: %s", line);
+    }
+    fclose(errs);
+    rt_cmodel_free(c);
+    free(so);
+    tun_tasks_free(&r.tasks);
+    free(r.pub);
+    ir_module_free(m);
+    free(names);
+    free(vals);
+    inputs_free(&in);
+    if (nout >= 0)
+        free_list(outs, nout);
+    return ok;
+}
+
+static bool cpu_mode;
+
 /* Imports and runs every data set of one test; false with why. A model
  * whose converters need some inputs as constants is imported again for
  * each data set with its shape inputs bound (*bound is then set). */
@@ -353,6 +434,12 @@ static bool run_test(const char *dir, su_buf *why, bool *bound)
             su_buf_printf(why, " in %s", sets[i]);
         su_buf_free(&sd);
     }
+    if (ok && cpu_mode) {
+        su_buf sd = {0};
+        su_buf_printf(&sd, "%s/%s", dir, sets[0]);
+        ok = cpu_check(su_buf_str(&path), *bound, su_buf_str(&sd), why);
+        su_buf_free(&sd);
+    }
     if (nsets >= 0)
         free_list(sets, nsets);
     ir_module_free(m);
@@ -363,6 +450,10 @@ static bool run_test(const char *dir, su_buf *why, bool *bound)
 int main(int argc, char **argv)
 {
     static const char *suites[] = {"node", "pytorch-converted", "pytorch-operator", "simple"};
+    if (argc > 1 && !strcmp(argv[1], "--cpu")) {
+        cpu_mode = true;
+        argv++, argc--;
+    }
     const char *top = getenv("top_srcdir");
     su_buf xf = {0};
     su_buf_printf(&xf, "%s/tests/onnx/expected_failures.txt", top ? top : ".");
