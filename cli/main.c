@@ -92,7 +92,8 @@ static void usage(FILE *out)
     fprintf(out, "usage: relay-tune COMMAND [ARGS]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].help);
-    fprintf(out, "\nrelay-tune COMMAND --help shows a command's options. Version %s.\n", rt_version());
+    fprintf(out, "\nA MODEL is Relay text (MODEL.relay) or an ONNX model (MODEL.onnx) for every command.\n");
+    fprintf(out, "relay-tune COMMAND --help shows a command's options. Version %s.\n", rt_version());
 }
 
 typedef struct { cli_cmd_fn fn; int argc; char **argv; int rc; } job;
