@@ -1,7 +1,7 @@
 /* convert_math.c — ONNX's elementwise ops (numpy broadcasting is Relay's
  * too), the variadic Sum/Mean/Max/Min, Clip in its attribute (before opset
  * 11) and input forms, Where, Cast, the reductions in their attribute and
- * input (ReduceSum from opset 13) forms, and ArgMax/ArgMin, whose int64
+ * input (ReduceSum from opset 13) forms (ReduceProd is Relay's prod), and ArgMax/ArgMin, whose int64
  * results Relay computes as int32 and casts. */
 #include <float.h>
 #include <string.h>
@@ -218,6 +218,8 @@ bool ox_conv_reduce(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in, in
         y = ox_call1(cx, IR_OP_SQRT, reduce(cx, IR_OP_SUM, ox_call2(cx, IR_OP_MULTIPLY, x, x), na, axes, keep));
     else if (!strcmp(name, "SumSquare"))
         y = reduce(cx, IR_OP_SUM, ox_call2(cx, IR_OP_MULTIPLY, x, x), na, axes, keep);
+    else if (!strcmp(name, "Prod"))
+        y = reduce(cx, IR_OP_PROD, x, na, axes, keep);
     else if (!strcmp(name, "LogSum"))
         y = ox_call1(cx, IR_OP_LOG, reduce(cx, IR_OP_SUM, x, na, axes, keep));
     else    /* LogSumExp */

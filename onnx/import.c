@@ -94,6 +94,7 @@ static const ox_op ops[] = {
     {"ReduceSumSquare", 1, 1, ox_conv_reduce},
     {"ReduceLogSumExp", 1, 1, ox_conv_reduce},
     {"ReduceLogSum", 1, 1, ox_conv_reduce},
+    {"ReduceProd", 1, 1, ox_conv_reduce},
     {"ArgMax", 1, 1, ox_conv_argreduce},
     {"ArgMin", 1, 1, ox_conv_argreduce},
     /* tensors */

@@ -215,7 +215,7 @@ bool ox_conv_clip(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_e
 bool ox_conv_where(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
 /* Cast, CastLike. */
 bool ox_conv_cast(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
-/* ReduceMean/Sum/Max/Min/L1/L2/SumSquare/LogSum/LogSumExp. */
+/* ReduceMean/Sum/Max/Min/Prod/L1/L2/SumSquare/LogSum/LogSumExp. */
 bool ox_conv_reduce(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
 /* ArgMax, ArgMin. */
 bool ox_conv_argreduce(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);

@@ -75,6 +75,7 @@ static const sch_compute_fn table[IR_OP_COUNT] = {
     [IR_OP_MEAN] = sch_compute_reduce,
     [IR_OP_MAX] = sch_compute_reduce,
     [IR_OP_MIN] = sch_compute_reduce,
+    [IR_OP_PROD] = sch_compute_reduce,
     [IR_OP_ARGMAX] = sch_compute_argmax,
 };
 

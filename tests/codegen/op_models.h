@@ -70,6 +70,7 @@ static const struct op_model {
     {"sum mean", -1, 1, HDR "def @main(%x: Tensor[(3, 4, 5), float32]) { "
                             "add(sum(%x, axis=[1], keepdims=True), mean(%x, axis=[1, 2], keepdims=True)) }"},
     {"max min", -1, 1, HDR "def @main(%x: Tensor[(3, 4, 5), float32]) { subtract(max(%x, axis=[0, 2]), min(%x, axis=[0, 2])) }"},
+    {"prod", 0.5, 1.5, HDR "def @main(%x: Tensor[(3, 4, 5), float32]) { prod(%x, axis=[1]) }"},
     {"argmax", -1, 1, HDR "def @main(%x: Tensor[(3, 7), float32]) { argmax(%x, axis=[1]) }"},
     {"cast", -3, 3, HDR "def @main(%x: Tensor[(10), float32]) { cast(cast(%x, dtype=\"int32\"), dtype=\"float32\") }"},
 };

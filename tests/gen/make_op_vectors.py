@@ -477,6 +477,10 @@ def gen_reduce():
     case(fam, "max_int32", "max(%x, axis=[0])", {"x": xi}, xi.max(0), tol=0)
     case(fam, "mean_int32_truncates", "mean(%x, axis=[1])", {"x": xi},
          np.trunc(xi.sum(1) / 4).astype(np.int32), tol=0)
+    case(fam, "prod_axis1", "prod(%x, axis=[1])", {"x": x}, f32(torch.prod(tx, 1)), tol=1e-6)
+    case(fam, "prod_keepdims", "prod(%x, axis=[0, 2], keepdims=True)", {"x": x},
+         f32(torch.prod(torch.prod(tx, 0, True), 2, True)), tol=1e-6)
+    case(fam, "prod_int32", "prod(%x, axis=[1])", {"x": xi}, xi.prod(1).astype(np.int32), tol=0)
     fam = "argmax"
     xa = np.round(rnd(3, 4, 5) * 3)  # ties on purpose
     case(fam, "all", "argmax(%x)", {"x": xa}, np.array(np.argmax(xa), np.int32), tol=0)

@@ -613,7 +613,7 @@ static void test_take(void)
 
 static void test_reduce(void)
 {
-    static const ir_op_id red[] = {IR_OP_SUM, IR_OP_MEAN, IR_OP_MAX, IR_OP_MIN};
+    static const ir_op_id red[] = {IR_OP_SUM, IR_OP_MEAN, IR_OP_MAX, IR_OP_MIN, IR_OP_PROD};
     const ir_type *d = TEN(F32, 2, 3, 4);
     for (size_t i = 0; i < sizeof red / sizeof *red; i++) {
         ir_op_id R = red[i];
