@@ -7,19 +7,8 @@
 # names: unsupported ops (all listed at once), dynamic shapes, opsets past 17,
 # external data escaping the model's folder or shorter than it claims, raw
 # data shorter than its dims, truncated and corrupt files.
-. "$(dirname "$0")/../lib.sh"
-NPYCMP="$top_builddir/tests/tools/npycmp"
+. "$(dirname "$0")/lib.sh"
 M="$top_srcdir/tests/onnx/models"
-check() { # check NAME EXPECTED_RC COMMAND...
-    name=$1 want=$2
-    shift 2
-    "$@" >"$TMP/out" 2>"$TMP/err"
-    rc=$?
-    if [ $rc -eq "$want" ]; then tap_ok "$name"; else tap_fail "$name (rc $rc, want $want)" "$(cat "$TMP/err")"; fi
-}
-has() { # has NAME FILE TEXT: FILE contains TEXT (fixed string)
-    if grep -qF -- "$3" "$2"; then tap_ok "$1"; else tap_fail "$1" "want: $3" "got: $(cat "$2")"; fi
-}
 
 check "relay-tune --help lists import" 0 "$RELAY_TUNE" --help
 has "relay-tune --help lists import" "$TMP/out" "import "
