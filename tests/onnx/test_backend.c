@@ -50,7 +50,8 @@ static int list_dir(const char *dir, const char *prefix, char ***out)
         (*out)[n++] = su_strdup(e->d_name);
     }
     closedir(d);
-    qsort(*out, (size_t)n, sizeof **out, cmp_str);
+    if (n > 1)
+        qsort(*out, (size_t)n, sizeof **out, cmp_str);
     return n;
 }
 
