@@ -42,12 +42,14 @@ check "run the text with --params W.npz" 0 \
     "$RELAY_TUNE" run "$TMP/p.relay" --params "$TMP/w.npz" --input data="$M/small_cnn_x.npy" --output "$TMP/yp.npy"
 check "the weights from the .npz give the same bits" 0 "$NPYCMP" "$TMP/yp.npy" "$TMP/y.npy"
 
-# the other commands take .onnx directly: parse, opt, tasks, compile, tune, bench
+# the other commands take .onnx directly: parse, opt, tasks, compile, lower, tune, bench
 check "parse small_cnn.onnx" 0 "$RELAY_TUNE" parse "$M/small_cnn.onnx"
 check "opt small_cnn.onnx" 0 "$RELAY_TUNE" opt "$M/small_cnn.onnx" -O3
 check "tasks small_cnn.onnx" 0 "$RELAY_TUNE" tasks "$M/small_cnn.onnx"
 has "tasks lists the grouped conv" "$TMP/out" "group_conv2d_nchw"
 check "compile small_cnn.onnx" 0 "$RELAY_TUNE" compile "$M/small_cnn.onnx" -o "$TMP/cnn.so"
+check "lower small_cnn.onnx --task 0" 0 "$RELAY_TUNE" lower "$M/small_cnn.onnx" --task 0
+has "lower prints the task's loop nest" "$TMP/out" "func kernel("
 check "tune small_cnn.onnx (the weights come from the model)" 0 \
     "$RELAY_TUNE" tune "$M/small_cnn.onnx" --trials 4 --tuner random --db "$TMP/t.db" --jobs 1
 check "bench small_cnn.onnx with the tuned configs" 0 "$RELAY_TUNE" bench "$M/small_cnn.onnx" --db "$TMP/t.db" --repeat 3
