@@ -208,6 +208,10 @@ bool ox_conv_global_pool(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *i
 static ir_expr *channel_vec(ox_ctx *cx, ir_expr *v, int nd)
 {
     int64_t s[IR_MAX_DIMS];
+    if (ox_type(v)->ndim != 1) {
+        ox_fail(cx, "a per-channel input of rank %d (a vector is needed)", ox_type(v)->ndim);
+        return NULL;
+    }
     s[0] = ox_type(v)->shape[0];
     for (int i = 1; i < nd - 1; i++)
         s[i] = 1;
