@@ -6,6 +6,7 @@
 
 #include "api/api.h"
 #include "ir/transform/transform.h"
+#include "onnx/onnx.h"
 #include "tuner/tuner.h"
 
 #include <jansson.h>
@@ -22,6 +23,17 @@ static void report(su_diags *d, FILE *errs)
     su_diags_free(d);
 }
 
+/* Reports d, then wraps a typed module (NULL stays NULL). */
+static rt_module *wrap(ir_module *m, su_diags *d, FILE *errs)
+{
+    report(d, errs);
+    if (!m)
+        return NULL;
+    rt_module *r = su_calloc(1, sizeof *r);
+    r->ir = m;
+    return r;
+}
+
 rt_module *rt_module_parse(const char *name, const char *text, size_t len, FILE *errs)
 {
     su_diags d = {0};
@@ -31,16 +43,47 @@ rt_module *rt_module_parse(const char *name, const char *text, size_t len, FILE 
         ir_module_free(m);
         return NULL;
     }
-    report(&d, errs);
-    if (!m)
-        return NULL;
-    rt_module *r = su_calloc(1, sizeof *r);
-    r->ir = m;
+    return wrap(m, &d, errs);
+}
+
+/* True when path names an ONNX model (by its extension). */
+static bool is_onnx(const char *path)
+{
+    size_t n = strlen(path);
+    return n >= 5 && !strcmp(path + n - 5, ".onnx");
+}
+
+/* An ONNX model: imported into a typed module, its weights as constants. */
+static rt_module *load_onnx(const char *path, FILE *errs)
+{
+    su_diags d = {0};
+    return wrap(ox_import_file(path, &d), &d, errs);
+}
+
+rt_module *rt_onnx_import(const char *path, const char *params_out, FILE *errs)
+{
+    if (!params_out)
+        return load_onnx(path, errs);
+    su_diags d = {0};
+    ox_options o = {.weights_as_params = true};
+    rt_module *r = wrap(ox_import_file_opts(path, &o, &d), &d, errs);
+    su_buf err = {0};
+    if (r && !ir_npz_save(params_out, o.nweights, o.weight_names, (const ir_tensor *const *)o.weights, false, &err)) {
+        if (errs)
+            fprintf(errs, "%s: error: %s\n", params_out, su_buf_str(&err));
+        rt_module_free(r);
+        r = NULL;
+    }
+    su_buf_free(&err);
+    free(o.weight_names);
+    free(o.weights);
     return r;
 }
 
 rt_module *rt_module_load(const char *path, FILE *errs)
 {
+    if (is_onnx(path))
+        return load_onnx(path, errs);
     size_t len;
     char *text = su_read_file(path, &len);
     if (!text) {

@@ -15,6 +15,10 @@ typedef int (*cli_cmd_fn)(int argc, char **argv);
 /* relay-tune parse FILE [--no-types] [-o OUT] */
 int cli_cmd_parse(int argc, char **argv);
 
+/* ---- cmd_import.c ---- */
+/* relay-tune import MODEL.onnx [-o OUT.relay] [--params-out W.npz] [--no-types] */
+int cli_cmd_import(int argc, char **argv);
+
 /* ---- cmd_opt.c ---- */
 /* relay-tune opt MODEL [-O3] ... */
 int cli_cmd_opt(int argc, char **argv);

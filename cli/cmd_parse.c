@@ -12,7 +12,7 @@ static void help(FILE *out)
     fprintf(out,
             "usage: relay-tune parse FILE [--no-types] [-o OUT]\n"
             "  Parses and type-checks FILE (Relay text, version 0.0.5) and prints it\n"
-            "  with inferred types. FILE may be - for standard input.\n"
+            "  with inferred types. FILE may be - for standard input, or an ONNX model (.onnx).\n"
             "  --no-types  omit the /* ty=... */ comments on bindings\n"
             "  -o OUT      write the printout to OUT instead of standard output\n");
 }

@@ -14,6 +14,7 @@ static const struct {
     const char *help;
 } commands[] = {
     {"parse", cli_cmd_parse, "parse and type-check a Relay text file; print it with inferred types"},
+    {"import", cli_cmd_import, "import an ONNX model as Relay text (+ its weights as .npz); every command reads .onnx too"},
     {"opt", cli_cmd_opt, "optimize a model (passes, operator fusion) and print it"},
     {"tasks", cli_cmd_tasks, "list the tuning tasks (fused kernels) of a model"},
     {"lower", cli_cmd_lower, "print the loop nest (or C) of a task under a schedule"},
@@ -94,7 +95,8 @@ static void usage(FILE *out)
     fprintf(out, "usage: relay-tune COMMAND [ARGS]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].help);
-    fprintf(out, "\nrelay-tune COMMAND --help shows a command's options. Version %s.\n", rt_version());
+    fprintf(out, "\nA MODEL is Relay text (MODEL.relay) or an ONNX model (MODEL.onnx) for every command.\n");
+    fprintf(out, "relay-tune COMMAND --help shows a command's options. Version %s.\n", rt_version());
 }
 
 typedef struct { cli_cmd_fn fn; int argc; char **argv; int rc; } job;

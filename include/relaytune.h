@@ -27,8 +27,15 @@ enum {
 /* The library version ("0.1.0"). */
 const char *rt_version(void);
 
-/* Parses and type-checks a Relay text file; NULL after reporting errors to errs. */
+/* Parses and type-checks a Relay text file, or imports an ONNX model (a path
+ * ending in .onnx: its weights become constants, its graph inputs the
+ * parameters of @main); NULL after reporting errors to errs. */
 rt_module *rt_module_load(const char *path, FILE *errs);
+/* Imports an ONNX model (`relay-tune import`). With params_out, its float
+ * weights become parameters of @main after the graph's inputs, and their
+ * values are written to the .npz file params_out (keys: parameter names);
+ * without, they are constants. NULL after reporting errors to errs. */
+rt_module *rt_onnx_import(const char *path, const char *params_out, FILE *errs);
 /* Parses and type-checks Relay text held in memory; name is used in messages. */
 rt_module *rt_module_parse(const char *name, const char *text, size_t len, FILE *errs);
 /* The module as canonical Relay text (malloc'd; free with free()). */

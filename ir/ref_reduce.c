@@ -93,29 +93,31 @@ bool ir_ref_reduce(const ir_ref_call *c)
 #pragma omp parallel for if (p.nout * p.nred > PAR_MIN && p.nout > 1)
         for (int64_t k = 0; k < p.nout; k++) {
             const float *base = x + p.kept_off[k];
-            double acc = op == IR_OP_MAX ? -INFINITY : op == IR_OP_MIN ? INFINITY : 0;
+            double acc = op == IR_OP_MAX ? -INFINITY : op == IR_OP_MIN ? INFINITY : op == IR_OP_PROD ? 1 : 0;
             for (int64_t r = 0; r < p.nred; r++) {
                 double v = base[p.red_off[r]];
-                acc = op == IR_OP_MAX ? (v > acc ? v : acc) : op == IR_OP_MIN ? (v < acc ? v : acc) : acc + v;
+                acc = op == IR_OP_MAX ? (v > acc ? v : acc) : op == IR_OP_MIN ? (v < acc ? v : acc)
+                    : op == IR_OP_PROD ? acc * v : acc + v;
             }
             y[k] = (float)(op == IR_OP_MEAN ? acc / (double)p.nred : acc);
         }
     } else if (is_float) {
         for (int64_t k = 0; k < p.nout; k++) {
-            double acc = op == IR_OP_MAX ? -INFINITY : op == IR_OP_MIN ? INFINITY : 0;
+            double acc = op == IR_OP_MAX ? -INFINITY : op == IR_OP_MIN ? INFINITY : op == IR_OP_PROD ? 1 : 0;
             for (int64_t r = 0; r < p.nred; r++) {
                 double v = ir_tensor_get(a, p.kept_off[k] + p.red_off[r]);
-                acc = op == IR_OP_MAX ? (v > acc ? v : acc) : op == IR_OP_MIN ? (v < acc ? v : acc) : acc + v;
+                acc = op == IR_OP_MAX ? (v > acc ? v : acc) : op == IR_OP_MIN ? (v < acc ? v : acc)
+                    : op == IR_OP_PROD ? acc * v : acc + v;
             }
             ir_tensor_set(o, k, op == IR_OP_MEAN ? acc / (double)p.nred : acc);
         }
     } else {
         for (int64_t k = 0; k < p.nout; k++) {
-            uint64_t sum = 0;
+            uint64_t sum = op == IR_OP_PROD;   /* products wrap as sums do */
             int64_t best = op == IR_OP_MAX ? INT64_MIN : INT64_MAX;
             for (int64_t r = 0; r < p.nred; r++) {
                 int64_t v = ir_tensor_get_i64(a, p.kept_off[k] + p.red_off[r]);
-                sum += (uint64_t)v;
+                sum = op == IR_OP_PROD ? sum * (uint64_t)v : sum + (uint64_t)v;
                 best = op == IR_OP_MAX ? (v > best ? v : best) : (v < best ? v : best);
             }
             int64_t s = (int64_t)sum;

@@ -122,6 +122,8 @@ static void unary_f32(ir_op_id op, const float *a, float *o, int64_t n, float al
     case IR_OP_TANH: UNARY(tanhf(x)); break;
     case IR_OP_SIGMOID: UNARY(1.0f / (1.0f + expf(-x))); break;
     case IR_OP_ERF: UNARY(erff(x)); break;
+    case IR_OP_FLOOR: UNARY(floorf(x)); break;
+    case IR_OP_CEIL: UNARY(ceilf(x)); break;
     default: su_panic("%s is not a unary op", ir_op_get(op)->name);
     }
 #undef UNARY
@@ -142,6 +144,8 @@ static double unary_double(ir_op_id op, double x, double alpha, double lo, doubl
     case IR_OP_TANH: return tanh(x);
     case IR_OP_SIGMOID: return 1.0 / (1.0 + exp(-x));
     case IR_OP_ERF: return erf(x);
+    case IR_OP_FLOOR: return floor(x);
+    case IR_OP_CEIL: return ceil(x);
     case IR_OP_LOGICAL_NOT: return x == 0;
     default: su_panic("%s is not a unary op", ir_op_get(op)->name);
     }
@@ -156,6 +160,7 @@ static bool unary_int(ir_op_id op, int64_t x, int64_t *out)
     case IR_OP_NEGATIVE: *out = (int64_t)(0 - (uint64_t)x); return true;
     case IR_OP_ABS: *out = x < 0 ? (int64_t)(0 - (uint64_t)x) : x; return true;
     case IR_OP_LOGICAL_NOT: *out = x == 0; return true;
+    case IR_OP_FLOOR: case IR_OP_CEIL: *out = x; return true;
     default: return false;
     }
 }

@@ -67,7 +67,8 @@ bool sch_compute_reduce(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor
     const sch_expr *read;
     sch_tensor *t = reduce_stage(cx, x, red, x->dtype, op == IR_OP_MEAN ? "sum" : NULL, &read, NULL);
     t->body = read;
-    t->reduce = op == IR_OP_MAX ? SCH_RED_MAX : op == IR_OP_MIN ? SCH_RED_MIN : SCH_RED_SUM;
+    t->reduce = op == IR_OP_MAX ? SCH_RED_MAX : op == IR_OP_MIN ? SCH_RED_MIN : op == IR_OP_PROD ? SCH_RED_PROD
+                                                                                           : SCH_RED_SUM;
     if (op == IR_OP_MEAN) {
         int64_t n = 1;
         for (int i = 0; i < x->ndim; i++)

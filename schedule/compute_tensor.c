@@ -33,6 +33,11 @@ static const sch_expr *unary(sch_cctx *cx, ir_op_id op, const sch_expr *x, ir_dt
         return sch_div(a, sch_const(a, dt, 1),
                        sch_add(a, sch_const(a, dt, 1), sch_call1(a, SCH_FN_EXP, sch_sub(a, sch_const(a, dt, 0), x))));
     case IR_OP_ERF: return sch_call1(a, SCH_FN_ERF, x);
+    /* integers are their own floor and ceil; ceil(x) = -floor(-x) keeps the
+     * intrinsic table (and the cost model's features) as it is */
+    case IR_OP_FLOOR: return fl ? sch_call1(a, SCH_FN_FLOOR, x) : x;
+    case IR_OP_CEIL:
+        return fl ? sch_sub(a, sch_const(a, dt, 0), sch_call1(a, SCH_FN_FLOOR, sch_sub(a, sch_const(a, dt, 0), x))) : x;
     case IR_OP_CLIP: {
         /* as TVM: max(min(x, a_max), a_min), bounds converted to the dtype */
         const sch_expr *lo = sch_const(a, dt, sch_attr_float(cx, "a_min"));

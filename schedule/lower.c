@@ -251,6 +251,7 @@ static const sch_expr *combine(su_arena *a, sch_reduce r, const sch_expr *acc, c
     case SCH_RED_SUM: return sch_add(a, acc, v);
     case SCH_RED_MAX: return sch_max(a, acc, v);
     case SCH_RED_MIN: return sch_min(a, acc, v);
+    case SCH_RED_PROD: return sch_mul(a, acc, v);
     default: return v;
     }
 }
@@ -260,6 +261,7 @@ static const sch_expr *reduce_init(su_arena *a, sch_reduce r, ir_dtype dt)
     switch (r) {
     case SCH_RED_MAX: return sch_lowest(a, dt);
     case SCH_RED_MIN: return sch_highest(a, dt);
+    case SCH_RED_PROD: return sch_const(a, dt, 1);
     default: return sch_const(a, dt, 0);
     }
 }

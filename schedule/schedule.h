@@ -288,7 +288,7 @@ const sch_stmt *sch_simplify_stmt(su_arena *a, sch_bounds_ctx *c, const sch_stmt
 /* ---- compute.c: stages and compute definitions of ops ------------------ */
 
 /* How a stage combines the values of its reduction. */
-typedef enum { SCH_RED_NONE, SCH_RED_SUM, SCH_RED_MAX, SCH_RED_MIN } sch_reduce;
+typedef enum { SCH_RED_NONE, SCH_RED_SUM, SCH_RED_MAX, SCH_RED_MIN, SCH_RED_PROD } sch_reduce;
 
 /* Where a stage is computed. */
 typedef enum {

@@ -5,7 +5,8 @@ set -e
 PKGS="build-essential autoconf automake libtool pkg-config
   libsqlite3-dev libjansson-dev zlib1g-dev libpapi-dev libxgboost-dev
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libopenblas-dev libdnnl-dev
-  libmicrohttpd-dev libjs-chart.js chromium"
+  libmicrohttpd-dev libjs-chart.js chromium
+  libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata"
 missing=
 for p in $PKGS; do
   st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)

@@ -30,15 +30,17 @@ static bool const_args(const ir_expr *a, tensor_vec *in)
     return true;
 }
 
-static ir_expr *evaluate(tr_rewriter *rw, ir_expr *e, const ir_op_def *op)
+ir_expr *tr_fold_call(ir_module *m, ir_expr *e)
 {
+    const ir_op_def *op = ir_call_op(e);
+    if (!op || !op->ref || !e->type)
+        return e;
     tensor_vec in = {0};
     for (int i = 0; i < e->u.call.nargs; i++)
         if (!const_args(e->u.call.args[i], &in)) {
             su_vec_free(&in);
             return e;
         }
-    ir_module *m = rw->m;
     const ir_type *t = e->type;
     out_vec out = {0};
     int nres = t->kind == IR_TY_TUPLE ? t->nfields : 1;
@@ -75,9 +77,8 @@ static ir_expr *evaluate(tr_rewriter *rw, ir_expr *e, const ir_op_def *op)
 
 static ir_expr *fold(tr_rewriter *rw, ir_expr *e)
 {
-    const ir_op_def *op = ir_call_op(e);
-    if (op && op->ref && e->type)
-        return evaluate(rw, e, op);
+    if (ir_call_op(e))
+        return tr_fold_call(rw->m, e);
     if (e->kind == IR_PROJ && e->u.proj.tuple->kind == IR_TUPLE)
         return e->u.proj.tuple->u.tuple.fields[e->u.proj.index];
     return e;

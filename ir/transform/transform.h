@@ -112,6 +112,10 @@ bool tr_canonicalize(ir_module *m, const tr_options *o, su_diags *d);
 /* fold_constant.c: evaluates operator calls whose arguments are constants
  * with the reference kernels. */
 bool tr_fold_constant(ir_module *m, const tr_options *o, su_diags *d);
+/* The value of typed op call e as a constant (a tuple of constants for a
+ * tuple result) when its arguments are constants and its kernel succeeds;
+ * else e itself. Shared with the ONNX importer, which folds as it builds. */
+ir_expr *tr_fold_call(ir_module *m, ir_expr *e);
 /* fold_scale_axis.c: multiply(conv2d(x, W), s) with constant W and a
  * per-output-channel constant s becomes conv2d(x, W * s) (also through a
  * constant bias add, and for nn.dense). */

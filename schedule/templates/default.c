@@ -120,8 +120,8 @@ static void root_schedule(sch_tctx *t, sch_tensor *st, bool tunable)
             sp[ns++] = it;
         work *= it->extent;
     }
-    if (!ns)
-        return;
+    if (!ns || work == 0)
+        return;     /* no spatial loop, or no work at all (a zero extent): nothing to tile */
     /* the vector loop: the innermost spatial axis, fused outwards while short */
     sch_iter *v = sp[--ns];
     while (ns > 0 && v->extent < t->hw->lanes && v->extent * sp[ns - 1]->extent <= MAX_VECTOR_LOOP && !t->err) {

@@ -50,6 +50,8 @@ static const struct op_model {
                                 "%0 = add(log(%x), sqrt(%y)); %1 = multiply(tanh(%0), sigmoid(%x)); "
                                 "%2 = subtract(rsqrt(%x), exp(negative(%y))); %3 = maximum(%1, %2); "
                                 "%4 = power(%x, %y); add(minimum(%3, %4), abs(nn.leaky_relu(%0, alpha=0.1f))) }"},
+    {"floor ceil", -3, 3, HDR "def @main(%x: Tensor[(3, 33), float32]) { "
+                              "add(floor(%x), multiply(ceil(%x), 2f)) }"},
     {"compare where", -1, 1, HDR "def @main(%x: Tensor[(4, 5), float32], %y: Tensor[(5), float32]) { "
                                  "where(logical_and(greater(%x, %y), logical_not(equal(%x, %y))), %x, multiply(%y, 2f)) }"},
     {"transpose reshape", -1, 1, HDR "def @main(%x: Tensor[(6, 20), float32]) { "
@@ -68,6 +70,7 @@ static const struct op_model {
     {"sum mean", -1, 1, HDR "def @main(%x: Tensor[(3, 4, 5), float32]) { "
                             "add(sum(%x, axis=[1], keepdims=True), mean(%x, axis=[1, 2], keepdims=True)) }"},
     {"max min", -1, 1, HDR "def @main(%x: Tensor[(3, 4, 5), float32]) { subtract(max(%x, axis=[0, 2]), min(%x, axis=[0, 2])) }"},
+    {"prod", 0.5, 1.5, HDR "def @main(%x: Tensor[(3, 4, 5), float32]) { prod(%x, axis=[1]) }"},
     {"argmax", -1, 1, HDR "def @main(%x: Tensor[(3, 7), float32]) { argmax(%x, axis=[1]) }"},
     {"cast", -3, 3, HDR "def @main(%x: Tensor[(10), float32]) { cast(cast(%x, dtype=\"int32\"), dtype=\"float32\") }"},
     {"zeros ones full shape_of", -1, 1, HDR "def @main(%x: Tensor[(4, 2), float32], %v: float32) { "

@@ -153,6 +153,8 @@ static double unary(ir_op_id op, const ir_expr *c, double x)
     case IR_OP_TANH: return tanh(x);
     case IR_OP_SIGMOID: return 1 / (1 + exp(-x));
     case IR_OP_ERF: return erf(x);
+    case IR_OP_FLOOR: return floor(x);
+    case IR_OP_CEIL: return ceil(x);
     case IR_OP_CLIP: {
         double lo = A(c, "a_min")->f, hi = A(c, "a_max")->f;
         return x < lo ? lo : x > hi ? hi : x;
@@ -321,7 +323,7 @@ static hx_tensor *reduce(ir_op_id op, const ir_expr *c, const hx_tensor *x, cons
     double *best = su_calloc((size_t)o->n, sizeof *best);
     int64_t *cnt = su_calloc((size_t)o->n, sizeof *cnt), *arg = su_calloc((size_t)o->n, sizeof *arg);
     for (int64_t f = 0; f < o->n; f++)
-        best[f] = op == IR_OP_MIN ? INFINITY : op == IR_OP_MAX || op == IR_OP_ARGMAX ? -INFINITY : 0;
+        best[f] = op == IR_OP_MIN ? INFINITY : op == IR_OP_MAX || op == IR_OP_ARGMAX ? -INFINITY : op == IR_OP_PROD ? 1 : 0;
     for (int64_t f = 0; f < x->n; f++) {
         int64_t ix[IR_MAX_DIMS], oi[IR_MAX_DIMS], k = 0, rflat = 0;
         unravel(x, f, ix);
@@ -339,6 +341,7 @@ static hx_tensor *reduce(ir_op_id op, const ir_expr *c, const hx_tensor *x, cons
         switch (op) {
         case IR_OP_MAX: best[of] = v > best[of] ? v : best[of]; break;
         case IR_OP_MIN: best[of] = v < best[of] ? v : best[of]; break;
+        case IR_OP_PROD: best[of] *= v; break;
         case IR_OP_ARGMAX:
             if (v > best[of] || (last && v == best[of])) {
                 best[of] = v;
@@ -779,6 +782,7 @@ static hx_tensor *eval_call(hx_oracle *or, const ir_expr *c)
     case IR_OP_MEAN:
     case IR_OP_MAX:
     case IR_OP_MIN:
+    case IR_OP_PROD:
     case IR_OP_ARGMAX: o = reduce(op->id, c, x, ot); break;
     case IR_OP_WHERE:
         o = like(ot);

@@ -285,6 +285,8 @@ def gen_unary():
         ("erf", "erf(%x)", x, f32(torch.erf(tx)), 1e-6),
         ("clip", "clip(%x, a_min=-1.5f, a_max=2f)", x, np.clip(x, -1.5, 2), 0),
         ("copy", "copy(%x)", x, x, 0),
+        ("floor", "floor(%x)", x, np.floor(x), 0),
+        ("ceil", "ceil(%x)", x, np.ceil(x), 0),
     ]
     for name, expr, inp, exp, tol in cases:
         case(fam, name, expr, {"x": inp}, exp.astype(np.float32), tol=tol)
@@ -293,6 +295,7 @@ def gen_unary():
     case(fam, "abs_int64", "abs(%x)", {"x": xi.astype(np.int64)}, np.abs(xi).astype(np.int64), tol=0)
     case(fam, "relu_int32", "nn.relu(%x)", {"x": xi}, np.maximum(xi, 0), tol=0)
     case(fam, "clip_int32", "clip(%x, a_min=-2f, a_max=3f)", {"x": xi}, np.clip(xi, -2, 3), tol=0)
+    case(fam, "floor_int32", "floor(%x)", {"x": xi}, xi, tol=0)
     b = RNG.random(8) < 0.5
     case(fam, "logical_not", "logical_not(%x)", {"x": b}, ~b, tol=0)
     x64 = rnd(5, dtype=np.float64)
@@ -474,6 +477,10 @@ def gen_reduce():
     case(fam, "max_int32", "max(%x, axis=[0])", {"x": xi}, xi.max(0), tol=0)
     case(fam, "mean_int32_truncates", "mean(%x, axis=[1])", {"x": xi},
          np.trunc(xi.sum(1) / 4).astype(np.int32), tol=0)
+    case(fam, "prod_axis1", "prod(%x, axis=[1])", {"x": x}, f32(torch.prod(tx, 1)), tol=1e-6)
+    case(fam, "prod_keepdims", "prod(%x, axis=[0, 2], keepdims=True)", {"x": x},
+         f32(torch.prod(torch.prod(tx, 0, True), 2, True)), tol=1e-6)
+    case(fam, "prod_int32", "prod(%x, axis=[1])", {"x": xi}, xi.prod(1).astype(np.int32), tol=0)
     fam = "argmax"
     xa = np.round(rnd(3, 4, 5) * 3)  # ties on purpose
     case(fam, "all", "argmax(%x)", {"x": xa}, np.array(np.argmax(xa), np.int32), tol=0)

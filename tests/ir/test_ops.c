@@ -428,7 +428,7 @@ static void test_unary(void)
 {
     static const ir_op_id unary[] = {
         IR_OP_RELU, IR_OP_LEAKY_RELU, IR_OP_NEGATIVE, IR_OP_ABS, IR_OP_EXP, IR_OP_LOG, IR_OP_SQRT,
-        IR_OP_RSQRT, IR_OP_TANH, IR_OP_SIGMOID, IR_OP_ERF, IR_OP_CLIP, IR_OP_COPY};
+        IR_OP_RSQRT, IR_OP_TANH, IR_OP_SIGMOID, IR_OP_ERF, IR_OP_CLIP, IR_OP_COPY, IR_OP_FLOOR, IR_OP_CEIL};
     const ir_type *d = TEN(F32, 2, 3);
     for (size_t i = 0; i < sizeof unary / sizeof *unary; i++) {
         const ir_type *out = rel(unary[i], NULL, 1, d);
@@ -784,7 +784,7 @@ static void test_take(void)
 
 static void test_reduce(void)
 {
-    static const ir_op_id red[] = {IR_OP_SUM, IR_OP_MEAN, IR_OP_MAX, IR_OP_MIN};
+    static const ir_op_id red[] = {IR_OP_SUM, IR_OP_MEAN, IR_OP_MAX, IR_OP_MIN, IR_OP_PROD};
     const ir_type *d = TEN(F32, 2, 3, 4);
     for (size_t i = 0; i < sizeof red / sizeof *red; i++) {
         ir_op_id R = red[i];
