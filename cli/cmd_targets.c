@@ -13,7 +13,7 @@ static void usage(FILE *f)
                "  Lists the targets of this host (cpu; OpenCL devices are a later stage) and\n"
                "  describes each TARGET string given, e.g. 'cpu -mcpu=znver3 -cores=2':\n"
                "  -mcpu=NAME (a CPU the system compiler knows), -isa=x86-64|sse4.2|avx2|avx512,\n"
-               "  -cores=N, -l1=SIZE -l2=SIZE -l3=SIZE (32K, 1M), -fma=N (vector FMAs a cycle).\n"
+               "  -cores=N, -l1=SIZE -l2=SIZE -l3=SIZE (32K, 1M), -fma=N (FMA pipes of a core).\n"
                "  RELAY_TUNE_MAX_ISA=avx2 makes the host behave as one without AVX-512.\n");
 }
 

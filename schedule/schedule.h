@@ -720,7 +720,7 @@ typedef struct sch_hw {
     int lanes;                  /* float32 lanes of a vector register (16 for AVX-512) */
     int vregs;                  /* vector registers (32 for AVX-512) */
     int cores;                  /* threads a parallel loop gets */
-    int fma;                    /* vector FMAs a core issues per cycle */
+    int fma;                    /* FMA pipes of a core */
     int64_t l1, l2, l3;         /* data cache bytes: L1d and L2 per core, L3 */
 } sch_hw;
 

@@ -66,8 +66,10 @@ tg_isa tg_host_isa(void)
     return isa;
 }
 
-/* A CPU the table knows: its ISA, L1d / L2 per core and L3 (bytes), and the
- * FMAs of its vector width a core issues per cycle. */
+/* A CPU the table knows: its ISA, L1d / L2 per core and L3 (bytes), and its
+ * FMA pipes (two on every core here: Zen 1's 128-bit and Zen 4's 256-bit
+ * pipes take a wider FMA as two halves, so they still need two pipes' worth
+ * of independent accumulators). */
 typedef struct cpu_desc {
     const char *name;
     tg_isa isa;
@@ -92,10 +94,10 @@ static const cpu_desc cpus[] = {
     {"cooperlake", TG_ISA_AVX512, 32 * K_, 1 * M_, 16 * M_, 2},
     {"icelake-server", TG_ISA_AVX512, 48 * K_, 1280 * K_, 32 * M_, 2},
     {"sapphirerapids", TG_ISA_AVX512, 48 * K_, 2 * M_, 64 * M_, 2},
-    {"znver1", TG_ISA_AVX2, 32 * K_, 512 * K_, 8 * M_, 1},
+    {"znver1", TG_ISA_AVX2, 32 * K_, 512 * K_, 8 * M_, 2},
     {"znver2", TG_ISA_AVX2, 32 * K_, 512 * K_, 16 * M_, 2},
     {"znver3", TG_ISA_AVX2, 32 * K_, 512 * K_, 32 * M_, 2},
-    {"znver4", TG_ISA_AVX512, 32 * K_, 1 * M_, 32 * M_, 1},
+    {"znver4", TG_ISA_AVX512, 32 * K_, 1 * M_, 32 * M_, 2},
     {"znver5", TG_ISA_AVX512, 48 * K_, 1 * M_, 32 * M_, 2},
 };
 
@@ -183,37 +185,6 @@ static void host_caches(int64_t *l1, int64_t *l2, int64_t *l3)
     }
 }
 
-/* The vector FMAs a host core issues per cycle at its widest ISA, where the
- * CPU family tells (AMD Zen 1 splits a 256-bit FMA in two, Zen 4 a 512-bit
- * one); 2 (two FMA pipes) otherwise. */
-static int host_fma_units(tg_isa isa)
-{
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f)
-        return 2;
-    char line[256];
-    int family = -1, model = -1;
-    bool amd = false;
-    while (fgets(line, sizeof line, f) && (family < 0 || model < 0)) {
-        const char *v = strchr(line, ':');
-        if (!v)
-            continue;
-        if (!strncmp(line, "vendor_id", 9))
-            amd = strstr(v, "AuthenticAMD") != NULL;
-        else if (!strncmp(line, "cpu family", 10))
-            family = atoi(v + 1);
-        else if (!strncmp(line, "model\t", 6) || !strncmp(line, "model :", 7))
-            model = atoi(v + 1);
-    }
-    fclose(f);
-    if (amd && family == 0x17 && model < 0x30 && isa == TG_ISA_AVX2)
-        return 1;
-    if (amd && family == 0x19 && isa == TG_ISA_AVX512 &&
-        ((model >= 0x10 && model < 0x20) || (model >= 0x60 && model < 0x80) || (model >= 0xa0 && model < 0xb0)))
-        return 1;
-    return 2;
-}
-
 static const int isa_lanes[] = {4, 4, 8, 16}, isa_vregs[] = {16, 16, 16, 32};
 
 static void set_hw(tg_target *t)
@@ -289,7 +260,7 @@ static bool cpu_option(tg_target *t, const char *p, size_t k, char *mcpu, size_t
         t->cache_given[p[2] - '1'] = true;
     } else if (k == 6 && !strncmp(p, "-fma=", 5)) {
         if (p[5] < '1' || p[5] > '4')
-            return *why = "-fma takes the FMAs a core issues per cycle, 1 to 4", false;
+            return *why = "-fma takes the FMA pipes of a core, 1 to 4", false;
         t->fma = p[5] - '0';
         t->fma_given = true;
     } else {
@@ -311,7 +282,6 @@ static bool cpu_resolve(tg_target *t, const char *mcpu, bool isa_given, const ch
     if (host) {
         isa = tg_host_isa();
         host_caches(&l1, &l2, &l3);
-        fma = host_fma_units(isa);
     } else {
         const cpu_desc *d = cpu_find(mcpu);
         if (d) {
@@ -332,7 +302,7 @@ static bool cpu_resolve(tg_target *t, const char *mcpu, bool isa_given, const ch
     if (!t->cache_given[2])
         t->l3 = l3;
     if (!t->fma_given)
-        t->fma = t->isa == isa ? fma : 2;
+        t->fma = fma;
     t->host = host;
     /* -isa without -mcpu on a host that lacks it: the ISA's x86-64 level */
     static const char *const levels[] = {"x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4"};
@@ -405,7 +375,7 @@ void tg_target_features(const tg_target *t, su_buf *b)
 
 void tg_target_print(const tg_target *t, su_buf *b)
 {
-    su_buf_printf(b, "isa %s (%d float32 lanes, %d vector registers), %d FMA%s a cycle, "
+    su_buf_printf(b, "isa %s (%d float32 lanes, %d vector registers), %d FMA pipe%s, "
                   "L1d %lldK, L2 %lldK, L3 %lldK, %d core%s, -march=%s%s",
                   tg_isa_name(t->isa), t->hw.lanes, t->hw.vregs, t->fma, t->fma == 1 ? "" : "s",
                   (long long)(t->l1 / K_), (long long)(t->l2 / K_), (long long)(t->l3 / K_), t->cores,

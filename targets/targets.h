@@ -23,7 +23,7 @@ typedef struct tg_target {
     char name[64];          /* "cpu" */
     tg_isa isa;             /* what the templates plan for (-isa, -mcpu's, else the host's) */
     int cores;              /* threads for parallel loops (-cores=N, else the online CPUs) */
-    int fma;                /* vector FMAs a core issues per cycle (-fma=N, -mcpu's, or the host's family) */
+    int fma;                /* FMA pipes of a core (-fma=N, else 2) */
     int64_t l1, l2, l3;     /* data cache bytes: L1d and L2 per core, L3 (-lN=, -mcpu's, else sysfs) */
     bool cache_given[3];    /* -l1/-l2/-l3 given */
     bool fma_given;

@@ -17,11 +17,11 @@ case $host in avx512|avx2|sse4.2|x86-64) tap_ok "targets names the host ISA ($ho
 
 # ---- descriptions --------------------------------------------------------
 tap_run "describe avx512 and avx2 CPUs" 0 "$RELAY_TUNE" targets "$AVX512" "$ZEN1"
-tap_has "skylake-avx512: 16 lanes, 32 registers" "$TMP/out" "isa avx512 (16 float32 lanes, 32 vector registers), 2 FMAs a cycle, L1d 32K, L2 1024K"
-tap_has "znver1: 8 lanes, 16 registers, one FMA, 512K L2" "$TMP/out" "isa avx2 (8 float32 lanes, 16 vector registers), 1 FMA a cycle, L1d 32K, L2 512K"
+tap_has "skylake-avx512: 16 lanes, 32 registers" "$TMP/out" "isa avx512 (16 float32 lanes, 32 vector registers), 2 FMA pipes, L1d 32K, L2 1024K"
+tap_has "znver1: 8 lanes, 16 registers, 512K L2" "$TMP/out" "isa avx2 (8 float32 lanes, 16 vector registers), 2 FMA pipes, L1d 32K, L2 512K"
 tap_has "the compiler targets the CPU at the planned width" "$TMP/out" "-march=znver1 -mno-avx512f -mprefer-vector-width=256"
-tap_run "options override the table" 0 "$RELAY_TUNE" targets "cpu -mcpu=znver1 -l2=1M -fma=2 -cores=3"
-tap_has "overridden L2, FMAs and cores" "$TMP/out" "2 FMAs a cycle, L1d 32K, L2 1024K, L3 8192K, 3 cores"
+tap_run "options override the table" 0 "$RELAY_TUNE" targets "cpu -mcpu=znver1 -l2=1M -fma=1 -cores=3"
+tap_has "overridden L2, FMA pipes and cores" "$TMP/out" "1 FMA pipe, L1d 32K, L2 1024K, L3 8192K, 3 cores"
 tap_run "-isa narrows a CPU" 0 "$RELAY_TUNE" targets "cpu -mcpu=skylake-avx512 -isa=avx2"
 tap_has "narrowed: 8 lanes, AVX-512 off" "$TMP/out" "-march=skylake-avx512 -mno-avx512f"
 tap_run "-isa wider than the CPU" 1 "$RELAY_TUNE" targets "cpu -mcpu=haswell -isa=avx512"
