@@ -7,19 +7,7 @@
 #include <time.h>
 
 #include "onnx/onnx.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
+#include "benchmarks/bench_util.h"
 
 int main(int argc, char **argv)
 {
@@ -33,9 +21,9 @@ int main(int argc, char **argv)
     double *t = malloc(sizeof *t * (size_t)reps);
     for (int r = 0; r < reps; r++) {
         su_diags d = {0};
-        double t0 = now();
+        double t0 = bench_now();
         ir_module *m = ox_import_file(argv[1], &d);
-        t[r] = now() - t0;
+        t[r] = bench_now() - t0;
         if (!m) {
             su_diags_print(stderr, &d);
             return 1;
@@ -43,7 +31,7 @@ int main(int argc, char **argv)
         ir_module_free(m);
         su_diags_free(&d);
     }
-    qsort(t, (size_t)reps, sizeof *t, cmp);
+    qsort(t, (size_t)reps, sizeof *t, bench_cmp_double);
     printf("%s: import median %.3f s, min %.3f s over %d runs\n", argv[1], t[reps / 2], t[0], reps);
     free(t);
     return 0;

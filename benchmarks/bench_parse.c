@@ -7,19 +7,7 @@
 #include <time.h>
 
 #include "ir/ir.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
+#include "benchmarks/bench_util.h"
 
 int main(int argc, char **argv)
 {
@@ -33,7 +21,7 @@ int main(int argc, char **argv)
     double *parse_t = malloc(sizeof(double) * (size_t)reps), *print_t = malloc(sizeof(double) * (size_t)reps);
     size_t nodes = 0, bytes = 0;
     for (int r = 0; r < reps; r++) {
-        double t0 = now();
+        double t0 = bench_now();
         size_t len;
         char *text = su_read_file(argv[1], &len);
         if (!text) {
@@ -46,10 +34,10 @@ int main(int argc, char **argv)
             su_diags_print(stderr, &d);
             return 1;
         }
-        double t1 = now();
+        double t1 = bench_now();
         su_buf b = {0};
         ir_print_module(&b, m, NULL);
-        double t2 = now();
+        double t2 = bench_now();
         parse_t[r] = t1 - t0;
         print_t[r] = t2 - t1;
         nodes = m->next_id;
@@ -59,8 +47,8 @@ int main(int argc, char **argv)
         su_diags_free(&d);
         free(text);
     }
-    qsort(parse_t, (size_t)reps, sizeof *parse_t, cmp);
-    qsort(print_t, (size_t)reps, sizeof *print_t, cmp);
+    qsort(parse_t, (size_t)reps, sizeof *parse_t, bench_cmp_double);
+    qsort(print_t, (size_t)reps, sizeof *print_t, bench_cmp_double);
     printf("model: %s (%zu bytes, %zu nodes), %d runs\n", argv[1], bytes, nodes, reps);
     printf("read+parse+typecheck: median %.3f ms, min %.3f ms (target < 20 ms)\n", parse_t[reps / 2] * 1e3,
            parse_t[0] * 1e3);
