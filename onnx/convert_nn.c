@@ -147,6 +147,93 @@ bool ox_conv_conv(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in, int 
     return out[0] != NULL;
 }
 
+/* ConvTranspose: Relay's nn.conv2d_transpose (nn.conv1d_transpose for 1-D
+ * data) with ONNX's weight layout (C, M / group, k...), which is Relay's
+ * IOHW. The output's extent per axis is stride * (in - 1) + output_padding
+ * + (k - 1) * dilation + 1 - pads; output_shape and auto_pad SAME_* give the
+ * total padding instead (ONNX puts the odd unit at the end for SAME_UPPER and
+ * when output_shape is given, at the start for SAME_LOWER), or more output
+ * padding where output_shape is longer than the padding-free output. */
+bool ox_conv_conv_transpose(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in, int nin, ir_expr **out,
+                            int nout)
+{
+    (void)nout;
+    if (nin < 2 || !in[0] || !in[1])
+        return ox_fail(cx, "ConvTranspose needs X and W");
+    const ir_type *xt = ox_type(in[0]), *wt = ox_type(in[1]);
+    int nsp = spatial_rank(cx, xt);
+    if (nsp < 0)
+        return false;
+    if (wt->ndim != xt->ndim)
+        return ox_fail(cx, "weight of rank %d for data of rank %d", wt->ndim, xt->ndim);
+    window w;
+    /* the pads are resolved below from output_shape or auto_pad: read the
+     * kernel, strides, dilations and explicit pads only */
+    const char *ap = ox_attr_str(cx, n, "auto_pad", "NOTSET");
+    bool same = !strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER");
+    if (!same && strcmp(ap, "NOTSET") && strcmp(ap, "VALID"))
+        return ox_fail(cx, "unknown auto_pad '%s'", ap);
+    if (!read_window(cx, n, xt->shape + 2, wt->shape + 2, nsp, &w))
+        return false;
+    int64_t v[4], opad[2] = {0, 0}, oshape[2];
+    int no = ox_attr_ints(cx, n, "output_padding", v, 2);
+    if (no >= 0 && no != nsp)
+        return ox_fail(cx, "output_padding has %d values for %d spatial dims", no, nsp);
+    for (int i = 0; i < no; i++) {
+        if (v[i] < 0 || v[i] >= (w.stride[i] > w.dil[i] ? w.stride[i] : w.dil[i]))
+            return ox_fail(cx, "output_padding must be below the stride or the dilation");
+        opad[i] = v[i];
+    }
+    int ns = ox_attr_ints(cx, n, "output_shape", v, 4);
+    if (ns >= 0 && ns != nsp && ns != nsp + 2)
+        return ox_fail(cx, "output_shape has %d values for %d spatial dims", ns, nsp);
+    for (int i = 0; i < nsp; i++) {
+        int64_t full = w.stride[i] * (xt->shape[2 + i] - 1) + opad[i] + (w.k[i] - 1) * w.dil[i] + 1;
+        oshape[i] = ns >= 0 ? v[ns - nsp + i] : same ? xt->shape[2 + i] * w.stride[i] : -1;
+        if (oshape[i] < 0)
+            continue;
+        int64_t total = full - oshape[i];
+        /* a longer output than the padding-free one: the extra units come
+         * as output padding (ONNX's reference pads with negative totals) */
+        if (total < 0 && -total + opad[i] < (w.stride[i] > w.dil[i] ? w.stride[i] : w.dil[i])) {
+            opad[i] += -total;
+            total = 0;
+        } else if (total < 0) {
+            return ox_fail(cx, "output_shape %lld is longer than the transposed convolution can make (%lld)",
+                           (long long)oshape[i], (long long)full);
+        }
+        bool lower = same && ap[5] == 'L';
+        w.pad[i] = lower ? total - total / 2 : total / 2;
+        w.pad[i + nsp] = total - w.pad[i];
+    }
+    int64_t k[2], st[2], dil[2], pad[4];
+    window2d(&w, k, st, dil, pad);
+    ir_op_id op = nsp == 2 ? IR_OP_CONV2D_TRANSPOSE : IR_OP_CONV1D_TRANSPOSE;
+    ox_attrs at = ox_attrs_new(cx, op);
+    if (nsp == 2) {
+        ox_set_ints(cx, &at, IR_CONVT_STRIDES, 2, st);
+        ox_set_ints(cx, &at, IR_CONVT_DILATION, 2, dil);
+        ox_set_ints(cx, &at, IR_CONVT_PADDING, 4, pad);
+        ox_set_ints(cx, &at, IR_CONVT_OUTPUT_PADDING, 2, opad);
+    } else {
+        int64_t p1[2] = {w.pad[0], w.pad[1]};
+        ox_set_ints(cx, &at, IR_CONVT_STRIDES, 1, w.stride);
+        ox_set_ints(cx, &at, IR_CONVT_DILATION, 1, w.dil);
+        ox_set_ints(cx, &at, IR_CONVT_PADDING, 2, p1);
+        ox_set_ints(cx, &at, IR_CONVT_OUTPUT_PADDING, 1, opad);
+    }
+    (void)k;
+    ox_set_int(&at, IR_CONVT_GROUPS, ox_attr_int(n, "group", 1));
+    ir_expr *args[2] = {in[0], in[1]};
+    ir_expr *y = ox_call(cx, op, 2, args, &at);
+    if (y && nin > 2 && in[2]) {
+        ir_expr *ba[2] = {y, in[2]};
+        y = ox_call(cx, IR_OP_BIAS_ADD, 2, ba, NULL);
+    }
+    out[0] = y;
+    return out[0] != NULL;
+}
+
 bool ox_conv_pool(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in, int nin, ir_expr **out, int nout)
 {
     const ir_type *xt = ox_type(in[0]);

@@ -28,6 +28,7 @@ typedef struct ox_op {
 static const ox_op ops[] = {
     /* nn */
     {"Conv", 1, 2, ox_conv_conv},
+    {"ConvTranspose", 1, 2, ox_conv_conv_transpose},
     {"Gemm", 1, 2, ox_conv_gemm},
     {"MatMul", 1, 2, ox_conv_matmul},
     {"MaxPool", 1, 1, ox_conv_pool},

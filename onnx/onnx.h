@@ -178,6 +178,8 @@ ir_expr *ox_cast(ox_ctx *cx, ir_expr *e, ir_dtype dt);
 
 /* Conv (1-D, 2-D). */
 bool ox_conv_conv(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
+/* ConvTranspose as nn.conv2d_transpose / nn.conv1d_transpose (pads from output_shape or auto_pad). */
+bool ox_conv_conv_transpose(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
 /* Gemm. */
 bool ox_conv_gemm(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
 /* MatMul. */
