@@ -656,3 +656,104 @@ bool ox_conv_matmul(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in, in
     out[0] = ox_reshape(cx, y, nr, rs);
     return out[0] != NULL;
 }
+
+/* ---- Resize, Upsample ------------------------------------------------------ */
+
+/* The scales input (or attribute) of a Resize/Upsample as floats; false
+ * after reporting. n gets how many (0 when the input is absent or empty). */
+static bool resize_scales(ox_ctx *cx, const ir_expr *e, double *out, int *n)
+{
+    *n = 0;
+    if (!e)
+        return true;
+    const ir_tensor *t = ox_value(e);
+    if (!t)
+        return ox_fail(cx, "input scales is computed at run time; only constant (static) values are supported");
+    int64_t k = ir_tensor_numel(t);
+    if (k != 0 && k != 4)
+        return ox_fail(cx, "scales has %lld values; 4-D (NCHW) data needs 4", (long long)k);
+    for (int64_t i = 0; i < k; i++)
+        out[i] = ir_tensor_get(t, i);
+    *n = (int)k;
+    return true;
+}
+
+/* Resize (opsets 10-17) and Upsample (7-9): image.resize2d on NCHW data,
+ * scaling H and W only. The output size is `sizes`, else floor(in * scale).
+ * Relay maps output to input coordinates by the size ratio; ONNX by the
+ * scale, which is the same wherever in * scale is whole. Upsample and
+ * Resize-10 map asymmetrically with floor for nearest; cubic and
+ * tf_crop_and_resize are refused by name. */
+bool ox_conv_resize(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in, int nin, ir_expr **out, int nout)
+{
+    (void)nout;
+    if (nin < 1 || !in[0])
+        return ox_fail(cx, "needs X");
+    const ir_type *xt = ox_type(in[0]);
+    if (xt->ndim != 4)
+        return ox_fail(cx, "input of rank %d: only 4-D (NCHW) data is resized", xt->ndim);
+    bool upsample = !strcmp(n->op_type, "Upsample"), legacy = upsample || cx->opset < 11;
+    double sc[4] = {1, 1, 1, 1};
+    int nsc = 0;
+    int64_t size[4] = {-1, -1, -1, -1};
+    if (upsample && cx->opset < 9) {
+        const Onnx__AttributeProto *a = ox_attr(n, "scales");
+        if (!a || a->n_floats != 4)
+            return ox_fail(cx, "Upsample needs 4 scales");
+        for (int i = 0; i < 4; i++)
+            sc[i] = a->floats[i];
+        nsc = 4;
+    } else if (!resize_scales(cx, nin > (legacy ? 1 : 2) ? in[legacy ? 1 : 2] : NULL, sc, &nsc)) {
+        return false;
+    }
+    if (!legacy && nin > 3 && in[3]) {
+        int k = ox_const_ints(cx, in[3], "sizes", size, 4);
+        if (k < 0)
+            return false;
+        if (k != 4)
+            return ox_fail(cx, "sizes has %d values; 4-D (NCHW) data needs 4", k);
+    } else if (nsc != 4) {
+        return ox_fail(cx, "needs scales or sizes");
+    }
+    for (int i = 0; i < 4; i++) {
+        if (size[i] < 0) {
+            if (!(sc[i] > 0) || sc[i] * (double)xt->shape[i] > (double)OX_MAX_ELEMS)
+                return ox_fail(cx, "scale %g is not a positive finite number in range", sc[i]);
+            size[i] = (int64_t)floor((double)xt->shape[i] * sc[i]);
+        }
+        if (i < 2 && size[i] != xt->shape[i])
+            return ox_fail(cx, "resizing the batch or channel axis is not supported");
+        if (size[i] < 1)
+            return ox_fail(cx, "an output extent of %lld", (long long)size[i]);
+    }
+    const char *mode = ox_attr_str(cx, n, "mode", "nearest");
+    const char *coord = legacy ? "asymmetric" : ox_attr_str(cx, n, "coordinate_transformation_mode", "half_pixel");
+    const char *near = legacy ? "floor" : ox_attr_str(cx, n, "nearest_mode", "round_prefer_floor");
+    const char *method = !strcmp(mode, "nearest") ? "nearest_neighbor" : !strcmp(mode, "linear") ? "linear" : NULL;
+    if (!method)
+        return ox_fail(cx, "mode '%s' is not supported (nearest, linear)", mode);
+    if (!strcmp(coord, "tf_crop_and_resize"))
+        return ox_fail(cx, "coordinate_transformation_mode tf_crop_and_resize is not supported");
+    static const char *const coords[] = {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
+                                         "tf_half_pixel_for_nn"};
+    static const char *const nears[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
+    bool known = false;
+    for (size_t i = 0; i < sizeof coords / sizeof *coords; i++)
+        known |= !strcmp(coord, coords[i]);
+    if (!known)
+        return ox_fail(cx, "unknown coordinate_transformation_mode '%s'", coord);
+    known = false;
+    for (size_t i = 0; i < sizeof nears / sizeof *nears; i++)
+        known |= !strcmp(near, nears[i]);
+    if (!known)
+        return ox_fail(cx, "unknown nearest_mode '%s'", near);
+    if (ox_attr_int(n, "exclude_outside", 0) != 0)
+        return ox_fail(cx, "exclude_outside=1 is not supported");
+    ox_attrs at = ox_attrs_new(cx, IR_OP_RESIZE2D);
+    ox_set_ints(cx, &at, IR_RESIZE_SIZE, 2, size + 2);
+    ox_set_str(&at, IR_RESIZE_METHOD, method);
+    ox_set_str(&at, IR_RESIZE_COORD_MODE, coord);
+    ox_set_str(&at, IR_RESIZE_ROUNDING, strcmp(method, "nearest_neighbor") ? "" : near);
+    out[0] = ox_call(cx, IR_OP_RESIZE2D, 1, in, &at);
+    return out[0] != NULL;
+}

@@ -29,6 +29,8 @@ static const ox_op ops[] = {
     /* nn */
     {"Conv", 1, 2, ox_conv_conv},
     {"ConvTranspose", 1, 2, ox_conv_conv_transpose},
+    {"Resize", 10, 1, ox_conv_resize},
+    {"Upsample", 7, 1, ox_conv_resize},
     {"Gemm", 1, 2, ox_conv_gemm},
     {"MatMul", 1, 2, ox_conv_matmul},
     {"MaxPool", 1, 1, ox_conv_pool},

@@ -180,6 +180,8 @@ ir_expr *ox_cast(ox_ctx *cx, ir_expr *e, ir_dtype dt);
 bool ox_conv_conv(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
 /* ConvTranspose as nn.conv2d_transpose / nn.conv1d_transpose (pads from output_shape or auto_pad). */
 bool ox_conv_conv_transpose(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
+/* Resize (opsets 10-17) and Upsample (7-9) as image.resize2d (NCHW, H and W only). */
+bool ox_conv_resize(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
 /* Gemm. */
 bool ox_conv_gemm(ox_ctx *, const Onnx__NodeProto *, ir_expr *const *, int, ir_expr **, int);
 /* MatMul. */
