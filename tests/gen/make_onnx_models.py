@@ -13,6 +13,9 @@ tests/onnx/models next to this script's parent):
   (named "data"), and small_cnn_y.npy, PyTorch's output in eval mode.
 * small_cnn_ext.onnx + small_cnn_ext.data — the same model with every
   initializer kept as external data beside it.
+* upsampler.onnx — a conv, then nearest and bilinear upsampling by 2 (Resize
+  with constant scales, opset 13); upsampler_x.npy and upsampler_y.npy, its
+  input ("data") and PyTorch's output.
 * error fixtures, built with onnx.helper: unsupported.onnx (three
   unsupported ops, two of them in two nodes each), dynamic.onnx (a symbolic
   batch dimension), opset18.onnx (an opset past 17), escape.onnx (external
@@ -65,6 +68,31 @@ def small_cnn(out):
                     all_tensors_to_one_file=True, location="small_cnn_ext.data", size_threshold=0)
 
 
+class Upsampler(torch.nn.Module):
+    """A conv, then nearest and bilinear (half-pixel) upsampling by 2: torch.onnx
+    writes Resize nodes with constant scales."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 4, 3, padding=1)
+
+    def forward(self, x):
+        x = torch.nn.functional.interpolate(self.conv(x), scale_factor=2, mode="nearest")
+        return torch.nn.functional.interpolate(x, scale_factor=2, mode="bilinear", align_corners=False)
+
+
+def upsampler(out):
+    torch.manual_seed(1)
+    m = Upsampler().eval()
+    x = torch.rand(1, 3, 5, 6) * 2 - 1
+    with torch.no_grad():
+        y = m(x)
+    torch.onnx.export(m, x, os.path.join(out, "upsampler.onnx"), input_names=["data"], output_names=["y"],
+                      opset_version=13)
+    np.save(os.path.join(out, "upsampler_x.npy"), x.numpy())
+    np.save(os.path.join(out, "upsampler_y.npy"), y.numpy())
+
+
 def graph_model(nodes, inputs, outputs, inits=(), opset=13):
     g = helper.make_graph(nodes, "g", inputs, outputs, initializer=list(inits))
     return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)], producer_name="make_onnx_models")
@@ -114,6 +142,7 @@ def main():
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     small_cnn(a.out)
+    upsampler(a.out)
     errors(a.out)
 
 

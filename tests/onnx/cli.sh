@@ -26,6 +26,13 @@ check "the compiled model matches PyTorch (rel. error < 1e-4)" 0 "$NPYCMP" "$TMP
 check "external data beside the model is read" 0 \
     "$RELAY_TUNE" run "$M/small_cnn_ext.onnx" --input data="$M/small_cnn_x.npy" --output "$TMP/ye.npy"
 check "the external-data model gives the same bits" 0 "$NPYCMP" "$TMP/ye.npy" "$TMP/y.npy"
+# Resize with constant scales (torch.onnx's nearest and bilinear upsampling)
+check "run upsampler.onnx (Resize, nearest and linear) on the interpreter" 0 \
+    "$RELAY_TUNE" run "$M/upsampler.onnx" --input data="$M/upsampler_x.npy" --output "$TMP/u.npy"
+check "  matches PyTorch (rel. error < 1e-5)" 0 "$NPYCMP" "$TMP/u.npy" "$M/upsampler_y.npy" 1e-5
+check "run upsampler.onnx compiled for cpu" 0 \
+    "$RELAY_TUNE" run "$M/upsampler.onnx" --input data="$M/upsampler_x.npy" --output "$TMP/uc.npy" --target cpu
+check "  matches PyTorch (rel. error < 1e-5)" 0 "$NPYCMP" "$TMP/uc.npy" "$M/upsampler_y.npy" 1e-5
 check "an unknown input name is refused" 1 \
     "$RELAY_TUNE" run "$M/small_cnn.onnx" --input x="$M/small_cnn_x.npy"
 has "the refusal names the input" "$TMP/err" "x"
