@@ -36,6 +36,12 @@ struct rt_db {
     db *d;                  /* the open database */
 };
 
+/* ---- target.c: target strings (rt_target_check, rt_target_describe) ------ */
+
+/* Whether this host can execute t's code; false after a message naming the
+ * target string `text` and both ISAs. */
+bool api_target_runnable(const tg_target *t, const char *text, FILE *errs);
+
 /* ---- model.c: compiled models (rt_model_compile, rt_cmodel_*) ------------ */
 
 /* ---- lower.c: rt_task_lower (schedules and code of one task) ------------ */

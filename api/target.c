@@ -7,6 +7,17 @@
 #include "api/api.h"
 #include "targets/targets.h"
 
+bool api_target_runnable(const tg_target *t, const char *text, FILE *errs)
+{
+    const char *why;
+    if (tg_target_runnable(t, &why))
+        return true;
+    if (errs)
+        fprintf(errs, "relay-tune: error: target '%s' plans for %s but this host has %s: %s\n", text,
+                tg_isa_name(t->isa), tg_isa_name(tg_host_isa()), why);
+    return false;
+}
+
 int rt_target_check(const char *target, int run, FILE *errs)
 {
     const char *text = target ? target : "cpu", *why;
@@ -16,13 +27,7 @@ int rt_target_check(const char *target, int run, FILE *errs)
             fprintf(errs, "relay-tune: error: target '%s': %s\n", text, why);
         return -1;
     }
-    if (run && !tg_target_runnable(&t, &why)) {
-        if (errs)
-            fprintf(errs, "relay-tune: error: target '%s' plans for %s but this host has %s: %s\n", text,
-                    tg_isa_name(t.isa), tg_isa_name(tg_host_isa()), why);
-        return -1;
-    }
-    return 0;
+    return run && !api_target_runnable(&t, text, errs) ? -1 : 0;
 }
 
 char *rt_target_describe(const char *target, FILE *errs)

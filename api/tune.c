@@ -198,7 +198,7 @@ int rt_tune(rt_module *m, rt_runner *r, rt_db *h, const rt_tune_options *o, rt_t
         return -1;
     }
     /* measuring runs the candidates here */
-    if (rt_target_check(tname, 1, errs) != 0)
+    if (!api_target_runnable(&tg, tname, errs))
         return -1;
     const tun_tuner_ops *tuner = tun_tuner_find(o->tuner ? o->tuner : "xgb");
     if (!tuner) {

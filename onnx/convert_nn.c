@@ -115,16 +115,26 @@ static int spatial_rank(ox_ctx *cx, const ir_type *t)
     return -1;
 }
 
-bool ox_conv_conv(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in, int nin, ir_expr **out, int nout)
+/* The spatial rank (1 or 2) of a Conv or ConvTranspose's X and W, whose
+ * types go to *xt and *wt; -1 after reporting. */
+static int conv_operands(ox_ctx *cx, const char *op, ir_expr *const *in, int nin, const ir_type **xt,
+                         const ir_type **wt)
 {
     if (nin < 2 || !in[0] || !in[1])
-        return ox_fail(cx, "Conv needs X and W");
-    const ir_type *xt = ox_type(in[0]), *wt = ox_type(in[1]);
-    int nsp = spatial_rank(cx, xt);
+        return ox_fail(cx, "%s needs X and W", op), -1;
+    *xt = ox_type(in[0]), *wt = ox_type(in[1]);
+    int nsp = spatial_rank(cx, *xt);
+    if (nsp >= 0 && (*wt)->ndim != (*xt)->ndim)
+        return ox_fail(cx, "weight of rank %d for data of rank %d", (*wt)->ndim, (*xt)->ndim), -1;
+    return nsp;
+}
+
+bool ox_conv_conv(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in, int nin, ir_expr **out, int nout)
+{
+    const ir_type *xt, *wt;
+    int nsp = conv_operands(cx, "Conv", in, nin, &xt, &wt);
     if (nsp < 0)
         return false;
-    if (wt->ndim != xt->ndim)
-        return ox_fail(cx, "weight of rank %d for data of rank %d", wt->ndim, xt->ndim);
     window w;
     if (!read_window(cx, n, xt->shape + 2, wt->shape + 2, nsp, &w))
         return false;
@@ -158,24 +168,18 @@ bool ox_conv_conv_transpose(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const
                             int nout)
 {
     (void)nout;
-    if (nin < 2 || !in[0] || !in[1])
-        return ox_fail(cx, "ConvTranspose needs X and W");
-    const ir_type *xt = ox_type(in[0]), *wt = ox_type(in[1]);
-    int nsp = spatial_rank(cx, xt);
+    const ir_type *xt, *wt;
+    int nsp = conv_operands(cx, "ConvTranspose", in, nin, &xt, &wt);
     if (nsp < 0)
         return false;
-    if (wt->ndim != xt->ndim)
-        return ox_fail(cx, "weight of rank %d for data of rank %d", wt->ndim, xt->ndim);
+    /* kernel, strides, dilations and explicit pads (auto_pad checked there);
+     * the pads are resolved below where output_shape or SAME_* says */
     window w;
-    /* the pads are resolved below from output_shape or auto_pad: read the
-     * kernel, strides, dilations and explicit pads only */
-    const char *ap = ox_attr_str(cx, n, "auto_pad", "NOTSET");
-    bool same = !strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER");
-    if (!same && strcmp(ap, "NOTSET") && strcmp(ap, "VALID"))
-        return ox_fail(cx, "unknown auto_pad '%s'", ap);
     if (!read_window(cx, n, xt->shape + 2, wt->shape + 2, nsp, &w))
         return false;
-    int64_t v[4], opad[2] = {0, 0}, oshape[2];
+    const char *ap = ox_attr_str(cx, n, "auto_pad", "NOTSET");
+    bool same = !strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER");
+    int64_t v[4], opad[2] = {0, 0};
     int no = ox_attr_ints(cx, n, "output_padding", v, 2);
     if (no >= 0 && no != nsp)
         return ox_fail(cx, "output_padding has %d values for %d spatial dims", no, nsp);
@@ -189,43 +193,33 @@ bool ox_conv_conv_transpose(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const
         return ox_fail(cx, "output_shape has %d values for %d spatial dims", ns, nsp);
     for (int i = 0; i < nsp; i++) {
         int64_t full = w.stride[i] * (xt->shape[2 + i] - 1) + opad[i] + (w.k[i] - 1) * w.dil[i] + 1;
-        oshape[i] = ns >= 0 ? v[ns - nsp + i] : same ? xt->shape[2 + i] * w.stride[i] : -1;
-        if (oshape[i] < 0)
+        int64_t oshape = ns >= 0 ? v[ns - nsp + i] : same ? xt->shape[2 + i] * w.stride[i] : -1;
+        if (oshape < 0)
             continue;
-        int64_t total = full - oshape[i];
+        int64_t total = full - oshape, limit = w.stride[i] > w.dil[i] ? w.stride[i] : w.dil[i];
         /* a longer output than the padding-free one: the extra units come
          * as output padding (ONNX's reference pads with negative totals) */
-        if (total < 0 && -total + opad[i] < (w.stride[i] > w.dil[i] ? w.stride[i] : w.dil[i])) {
+        if (total < 0 && -total + opad[i] < limit) {
             opad[i] += -total;
             total = 0;
         } else if (total < 0) {
             return ox_fail(cx, "output_shape %lld is longer than the transposed convolution can make (%lld)",
-                           (long long)oshape[i], (long long)full);
+                           (long long)oshape, (long long)full);
         }
         bool lower = same && ap[5] == 'L';
         w.pad[i] = lower ? total - total / 2 : total / 2;
         w.pad[i + nsp] = total - w.pad[i];
     }
-    int64_t k[2], st[2], dil[2], pad[4];
-    window2d(&w, k, st, dil, pad);
+    /* Relay's transposed convolutions take ONNX's forms: a value per axis,
+     * and the pads as the begins, then the ends */
     ir_op_id op = nsp == 2 ? IR_OP_CONV2D_TRANSPOSE : IR_OP_CONV1D_TRANSPOSE;
     ox_attrs at = ox_attrs_new(cx, op);
-    if (nsp == 2) {
-        ox_set_ints(cx, &at, IR_CONVT_STRIDES, 2, st);
-        ox_set_ints(cx, &at, IR_CONVT_DILATION, 2, dil);
-        ox_set_ints(cx, &at, IR_CONVT_PADDING, 4, pad);
-        ox_set_ints(cx, &at, IR_CONVT_OUTPUT_PADDING, 2, opad);
-    } else {
-        int64_t p1[2] = {w.pad[0], w.pad[1]};
-        ox_set_ints(cx, &at, IR_CONVT_STRIDES, 1, w.stride);
-        ox_set_ints(cx, &at, IR_CONVT_DILATION, 1, w.dil);
-        ox_set_ints(cx, &at, IR_CONVT_PADDING, 2, p1);
-        ox_set_ints(cx, &at, IR_CONVT_OUTPUT_PADDING, 1, opad);
-    }
-    (void)k;
+    ox_set_ints(cx, &at, IR_CONVT_STRIDES, nsp, w.stride);
+    ox_set_ints(cx, &at, IR_CONVT_DILATION, nsp, w.dil);
+    ox_set_ints(cx, &at, IR_CONVT_PADDING, 2 * nsp, w.pad);
+    ox_set_ints(cx, &at, IR_CONVT_OUTPUT_PADDING, nsp, opad);
     ox_set_int(&at, IR_CONVT_GROUPS, ox_attr_int(n, "group", 1));
-    ir_expr *args[2] = {in[0], in[1]};
-    ir_expr *y = ox_call(cx, op, 2, args, &at);
+    ir_expr *y = ox_call(cx, op, 2, in, &at);
     if (y && nin > 2 && in[2]) {
         ir_expr *ba[2] = {y, in[2]};
         y = ox_call(cx, IR_OP_BIAS_ADD, 2, ba, NULL);
