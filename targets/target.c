@@ -13,6 +13,7 @@
  * variable RELAY_TUNE_MAX_ISA (as oneDNN's ONEDNN_MAX_CPU_ISA), which lets an
  * AVX-512 machine behave as an AVX2 host in tests. The OpenCL target is a
  * later step and is refused here by name. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,6 +186,14 @@ static void host_caches(int64_t *l1, int64_t *l2, int64_t *l3)
     }
 }
 
+/* The host's L1d, L2 and L3 (0 where sysfs does not say), read once. */
+static int64_t host_l[3];
+
+static void read_host_caches(void)
+{
+    host_caches(&host_l[0], &host_l[1], &host_l[2]);
+}
+
 static const int isa_lanes[] = {4, 4, 8, 16}, isa_vregs[] = {16, 16, 16, 32};
 
 static void set_hw(tg_target *t)
@@ -281,7 +290,15 @@ static bool cpu_resolve(tg_target *t, const char *mcpu, bool isa_given, const ch
     bool host = !mcpu[0] || !strcmp(mcpu, "native");
     if (host) {
         isa = tg_host_isa();
-        host_caches(&l1, &l2, &l3);
+        /* sysfs is read once per process: targets are parsed per task */
+        static pthread_once_t once = PTHREAD_ONCE_INIT;
+        pthread_once(&once, read_host_caches);
+        if (host_l[0] > 0)
+            l1 = host_l[0];
+        if (host_l[1] > 0)
+            l2 = host_l[1];
+        if (host_l[2] > 0)
+            l3 = host_l[2];
     } else {
         const cpu_desc *d = cpu_find(mcpu);
         if (d) {
