@@ -303,6 +303,15 @@ done:
     return r;
 }
 
+const char *db_config_canon(const char *text, su_arena *a, su_buf *why)
+{
+    json_t *j = text ? json_loads(text, 0, NULL) : NULL;
+    json_t *idx = json_object_get(j, "index");
+    int64_t index = json_is_integer(idx) ? (int64_t)json_integer_value(idx) : -1;
+    json_decref(j);
+    return canon_config(text, index, a, why);
+}
+
 /* Parses and checks the counters object; writes its canonical text. */
 static const char *canon_counters(const char *text, su_arena *a, su_buf *why)
 {

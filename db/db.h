@@ -81,7 +81,7 @@ typedef bool (*db_config_check_fn)(void *ctx, const char *tmpl, const char *work
 /* ---- schema.c: open, create, check, migrate -------------------------------- */
 
 /* The current schema version (PRAGMA user_version of a database we write). */
-#define DB_SCHEMA_VERSION 5
+#define DB_SCHEMA_VERSION 6
 /* PRAGMA application_id of a relay-tune database: "RTDB". */
 #define DB_APPLICATION_ID 0x52544442
 
@@ -285,6 +285,24 @@ void db_best_print(const db_best_row *rows, size_t n, bool json, su_buf *out);
  * vacuums. *deleted counts them. */
 bool db_gc(db *d, double days, double now, int64_t *deleted);
 
+/* ---- claims.c: configs claimed by running tuners ---------------------------- */
+
+/* What db_claim found for one config. */
+enum { DB_CLAIM_OURS = 0, DB_CLAIM_TAKEN = 1, DB_CLAIM_RECORDED = 2 };
+/* A claim owner's name for this process: "host:pid:session". */
+void db_claim_owner(const char *session, char *out, size_t n);
+/* Claims record-JSON configs of workload key on target for owner until
+ * expires, in one transaction (void claims, expired at now or of exited
+ * processes of this host, are dropped first): state[i] is DB_CLAIM_OURS
+ * (claimed, or our claim renewed), _TAKEN (another owner's live claim) or
+ * _RECORDED (a record of it exists). False on an error, nothing claimed. */
+bool db_claim(db *d, const char *key, const char *target, const char *const *configs, size_t n,
+              const char *owner, double now, double expires, int *state);
+/* Drops every claim of owner. */
+bool db_release_claims(db *d, const char *owner);
+/* The number of claims held (live or not); -1 on an error. */
+int64_t db_claims_count(db *d);
+
 /* ---- dashboard_query.c: read-only JSON views for the dashboard ------------- */
 /* Each appends one JSON document to out (strings escaped as JSON); never
  * writes the database. now (seconds since the epoch) decides whether a
@@ -314,7 +332,8 @@ typedef struct sqlite3_stmt sqlite3_stmt;
 typedef enum {
     DB_ST_TARGET_FIND, DB_ST_TARGET_ADD, DB_ST_WORKLOAD_FIND, DB_ST_WORKLOAD_ADD,
     DB_ST_SESSION_FIND, DB_ST_SESSION_ADD, DB_ST_DUP_FIND, DB_ST_RECORD_ADD,
-    DB_ST_BEST, DB_ST_TARGET_IDS, DB_ST_COUNT
+    DB_ST_BEST, DB_ST_TARGET_IDS, DB_ST_CLAIM_EXPIRE, DB_ST_CLAIM_OWNERS, DB_ST_CLAIM_RECORDED,
+    DB_ST_CLAIM_PUT, DB_ST_CLAIM_RELEASE, DB_ST_COUNT
 } db_stmt_id;
 
 struct db {
@@ -391,6 +410,9 @@ uint64_t db_hash_f64(uint64_t h, double v);
  * in the arena; NULL with the reason in why when it is not JSON of the kind
  * expected ('o' object, 'a' array). */
 const char *db_json_canon(const char *text, int kind, su_arena *a, su_buf *why);
+/* A record's config text in the canonical form records store (its index read
+ * from the text), in the arena; NULL with the reason in why. */
+const char *db_config_canon(const char *text, su_arena *a, su_buf *why);
 /* Appends s as a JSON string (s is valid UTF-8; quotes and controls escaped). */
 void db_json_put_str(su_buf *b, const char *s);
 /* Appends a finite number with the fewest of 15/16/17 digits that read back exactly. */

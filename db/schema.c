@@ -100,6 +100,16 @@ static const char *const migrations[DB_SCHEMA_VERSION] = {
     "  hash TEXT NOT NULL,"
     "  calls INTEGER NOT NULL,"
     "  PRIMARY KEY (session_id, hash));",
+    /* 6: configs claimed by a running tuner (claims.c), so that two tuners
+     * sharing the file never measure one config twice */
+    "CREATE TABLE claims ("
+    "  key TEXT NOT NULL,"
+    "  target TEXT NOT NULL,"
+    "  config TEXT NOT NULL,"
+    "  owner TEXT NOT NULL,"
+    "  expires REAL NOT NULL,"
+    "  PRIMARY KEY (key, target, config));"
+    "CREATE INDEX claims_owner ON claims (owner);",
 };
 
 /* SQL text of each cached statement (db_stmt_id order). */
@@ -125,6 +135,15 @@ static const char *const stmt_sql[DB_ST_COUNT] = {
                    " WHERE r.workload_id = ?1 AND r.target_id = ?2 AND r.error = 0"
                    " ORDER BY " DB_BEST_ORDER " LIMIT ?3",
     [DB_ST_TARGET_IDS] = "SELECT id FROM targets WHERE target = ?1 ORDER BY id",
+    [DB_ST_CLAIM_EXPIRE] = "DELETE FROM claims WHERE expires < ?1",
+    [DB_ST_CLAIM_OWNERS] = "SELECT DISTINCT owner FROM claims",
+    [DB_ST_CLAIM_RECORDED] = "SELECT 1 FROM records r JOIN workloads w ON w.id = r.workload_id "
+                             "JOIN targets t ON t.id = r.target_id WHERE w.key = ?1 AND t.target = ?2 "
+                             "AND r.config = ?3 LIMIT 1",
+    [DB_ST_CLAIM_PUT] = "INSERT INTO claims (key, target, config, owner, expires) VALUES (?1, ?2, ?3, ?4, ?5) "
+                        "ON CONFLICT (key, target, config) DO UPDATE SET expires = excluded.expires "
+                        "WHERE owner = excluded.owner",
+    [DB_ST_CLAIM_RELEASE] = "DELETE FROM claims WHERE owner = ?1",
 };
 
 bool db_fail(db *d, const char *fmt, ...)
