@@ -3,7 +3,7 @@
 # quiet: it prints nothing and touches nothing when every package is present.
 set -e
 PKGS="build-essential autoconf automake libtool pkg-config
-  libsqlite3-dev libjansson-dev zlib1g-dev libpapi-dev libxgboost-dev
+  libsqlite3-dev sqlite3 libjansson-dev zlib1g-dev libpapi-dev libxgboost-dev
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libopenblas-dev libdnnl-dev
   libmicrohttpd-dev libjs-chart.js chromium
   libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata"

@@ -8,9 +8,13 @@
  *     similar workloads teach (transfer.c), then its own records;
  *   - its default config is measured first, unless it was before: it is the
  *     baseline of every speedup;
- *   - the tuner proposes the batch; it is built, run, and stored in the
- *     database in one transaction (so a killed run loses at most the batch
- *     in flight), and the tuner learns from it;
+ *   - the tuner proposes the batch and the batch is claimed in the database
+ *     (db/claims.c): a config another tune process on the same file has
+ *     measured or is measuring is dropped and the tuner proposes again, so
+ *     two processes sharing a file never measure one config twice;
+ *   - the batch is built, run, and stored in the database in one transaction
+ *     (so a killed run loses at most the batch in flight), its claims are
+ *     released, and the tuner learns from it;
  *   - a task drops out when its space is exhausted, after `early_stopping`
  *     trials without improvement, or when it cannot be measured; the stop
  *     flag (a signal) ends the run after the batch in flight.
@@ -188,8 +192,15 @@ typedef struct run {
     plan *plans;            /* per selected task, in the report's order */
     tun_sched sched;
     tun_transfer_pool *pool;
+    char owner[400];        /* this run's name on its claims ("" before the session) */
     su_arena a;             /* args */
 } run;
+
+/* How long a claim holds if its owner neither stores nor releases it (a hung
+ * process of another host; claims of exited processes of this host are void
+ * at once), and how often a task proposes again when others hold its picks. */
+#define CLAIM_TTL_S 1800.0
+#define CLAIM_ROUNDS 8
 
 /* Folds a measured config into the task's numbers. */
 static void account(tun_task_report *tr, const tun_space *s, int64_t idx, su_merr e, double mean, int64_t *since_best)
@@ -296,6 +307,10 @@ static bool batch(run *R, size_t pos, const int64_t *idx, int n)
     bool ok = db_add_records(R->d, recs, (size_t)n, &counts, NULL, NULL);
     if (!ok)
         su_buf_printf(R->err, "cannot store the batch: %s", db_errmsg(R->d));
+    /* stored: the records now keep others off these configs (a failed
+     * release only leaves claims that expire) */
+    if (ok && R->owner[0])
+        db_release_claims(R->d, R->owner);
     int errors = 0;
     if (ok) {
         double *cost = su_calloc((size_t)n + 1, sizeof *cost);
@@ -366,6 +381,69 @@ static void finish(run *R, size_t pos)
     progress(R, pos, TUN_EV_TASK_END, 0, 0);
 }
 
+/* Claims configs idx[0..n) of the task for this run and keeps, in order, those
+ * no other tune process on the file has measured or holds; how many, or -1
+ * on a database error. */
+static int claim(run *R, size_t pos, int64_t *idx, int n)
+{
+    if (!R->owner[0] || n == 0)
+        return n;
+    const tun_space *s = &R->plans[pos].space;
+    char **text = su_calloc((size_t)n + 1, sizeof *text);
+    int *state = su_calloc((size_t)n + 1, sizeof *state);
+    for (int i = 0; i < n; i++) {
+        sch_config c;
+        tun_config_decode(s, idx[i], &c);
+        text[i] = tun_config_record_json(s, &c);
+        sch_config_free(&c);
+    }
+    double now = db_now();
+    int kept = -1;
+    if (db_claim(R->d, s->task->key, R->o->target->name, (const char *const *)text, (size_t)n, R->owner, now,
+                 now + CLAIM_TTL_S, state)) {
+        kept = 0;
+        for (int i = 0; i < n; i++)
+            if (state[i] == DB_CLAIM_OURS)
+                idx[kept++] = idx[i];
+    } else {
+        su_buf_printf(R->err, "cannot claim the batch: %s", db_errmsg(R->d));
+    }
+    for (int i = 0; i < n; i++)
+        free(text[i]);
+    free(text);
+    free(state);
+    return kept;
+}
+
+/* The task's next batch, claimed (its default config first when it has not
+ * been measured): proposes again while other processes hold the picks; the
+ * number of configs, or -1 on a database error. */
+static int propose(run *R, size_t pos, int64_t want, int64_t *idx)
+{
+    plan *p = &R->plans[pos];
+    const tun_space *s = &p->space;
+    int k = 0, n = 0;
+    if (!p->have_default) {
+        idx[n++] = s->default_index;
+        tun_idxset_add(&p->tuner->seen, s->default_index);
+        p->have_default = true;
+        R->sched.tasks[pos].no_default = false;
+    }
+    for (int round = 0; round < CLAIM_ROUNDS; round++) {
+        if (want > n)
+            n += tun_next_batch(p->tuner, (int)want - n, idx + n);
+        if (n == k)
+            break; /* nothing new to propose */
+        int kept = claim(R, pos, idx + k, n - k);
+        if (kept < 0)
+            return -1;
+        n = k += kept;
+        if (k >= want)
+            break;
+    }
+    return k;
+}
+
 /* Gives the task its next batch (its default config first); false on a
  * database or runner failure. */
 static bool step(run *R, size_t pos)
@@ -382,16 +460,12 @@ static bool step(run *R, size_t pos)
     }
     if (!p->begun && !begin(R, pos))
         return false;
-    int64_t *idx = su_calloc((size_t)R->bsize + 2, sizeof *idx);
-    int k = 0;
-    if (!p->have_default) {
-        idx[k++] = s->default_index;
-        tun_idxset_add(&p->tuner->seen, s->default_index);
-        p->have_default = true;
-        R->sched.tasks[pos].no_default = false;
+    int64_t *idx = su_calloc((size_t)(want > R->bsize ? want : R->bsize) + 2, sizeof *idx);
+    int k = propose(R, pos, want, idx);
+    if (k < 0) {
+        free(idx);
+        return false;
     }
-    if (want > k)
-        k += tun_next_batch(p->tuner, (int)want - k, idx + k);
     bool ok = true;
     if (k && !p->td) {
         su_buf why = {0};
@@ -495,6 +569,7 @@ bool tun_tune(const tun_tasks *tasks, const bool *selected, db *d, const tun_opt
         }
         if (!(ok = db_session_set_tasks(d, rep->session, rep->n, hashes, calls)))
             su_buf_puts(err, db_errmsg(d));
+        db_claim_owner(rep->session, R.owner, sizeof R.owner);
     }
     while (ok) {
         if (o->stop && *o->stop) {
@@ -510,6 +585,10 @@ bool tun_tune(const tun_tasks *tasks, const bool *selected, db *d, const tun_opt
         if (R.plans[k].begun && !R.plans[k].ended)
             finish(&R, k);
         rep->tasks[k].budget = o->scheduler == TUN_SCHED_FIXED ? R.sched.tasks[k].budget : rep->tasks[k].trials;
+    }
+    if (R.owner[0] && !db_release_claims(d, R.owner) && ok) {
+        su_buf_puts(err, db_errmsg(d));
+        ok = false;
     }
     if (rep->session[0] && !db_session_end(d, rep->session, rep->measured) && ok) {
         su_buf_puts(err, db_errmsg(d));

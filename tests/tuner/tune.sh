@@ -5,7 +5,8 @@
 # running the same command again measures nothing; a run killed with SIGKILL
 # mid-way loses at most its batch in flight and the restart finishes the
 # budget without measuring any config twice; SIGINT stores the batch in
-# flight, prints the summary and exits 0; compile --db builds each task with
+# flight, prints the summary and exits 0; two tunes sharing a database
+# measure no config twice (claims); compile --db builds each task with
 # its best config, lists the tasks falling back to the default, and the
 # tuned model matches the interpreter; compile errors become records and
 # the table still comes; `tasks --space` prints every task's space.
@@ -212,6 +213,33 @@ if grep -q "(2 with a database config)" "$TMP/out" && ! grep -q "no valid tuning
     tap_ok "compile --db: every task tuned; the tuned model matches the interpreter"
 else
     tap_fail "compile --db: every task tuned; the tuned model matches the interpreter" "$(cat "$TMP/out" "$TMP/err" "$TMP/cmp")"
+fi
+
+# ---- two tune processes on one database: no config measured twice ----------
+# The same seed and tuner make both propose the same configs in the same
+# order, so without claims they would measure the same ones.
+db="$TMP/shared.db"
+"$RELAY_TUNE" tune "$M" --trials 16 --tasks 0 --db "$db" --tuner random --seed 5 $Q >"$TMP/out1" 2>"$TMP/err1" &
+p1=$!
+"$RELAY_TUNE" tune "$M" --trials 16 --tasks 0 --db "$db" --tuner random --seed 5 $Q >"$TMP/out2" 2>"$TMP/err2" &
+p2=$!
+wait $p1; rc1=$?
+wait $p2; rc2=$?
+m1=$(sed -n 's/^done: \([0-9]*\) measurements.*/\1/p' "$TMP/out1")
+m2=$(sed -n 's/^done: \([0-9]*\) measurements.*/\1/p' "$TMP/out2")
+if [ $rc1 = 0 ] && [ $rc2 = 0 ] && [ "$(twice "$db")" = 0 ] && [ -n "$m1" ] && [ -n "$m2" ] &&
+    [ "$(records "$db")" = $((m1 + m2)) ] && [ $((m1 + m2)) -ge 16 ]; then
+    tap_ok "two concurrent tunes on one database measure no config twice ($m1 + $m2 records)"
+else
+    tap_fail "two concurrent tunes on one database measure no config twice" "rc $rc1 $rc2, measured '$m1' '$m2'," \
+        "records $(records "$db"), twice $(twice "$db")" "$(cat "$TMP/out1" "$TMP/err1" "$TMP/out2" "$TMP/err2")"
+fi
+if ! command -v sqlite3 >/dev/null; then
+    tap_ok "# SKIP the sqlite3 shell is missing (scripts/setup.sh installs it)"
+elif [ "$(sqlite3 "$db" 'SELECT count(*) FROM claims')" = 0 ]; then
+    tap_ok "the finished tunes leave no claims behind"
+else
+    tap_fail "the finished tunes leave no claims behind" "$(sqlite3 "$db" 'SELECT * FROM claims')"
 fi
 
 # ---- broken candidates become records; the run goes on -----------------
