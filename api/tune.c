@@ -285,6 +285,7 @@ int rt_tune(rt_module *m, rt_runner *r, rt_db *h, const rt_tune_options *o, rt_t
         row->transferred = tr->transfer.used;
         row->transfer_skipped =
             tr->transfer.no_func + tr->transfer.bad_func + tr->transfer.stale + tr->transfer.invalid;
+        row->transfer_dropped_at = tr->transfer.dropped_at;
         row->failure = tr->failure ? su_strdup(tr->failure) : NULL;
         row->fallback = 1;
         tun_space sp;
@@ -387,9 +388,14 @@ char *rt_tune_report_text(const rt_tune_report *r)
             su_buf_printf(&b, "task %zu: %lld stale and %lld invalid records ignored (docs/tuning.md)\n",
                           r->rows[i].task, r->rows[i].stale, r->rows[i].invalid);
     for (size_t i = 0; i < r->n; i++)
-        if (r->rows[i].transferred || r->rows[i].transfer_skipped)
-            su_buf_printf(&b, "task %zu: learnt from %lld records of similar workloads (%lld skipped)\n",
-                          r->rows[i].task, r->rows[i].transferred, r->rows[i].transfer_skipped);
+        if (r->rows[i].transferred || r->rows[i].transfer_skipped) {
+            su_buf_printf(&b, "task %zu: learnt from %lld records of similar workloads (%lld skipped)", r->rows[i].task,
+                          r->rows[i].transferred, r->rows[i].transfer_skipped);
+            if (r->rows[i].transfer_dropped_at)
+                su_buf_printf(&b, "; dropped them after %lld of its own, which ranked better alone",
+                              r->rows[i].transfer_dropped_at);
+            su_buf_putc(&b, '\n');
+        }
     su_buf_printf(&b, "%s: %lld measurements in ", r->interrupted ? "interrupted" : "done", r->measured);
     put_duration(&b, r->seconds);
     su_buf_printf(&b, ", session %s, scheduler %s\n", r->session[0] ? r->session : "-",

@@ -311,6 +311,8 @@ typedef struct rt_tune_row {
     int early_stopped, exhausted;
     long long transferred;      /* records of similar workloads its tuner learnt from */
     long long transfer_skipped; /* such records skipped: no stored function, stale, not fitting */
+    long long transfer_dropped_at; /* its own results when its tuner dropped them, which ranked its
+                                    * held-out configs worse than its own did (0: kept) */
     int fallback;               /* compiling would use the default config (no valid successful record) */
     const char *failure;        /* why it could not be tuned, or NULL */
 } rt_tune_row;

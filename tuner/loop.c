@@ -320,6 +320,7 @@ static bool batch(run *R, size_t pos, const int64_t *idx, int n)
             account(tr, s, idx[i], res[i].error, res[i].mean, &p->since_best);
         }
         tun_update(p->tuner, n, idx, cost);
+        tr->transfer.dropped_at = p->tuner->transfer_dropped_at;
         free(cost);
         tr->measured += n;
         R->rep->measured += n;

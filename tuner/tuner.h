@@ -161,6 +161,8 @@ struct tun_tuner {
     tun_idxset seen;        /* configs proposed or measured */
     void *state;            /* the tuner's own */
     tun_tuner_conf conf;    /* model-based tuners' settings */
+    int64_t transfer_dropped_at; /* own results when it dropped what transfer gave it, which ranked
+                                  * its held-out configs worse (0: kept, or none given) */
 };
 
 extern const tun_tuner_ops tun_random_ops, tun_grid_ops, tun_ga_ops;
@@ -204,6 +206,16 @@ tun_cost_model *tun_cost_model_new(tun_objective obj, uint64_t seed);
  * labels leave the model untrained and return true; false with a message on
  * an XGBoost error (the previous model stays). */
 bool tun_cost_model_fit(tun_cost_model *m, size_t n, const float *x, const float *y, const int *group, su_buf *err);
+/* The same boosting from a prior score per row (margin, NULL: none), as
+ * XGBoost's base_margin: the trees learn what the prior gets wrong, and the
+ * model's scores are to be added to the prior's (tun_cost_model_predict
+ * leaves the prior out). */
+bool tun_cost_model_fit_margin(tun_cost_model *m, size_t n, const float *x, const float *y, const int *group,
+                               const float *margin, su_buf *err);
+/* Among the pairs of n rows with different labels y, the share that score
+ * orders the same way (a tie in score counts half); -1 when there is none.
+ * *pairs (may be NULL) gets the number of such pairs. */
+double tun_pairwise_accuracy(size_t n, const float *y, const float *score, size_t *pairs);
 bool tun_cost_model_trained(const tun_cost_model *m);
 /* Scores of n rows (higher is better; all 0 while untrained); false with a
  * message. */
@@ -332,6 +344,7 @@ typedef struct tun_transfer_stats {
     int64_t no_func;        /* their workload has no stored function (an older database) */
     int64_t bad_func;       /* its stored function does not parse, has no task or another key */
     int64_t stale, invalid; /* config of another template version; not fitting the space */
+    int64_t dropped_at;     /* the task's own results when its tuner dropped them (0: kept) */
 } tun_transfer_stats;
 
 /* At most this many records per task (the most recent). */

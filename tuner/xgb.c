@@ -16,10 +16,17 @@
  *
  * Until the model is trained (the first batch, or a space whose configs all
  * measure the same) configs are random. Records of other tasks given
- * through transfer (their features computed in their own spaces) are kept
- * as extra training rows, each task a group, in every fit: the first batch
- * then already comes from a trained model. Everything random comes from the
- * tuner's seed, so a run is reproducible. */
+ * through transfer (their features computed in their own spaces) train a
+ * prior model of their own, each task a group (AutoTVM's transfer, and the
+ * warm start of TVM's MetaSchedule): the first batch already comes from it,
+ * and every fit of the task's model starts from the prior's scores (XGBoost's
+ * base_margin), so the task's own results decide wherever they disagree with
+ * it and the trees never train on the other tasks' rows. Transfer must keep
+ * earning its place: when the task has CHECK_FIRST results, and again at each
+ * doubling, FOLDS-fold cross-validation on them compares the task's model
+ * fitted with the prior and without it, and a prior that orders the held-out
+ * pairs worse is dropped for good. Everything random comes from the tuner's
+ * seed, so a run is reproducible. */
 #include <math.h>
 #include <string.h>
 
@@ -30,6 +37,9 @@ enum {
     SA_EARLY_STOP = 20,     /* steps without a change to the plan that end it */
     SCORE_CHUNK = 512,      /* configs scored per prediction when scoring a space whole */
     CACHE_MAX = 32768,      /* feature vectors cached (then the cache starts over) */
+    CHECK_FIRST = 16,       /* own results at which transfer is first cross-validated */
+    FOLDS = 4,              /* folds of that check */
+    MIN_PAIRS = 16,         /* held-out pairs before the prior alone is judged against chance */
 };
 
 /* Feature vectors by config index (open addressing; key -1 is empty). */
@@ -53,13 +63,17 @@ typedef struct xgb_state {
     tun_cost_model *model;
     fcache cache;
     bool model_changed;         /* refit since the plan was made */
-    /* training rows: this task's measured configs, then other tasks' */
+    /* training rows: this task's measured configs */
     SU_VEC(float) x;            /* own rows x nf */
     SU_VEC(float) y;            /* throughput (1 / cost; 0 for a failure) */
+    SU_VEC(float) margin;       /* the prior's score of each own row */
+    /* transfer: other tasks' rows and the prior model fitted on them */
     SU_VEC(float) tx;           /* transferred rows x nf */
     SU_VEC(float) ty;           /* their throughput */
     SU_VEC(int) tgroup;         /* their task (1, 2, ...) */
     int ngroups;                /* tasks transferred from so far */
+    tun_cost_model *prior;      /* NULL: no transfer, or dropped */
+    size_t next_check;          /* own results at which transfer is checked next */
     /* the search */
     int64_t *walker;            /* the walkers' configs */
     float *wscore;
@@ -131,6 +145,19 @@ static bool features(tun_tuner *t, int64_t idx, float *out)
     return ok;
 }
 
+/* Adds the prior's scores of n rows to out (nothing when it fails: the
+ * task's own model still ranks). */
+static void add_prior(xgb_state *x, size_t n, const float *rows, float *out)
+{
+    float *p = su_malloc((n + 1) * sizeof *p);
+    su_buf err = {0};
+    if (tun_cost_model_predict(x->prior, n, rows, p, &err))
+        for (size_t i = 0; i < n; i++)
+            out[i] += p[i];
+    su_buf_free(&err);
+    free(p);
+}
+
 /* Model scores of n configs; configs that cannot be instantiated score
  * -inf. False (scores all 0) when the model failed. */
 static bool score(tun_tuner *t, int n, const int64_t *idx, float *out, float *rows)
@@ -141,6 +168,8 @@ static bool score(tun_tuner *t, int n, const int64_t *idx, float *out, float *ro
         bad[i] = !features(t, idx[i], rows + (size_t)i * (size_t)x->nf);
     su_buf_clear(&x->err);
     bool ok = tun_cost_model_predict(x->model, (size_t)n, rows, out, &x->err);
+    if (ok && x->prior)
+        add_prior(x, (size_t)n, rows, out);
     for (int i = 0; i < n; i++)
         if (bad[i])
             out[i] = -INFINITY;
@@ -302,7 +331,7 @@ static int64_t from_plan(tun_tuner *t)
 static int xgb_next(tun_tuner *t, int n, int64_t *out)
 {
     xgb_state *x = t->state;
-    bool trained = tun_cost_model_trained(x->model);
+    bool trained = tun_cost_model_trained(x->model) || x->prior;
     if (trained && x->model_changed)
         make_plan(t);
     bool replanned = false;
@@ -330,46 +359,96 @@ static int xgb_next(tun_tuner *t, int n, int64_t *out)
 
 /* ---- learning ---- */
 
-/* Refits the model on every row: this task's (group 0) and the others'. */
+/* Refits the task's model on its own rows, from the prior's scores. */
 static void refit(tun_tuner *t)
 {
     xgb_state *x = t->state;
-    size_t own = x->y.len, n = own + x->ty.len, nf = (size_t)x->nf;
-    float *rx = su_malloc((n * nf + 1) * sizeof *rx), *ry = su_malloc((n + 1) * sizeof *ry);
-    int *g = su_calloc(n + 1, sizeof *g);
-    if (own) {
-        memcpy(rx, x->x.data, own * nf * sizeof *rx);
-        memcpy(ry, x->y.data, own * sizeof *ry);
-    }
-    if (x->ty.len) {
-        memcpy(rx + own * nf, x->tx.data, x->ty.len * nf * sizeof *rx);
-        memcpy(ry + own, x->ty.data, x->ty.len * sizeof *ry);
-        memcpy(g + own, x->tgroup.data, x->ty.len * sizeof *g);
-    }
     su_buf_clear(&x->err);
     /* on an XGBoost error the previous model stays (x->err says why) */
-    tun_cost_model_fit(x->model, n, rx, ry, g, &x->err);
+    tun_cost_model_fit_margin(x->model, x->y.len, x->x.data, x->y.data, NULL, x->prior ? x->margin.data : NULL,
+                              &x->err);
     x->model_changed = true;
-    free(rx);
-    free(ry);
-    free(g);
 }
 
-/* Appends a row of nf features. */
-static void push_row(xgb_state *x, bool transferred, const float *f, float y, int group)
+/* Appends n own rows (n x nf features f) with their labels and prior scores. */
+static void push_rows(xgb_state *x, size_t n, const float *f, const float *y)
 {
-    for (int k = 0; k < x->nf; k++) {
-        if (transferred)
-            su_vec_push(&x->tx, f[k]);
-        else
-            su_vec_push(&x->x, f[k]);
+    size_t nf = (size_t)x->nf;
+    float *p = su_calloc(n + 1, sizeof *p);
+    if (x->prior)
+        add_prior(x, n, f, p);
+    for (size_t i = 0; i < n; i++) {
+        for (size_t k = 0; k < nf; k++)
+            su_vec_push(&x->x, f[i * nf + k]);
+        su_vec_push(&x->y, y[i]);
+        su_vec_push(&x->margin, p[i]);
     }
-    if (transferred) {
-        su_vec_push(&x->ty, y);
-        su_vec_push(&x->tgroup, group);
-    } else {
-        su_vec_push(&x->y, y);
+    free(p);
+}
+
+static void drop_prior(tun_tuner *t)
+{
+    xgb_state *x = t->state;
+    tun_cost_model_free(x->prior);
+    x->prior = NULL;
+    su_vec_free(&x->tx);
+    su_vec_free(&x->ty);
+    su_vec_free(&x->tgroup);
+    t->transfer_dropped_at = (int64_t)x->y.len;
+}
+
+/* Rows of fold `fold` (held) or of the others (!held), with labels and priors. */
+static size_t fold_rows(const xgb_state *x, int fold, bool held, float *fx, float *fy, float *fm)
+{
+    size_t nf = (size_t)x->nf, k = 0;
+    for (size_t i = 0; i < x->y.len; i++)
+        if (((int)(i % FOLDS) == fold) == held) {
+            memcpy(fx + k * nf, x->x.data + i * nf, nf * sizeof *fx);
+            fy[k] = x->y.data[i];
+            fm[k++] = x->margin.data[i];
+        }
+    return k;
+}
+
+/* Cross-validates the task's model with the prior and without it on its own
+ * results; drops the prior when it orders the held-out pairs worse. An
+ * untrained model scores all alike: chance, half of the pairs. */
+static void check_prior(tun_tuner *t)
+{
+    xgb_state *x = t->state;
+    size_t n = x->y.len, nf = (size_t)x->nf;
+    float *tx = su_malloc((n * nf + 1) * sizeof *tx), *ty = su_malloc((n + 1) * sizeof *ty),
+          *tm = su_malloc((n + 1) * sizeof *tm), *hx = su_malloc((n * nf + 1) * sizeof *hx),
+          *hy = su_malloc((n + 1) * sizeof *hy), *hm = su_malloc((n + 1) * sizeof *hm),
+          *s = su_malloc((n + 1) * sizeof *s);
+    double right[3] = {0, 0, 0};
+    size_t pairs = 0;
+    su_buf err = {0};
+    for (int fold = 0; fold < FOLDS; fold++) {
+        size_t nt = fold_rows(x, fold, false, tx, ty, tm), nh = fold_rows(x, fold, true, hx, hy, hm), np = 0;
+        for (int with = 0; with < 2; with++) {
+            /* a fixed seed: the check must not move the tuner's own random stream */
+            tun_cost_model *m = tun_cost_model_new(t->conf.objective, 1);
+            bool ok = tun_cost_model_fit_margin(m, nt, tx, ty, NULL, with ? tm : NULL, &err) &&
+                      tun_cost_model_predict(m, nh, hx, s, &err);
+            for (size_t i = 0; i < nh; i++)
+                s[i] = (ok ? s[i] : 0) + (with ? hm[i] : 0);
+            double acc = tun_pairwise_accuracy(nh, hy, s, &np);
+            right[with] += acc > 0 ? acc * (double)np : 0;
+            tun_cost_model_free(m);
+        }
+        double pa = tun_pairwise_accuracy(nh, hy, hm, &np);
+        right[2] += pa > 0 ? pa * (double)np : 0;
+        pairs += np;
     }
+    /* negative transfer shows either way: the task's model predicts worse
+     * with the prior than without, or the prior alone orders the task's
+     * results worse than a coin by more than the noise of so few pairs */
+    double p = (double)pairs;
+    if (pairs && (right[1] < right[0] || (pairs >= MIN_PAIRS && right[2] / p < 0.5 - 1 / sqrt(p))))
+        drop_prior(t);
+    su_buf_free(&err);
+    free(tx), free(ty), free(tm), free(hx), free(hy), free(hm), free(s);
 }
 
 static void xgb_update(tun_tuner *t, int n, const int64_t *idx, const double *cost)
@@ -377,13 +456,43 @@ static void xgb_update(tun_tuner *t, int n, const int64_t *idx, const double *co
     xgb_state *x = t->state;
     if (n <= 0)
         return;
-    float *f = su_malloc((size_t)x->nf * sizeof *f);
+    size_t nf = (size_t)x->nf, k = 0;
+    float *f = su_malloc(((size_t)n * nf + 1) * sizeof *f), *y = su_malloc(((size_t)n + 1) * sizeof *y);
     for (int i = 0; i < n; i++)
         /* a config that cannot be instantiated teaches nothing about the others */
-        if (features(t, idx[i], f))
-            push_row(x, false, f, isfinite(cost[i]) && cost[i] > 0 ? (float)(1.0 / cost[i]) : 0, 0);
+        if (features(t, idx[i], f + k * nf))
+            y[k++] = isfinite(cost[i]) && cost[i] > 0 ? (float)(1.0 / cost[i]) : 0;
+    push_rows(x, k, f, y);
     free(f);
+    free(y);
+    if (x->prior && x->y.len >= x->next_check) {
+        check_prior(t);
+        while (x->next_check <= x->y.len)
+            x->next_check *= 2;
+    }
     refit(t);
+}
+
+/* Fits the prior on the transferred rows, and gives the task's rows its scores. */
+static void fit_prior(tun_tuner *t)
+{
+    xgb_state *x = t->state;
+    if (!x->prior)
+        x->prior = tun_cost_model_new(t->conf.objective, tun_rand(t));
+    su_buf_clear(&x->err);
+    if (!tun_cost_model_fit(x->prior, x->ty.len, x->tx.data, x->ty.data, x->tgroup.data, &x->err) ||
+        !tun_cost_model_trained(x->prior)) {
+        /* nothing learnt (too few rows, all alike) or XGBoost failed: no prior */
+        tun_cost_model_free(x->prior);
+        x->prior = NULL;
+    }
+    x->margin.len = 0;
+    float *p = su_calloc(x->y.len + 1, sizeof *p);
+    if (x->prior)
+        add_prior(x, x->y.len, x->x.data, p);
+    for (size_t i = 0; i < x->y.len; i++)
+        su_vec_push(&x->margin, p[i]);
+    free(p);
 }
 
 static void xgb_transfer(tun_tuner *t, size_t n, const tun_transfer_rec *recs)
@@ -391,7 +500,7 @@ static void xgb_transfer(tun_tuner *t, size_t n, const tun_transfer_rec *recs)
     xgb_state *x = t->state;
     float *f = su_malloc((size_t)x->nf * sizeof *f);
     const tun_space **spaces = su_calloc(n + 1, sizeof *spaces);
-    /* groups number on from those of earlier transfers; 0 is this task */
+    /* groups number on from those of earlier transfers */
     int nspaces = 0;
     su_buf why = {0};
     for (size_t i = 0; i < n; i++) {
@@ -402,13 +511,18 @@ static void xgb_transfer(tun_tuner *t, size_t n, const tun_transfer_rec *recs)
             spaces[nspaces++] = recs[i].space;
         su_buf_clear(&why);
         double y = isfinite(recs[i].gflops) && recs[i].gflops > 0 ? recs[i].gflops : 0;
-        if (tun_config_features(recs[i].space, recs[i].index, f, &why))
-            push_row(x, true, f, (float)y, x->ngroups + 1 + j);
+        if (tun_config_features(recs[i].space, recs[i].index, f, &why)) {
+            for (int k = 0; k < x->nf; k++)
+                su_vec_push(&x->tx, f[k]);
+            su_vec_push(&x->ty, (float)y);
+            su_vec_push(&x->tgroup, x->ngroups + 1 + j);
+        }
     }
     x->ngroups += nspaces;
     su_buf_free(&why);
     free(spaces);
     free(f);
+    fit_prior(t);
     refit(t);
 }
 
@@ -421,6 +535,7 @@ static void xgb_init(tun_tuner *t)
     c->walkers = c->walkers > 0 ? c->walkers : tun_tuner_conf_default.walkers;
     c->epsilon = c->epsilon >= 0 && c->epsilon <= 1 ? c->epsilon : tun_tuner_conf_default.epsilon;
     x->nf = tun_feature_count();
+    x->next_check = CHECK_FIRST;
     x->model = tun_cost_model_new(c->objective, tun_rand(t));
     cache_reset(&x->cache, 2 * CACHE_MAX);
     x->plan = su_malloc((size_t)c->plan_size * sizeof *x->plan);
@@ -434,9 +549,11 @@ static void xgb_free(tun_tuner *t)
 {
     xgb_state *x = t->state;
     tun_cost_model_free(x->model);
+    tun_cost_model_free(x->prior);
     cache_free(&x->cache);
     su_vec_free(&x->x);
     su_vec_free(&x->y);
+    su_vec_free(&x->margin);
     su_vec_free(&x->tx);
     su_vec_free(&x->ty);
     su_vec_free(&x->tgroup);

@@ -5,7 +5,9 @@
  * normalized per task so that records of other shapes can share a model.
  * The default objective ranks (rank:pairwise within each task: only the
  * order of configs matters to a tuner); regression on the normalized
- * throughput is the alternative.
+ * throughput is the alternative. A fit may start from a prior score per row
+ * (XGBoost's base_margin): transfer gives the prior of another model, and
+ * the trees learn only what it gets wrong.
  *
  * XGBoost's quirks are kept out: non-finite features become missing
  * values, bad labels become 0, too few rows or labels that cannot be told
@@ -90,6 +92,7 @@ typedef struct trainset {
     size_t n;
     size_t *perm;           /* row order: by group, then as given */
     float *y;               /* labels in that order, normalized per group */
+    float *margin;          /* prior scores in that order (NULL: none) */
     unsigned *sizes;        /* rows per group */
     size_t ngroups;
     bool learnable;         /* some labels differ (within a group, for ranking) */
@@ -109,7 +112,8 @@ static int by_group(const void *a, const void *b)
     return x->row < y->row ? -1 : x->row > y->row;
 }
 
-static void trainset_make(trainset *t, size_t n, const float *y, const int *group, tun_objective obj)
+static void trainset_make(trainset *t, size_t n, const float *y, const int *group, const float *margin,
+                          tun_objective obj)
 {
     memset(t, 0, sizeof *t);
     t->n = n;
@@ -123,6 +127,11 @@ static void trainset_make(trainset *t, size_t n, const float *y, const int *grou
     for (size_t i = 0; i < n; i++)
         t->perm[i] = rows[i].row;
     free(rows);
+    if (margin) {
+        t->margin = su_malloc((n + 1) * sizeof *t->margin);
+        for (size_t i = 0; i < n; i++)
+            t->margin[i] = isfinite(margin[t->perm[i]]) ? margin[t->perm[i]] : 0;
+    }
     float first = 0;
     for (size_t s = 0, e; s < n; s = e) {
         int g = group ? group[t->perm[s]] : 0;
@@ -150,6 +159,7 @@ static void trainset_free(trainset *t)
 {
     free(t->perm);
     free(t->y);
+    free(t->margin);
     free(t->sizes);
 }
 
@@ -166,6 +176,8 @@ static BoosterHandle train(const tun_cost_model *m, const trainset *t, const flo
     ok = ok && (XGDMatrixSetFloatInfo(dm, "label", t->y, t->n) == 0 || xgb_fail(err, "setting the labels"));
     ok = ok && (m->obj != TUN_OBJ_RANK || XGDMatrixSetUIntInfo(dm, "group", t->sizes, t->ngroups) == 0 ||
                 xgb_fail(err, "setting the groups"));
+    ok = ok && (!t->margin || XGDMatrixSetFloatInfo(dm, "base_margin", t->margin, t->n) == 0 ||
+                xgb_fail(err, "setting the prior scores"));
     ok = ok && (XGBoosterCreate(&dm, 1, &b) == 0 || xgb_fail(err, "creating the booster"));
     const char *obj = m->obj == TUN_OBJ_RANK ? "rank:pairwise" : "reg:squarederror";
     ok = ok && (XGBoosterSetParam(b, "objective", obj) == 0 || xgb_fail(err, "setting the objective"));
@@ -186,8 +198,14 @@ static BoosterHandle train(const tun_cost_model *m, const trainset *t, const flo
 
 bool tun_cost_model_fit(tun_cost_model *m, size_t n, const float *x, const float *y, const int *group, su_buf *err)
 {
+    return tun_cost_model_fit_margin(m, n, x, y, group, NULL, err);
+}
+
+bool tun_cost_model_fit_margin(tun_cost_model *m, size_t n, const float *x, const float *y, const int *group,
+                               const float *margin, su_buf *err)
+{
     trainset t;
-    trainset_make(&t, n, y, group, m->obj);
+    trainset_make(&t, n, y, group, margin, m->obj);
     bool ok = true;
     if (n < MIN_ROWS || !t.learnable) {
         /* nothing to learn: the tuner explores at random meanwhile */
@@ -232,4 +250,20 @@ bool tun_cost_model_predict(tun_cost_model *m, size_t n, const float *x, float *
         XGDMatrixFree(dm);
     free(rows);
     return ok;
+}
+
+double tun_pairwise_accuracy(size_t n, const float *y, const float *score, size_t *pairs)
+{
+    size_t np = 0;
+    double right = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++) {
+            if (y[i] == y[j])
+                continue;
+            np++;
+            right += score[i] == score[j] ? 0.5 : (y[i] > y[j]) == (score[i] > score[j]);
+        }
+    if (pairs)
+        *pairs = np;
+    return np ? right / (double)np : -1;
 }

@@ -6,9 +6,11 @@
  * from each config's knob values (best inner tiles, vectorized, unrolled):
  * it proposes each config once, never one measured before, exhausts the
  * space, finds the optimum in far fewer trials than the space holds, both
- * scoring the space whole and annealing, reproducibly for a seed; and
+ * scoring the space whole and annealing, reproducibly for a seed;
  * records of the other convolution, given through transfer, make its very
- * first batch better than random. */
+ * first batch better than random; and transfer is checked: truthful records
+ * find the optimum sooner and are kept, records that rank the configs
+ * backwards are dropped once the task's own results show it. */
 #include <math.h>
 #include <string.h>
 #include <time.h>
@@ -362,6 +364,70 @@ static void test_transfer(const tun_space *target, const tun_space *source, cons
     free(recs);
 }
 
+/* Trials until the tuner proposes the optimum (the space's size when it
+ * never does), after transfer from recs; *dropped_at: when it dropped them. */
+static int64_t trials_to_best(const tun_space *s, const tun_transfer_rec *recs, size_t n, uint64_t seed,
+                              int64_t *dropped_at)
+{
+    tun_tuner *t = tun_tuner_new(&tun_xgb_ops, s, seed);
+    if (n)
+        tun_transfer(t, n, recs);
+    int64_t best = best_config(s), buf[8], total = 0, found = s->size;
+    int k;
+    while (found == s->size && (k = tun_next_batch(t, 8, buf)) > 0) {
+        double c[8];
+        for (int i = 0; i < k; i++) {
+            c[i] = cost(s, buf[i]);
+            if (buf[i] == best && found == s->size)
+                found = total + i + 1;
+        }
+        tun_update(t, k, buf, c);
+        total += k;
+    }
+    *dropped_at = t->transfer_dropped_at;
+    tun_tuner_free(t);
+    return found;
+}
+
+/* Records of another conv whose costs rank its configs backwards: the best
+ * configs of the synthetic cost measured slowest. Transfer from them must
+ * be dropped once the task's own results show it, and must not cost the
+ * search more than a little against no transfer at all; transfer from the
+ * truthful records is kept and helps. */
+static void test_transfer_checked(const tun_space *target, const tun_space *source)
+{
+    size_t n = (size_t)source->size;
+    tun_transfer_rec *good = su_malloc(n * sizeof *good), *bad = su_malloc(n * sizeof *bad);
+    for (size_t i = 0; i < n; i++) {
+        double c = cost(source, (int64_t)i);
+        good[i] = (tun_transfer_rec){source, (int64_t)i, isfinite(c) ? 1e-9 / c : 0};
+        bad[i] = (tun_transfer_rec){source, (int64_t)i, isfinite(c) ? c * 1e6 : 0};
+    }
+    int64_t cold = 0, warm = 0, wrong = 0, d, dropped_bad = 0, dropped_good = 0;
+    enum { SEEDS = 3 };
+    for (uint64_t seed = 1; seed <= SEEDS; seed++) {
+        cold += trials_to_best(target, NULL, 0, seed, &d);
+        warm += trials_to_best(target, good, n, seed, &d);
+        dropped_good += d > 0;
+        if (d)
+            diag("seed %llu: truthful transfer dropped after %lld own results", (unsigned long long)seed, (long long)d);
+        wrong += trials_to_best(target, bad, n, seed, &d);
+        dropped_bad += d > 0;
+        diag("seed %llu: misleading transfer dropped after %lld own results", (unsigned long long)seed, (long long)d);
+    }
+    diag("trials to the optimum over %d seeds: cold %lld, truthful transfer %lld, misleading transfer %lld", SEEDS,
+         (long long)cold, (long long)warm, (long long)wrong);
+    is_int(dropped_bad, SEEDS, "misleading transfer is dropped on held-out results in every run");
+    ok(dropped_good <= 1, "truthful transfer is kept (dropped in %lld of %d runs)", (long long)dropped_good, SEEDS);
+    ok(warm < cold, "truthful transfer finds the optimum sooner than none (%lld < %lld trials)", (long long)warm,
+       (long long)cold);
+    ok(wrong <= cold + cold / 4 + 16 * SEEDS,
+       "misleading transfer, once dropped, costs little more than none (%lld trials, none: %lld)", (long long)wrong,
+       (long long)cold);
+    free(good);
+    free(bad);
+}
+
 int main(void)
 {
     rt_module *m = rt_module_parse("xgb.relay", MODEL, strlen(MODEL), stdout);
@@ -387,6 +453,7 @@ int main(void)
     test_model_quirks();
     test_tuner(&a);
     test_transfer(&a, &b, &d);
+    test_transfer_checked(&a, &b);
     tun_space_free(&a);
     tun_space_free(&b);
     tun_space_free(&d);
