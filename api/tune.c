@@ -214,8 +214,8 @@ int rt_tune(rt_module *m, rt_runner *r, rt_db *h, const rt_tune_options *o, rt_t
         return -1;
     }
     if (o->trials < 0 || o->early_stopping < 0 || o->jobs < 0 || o->batch < 0 || o->per_unit < 0 ||
-        o->compile_timeout < 0 || o->run_timeout < 0) {
-        fail(errs, "trials, early stopping, jobs, batch and time limits cannot be negative");
+        o->compile_timeout < 0 || o->run_timeout < 0 || o->confirm_rounds < 0) {
+        fail(errs, "trials, early stopping, jobs, batch, confirmation rounds and time limits cannot be negative");
         return -1;
     }
     su_arena a;
@@ -239,6 +239,8 @@ int rt_tune(rt_module *m, rt_runner *r, rt_db *h, const rt_tune_options *o, rt_t
     to.early_stopping = o->early_stopping;
     to.seed = o->seed;
     to.batch = o->batch;
+    to.confirm_top = o->confirm < 0 ? 0 : o->confirm > 0 ? o->confirm : 3;
+    to.confirm_rounds = o->confirm_rounds;
     to.measurer.runner = r->r;
     to.measurer.target = &tg;
     to.measurer.build = (ms_build_options){o->jobs > 0 ? o->jobs : tg.cores, o->per_unit,
@@ -286,6 +288,9 @@ int rt_tune(rt_module *m, rt_runner *r, rt_db *h, const rt_tune_options *o, rt_t
         row->transfer_skipped =
             tr->transfer.no_func + tr->transfer.bad_func + tr->transfer.stale + tr->transfer.invalid;
         row->transfer_dropped_at = tr->transfer.dropped_at;
+        row->confirmed = tr->confirmed;
+        row->confirmed_index = tr->confirmed_index;
+        row->confirmed_gflops = gflops(t, tr->confirmed_cost);
         row->failure = tr->failure ? su_strdup(tr->failure) : NULL;
         row->fallback = 1;
         tun_space sp;
@@ -396,6 +401,11 @@ char *rt_tune_report_text(const rt_tune_report *r)
                               r->rows[i].transfer_dropped_at);
             su_buf_putc(&b, '\n');
         }
+    for (size_t i = 0; i < r->n; i++)
+        if (r->rows[i].confirmed)
+            su_buf_printf(&b, "task %zu: its best %d configs re-measured side by side: config %lld wins at %.1f GFLOP/s "
+                              "(median), which compiling uses\n",
+                          r->rows[i].task, r->rows[i].confirmed, r->rows[i].confirmed_index, r->rows[i].confirmed_gflops);
     su_buf_printf(&b, "%s: %lld measurements in ", r->interrupted ? "interrupted" : "done", r->measured);
     put_duration(&b, r->seconds);
     su_buf_printf(&b, ", session %s, scheduler %s\n", r->session[0] ? r->session : "-",

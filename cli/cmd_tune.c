@@ -17,7 +17,7 @@ static void help(FILE *out)
 {
     fprintf(out,
             "usage: relay-tune tune MODEL.relay --trials N [--target cpu] [--db DB] [--tuner xgb|ga|random|grid]\n"
-            "                       [--scheduler gradient|fixed] [--no-transfer]\n"
+            "                       [--scheduler gradient|fixed] [--no-transfer] [--confirm K]\n"
             "                       [--tasks SELECTION] [--early-stopping N] [--seed S] [--jobs J]\n"
             "                       [--params W.npz | --random-params S] [-O0..3]\n"
             "                       [--plan-size N] [--objective rank|reg] [--epsilon F]\n"
@@ -41,6 +41,8 @@ static void help(FILE *out)
             "  --early-stopping N  stop a task after N trials without improvement\n"
             "  --seed S            the tuners' and the inputs' seed (default 0)\n"
             "  --jobs J            compilers at once (default: the cores)\n"
+            "  --confirm K         when a task ends, re-measure its best K configs side by side (3; 0:\n"
+            "                      never) --confirm-rounds R times each (3): compiling uses the best median\n"
             "  --params W.npz      the model's weights; --random-params S seeded ones (the default,\n"
             "                      seed 0: schedules depend on shapes, not on values)\n"
             "  measurement: --batch N (configs per batch), --per-unit N (candidates per compiler run),\n"
@@ -202,6 +204,8 @@ int cli_cmd_tune(int argc, char **argv)
         NUM("--seed", 0, o.seed = (unsigned long long)x)
         NUM("--jobs", 1, o.jobs = (int)x)
         NUM("--batch", 1, o.batch = (int)x)
+        NUM("--confirm", 0, o.confirm = x >= 1 ? (int)x : -1)
+        NUM("--confirm-rounds", 1, o.confirm_rounds = (int)x)
         NUM("--per-unit", 1, o.per_unit = (int)x)
         NUM("--plan-size", 1, o.plan_size = (int)x)
         NUM("--epsilon", 0, o.epsilon = x > 0 ? x : -1)

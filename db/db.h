@@ -81,7 +81,7 @@ typedef bool (*db_config_check_fn)(void *ctx, const char *tmpl, const char *work
 /* ---- schema.c: open, create, check, migrate -------------------------------- */
 
 /* The current schema version (PRAGMA user_version of a database we write). */
-#define DB_SCHEMA_VERSION 6
+#define DB_SCHEMA_VERSION 7
 /* PRAGMA application_id of a relay-tune database: "RTDB". */
 #define DB_APPLICATION_ID 0x52544442
 
@@ -302,6 +302,29 @@ bool db_claim(db *d, const char *key, const char *target, const char *const *con
 bool db_release_claims(db *d, const char *owner);
 /* The number of claims held (live or not); -1 on an error. */
 int64_t db_claims_count(db *d);
+
+/* ---- confirmations.c: a task's best configs re-measured side by side ---------- */
+
+/* One re-measured config of a confirmation. */
+typedef struct db_confirmed {
+    int64_t config_index;
+    const char *config;     /* record JSON (canonical when read back) */
+    double *costs;          /* seconds, one per round */
+    size_t ncosts;
+    double median;          /* of costs */
+    double timestamp;       /* when the confirmation was stored (read back only) */
+} db_confirmed;
+
+/* The median of n values (NAN when n is 0). */
+double db_median(const double *v, size_t n);
+/* Stores a confirmation of workload key on target t made by session (a uuid,
+ * or NULL): rows best first (ranks 1, 2, ...), in one transaction; false
+ * with a message (nothing stored) on bad rows or a database error. */
+bool db_add_confirmation(db *d, const char *key, const db_target *t, const char *session, const db_confirmed *rows,
+                         size_t n);
+/* The latest confirmation of key on target t (its string and ISA), best
+ * first, in the arena; *n 0 when there is none. */
+bool db_confirmed_latest(db *d, const char *key, const db_target *t, su_arena *a, db_confirmed **out, size_t *n);
 
 /* ---- dashboard_query.c: read-only JSON views for the dashboard ------------- */
 /* Each appends one JSON document to out (strings escaped as JSON); never

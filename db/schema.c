@@ -110,6 +110,20 @@ static const char *const migrations[DB_SCHEMA_VERSION] = {
     "  expires REAL NOT NULL,"
     "  PRIMARY KEY (key, target, config));"
     "CREATE INDEX claims_owner ON claims (owner);",
+    /* 7: a task's best configs re-measured side by side (confirmations.c) */
+    "CREATE TABLE confirmations ("
+    "  id INTEGER PRIMARY KEY,"
+    "  key TEXT NOT NULL,"
+    "  target TEXT NOT NULL,"
+    "  isa TEXT NOT NULL,"
+    "  rank INTEGER NOT NULL,"
+    "  config_index INTEGER NOT NULL,"
+    "  config TEXT NOT NULL,"
+    "  costs TEXT NOT NULL,"
+    "  median REAL NOT NULL,"
+    "  session_id INTEGER REFERENCES sessions (id),"
+    "  timestamp REAL NOT NULL);"
+    "CREATE INDEX confirmations_lookup ON confirmations (key, target, isa, timestamp);",
 };
 
 /* SQL text of each cached statement (db_stmt_id order). */

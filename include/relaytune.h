@@ -285,6 +285,9 @@ typedef struct rt_tune_options {
     unsigned long long seed;    /* tuners and the tasks' random inputs */
     int jobs;                   /* compilers at once (0: the target's cores) */
     int batch;                  /* configs per batch (0: 4 per job, at least 8) */
+    int confirm;                /* a task's end re-measures its best this many configs side by side
+                                   and compiling takes the best median (0: 3; <0: none) ... */
+    int confirm_rounds;         /* ... this many times each (0: 3) */
     int per_unit;               /* candidates per translation unit (0: a batch over `jobs` units) */
     double compile_timeout;     /* seconds per candidate's compile (0: 60) */
     double run_timeout;         /* seconds per candidate's run (0: 10) */
@@ -313,6 +316,9 @@ typedef struct rt_tune_row {
     long long transfer_skipped; /* such records skipped: no stored function, stale, not fitting */
     long long transfer_dropped_at; /* its own results when its tuner dropped them, which ranked its
                                     * held-out configs worse than its own did (0: kept) */
+    int confirmed;              /* configs its end re-measured side by side (0: none) */
+    long long confirmed_index;  /* the one with the best median, which compiling uses (-1: none) */
+    double confirmed_gflops;    /* at that median */
     int fallback;               /* compiling would use the default config (no valid successful record) */
     const char *failure;        /* why it could not be tuned, or NULL */
 } rt_tune_row;

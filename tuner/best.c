@@ -6,7 +6,13 @@
  * template (stale) and configs that no longer fit the space (invalid) are
  * skipped and listed, so that a user sees why an old database stopped
  * helping, instead of a schedule silently applied with another meaning.
- * Without any, the task falls back to the template's default config. */
+ * Without any, the task falls back to the template's default config.
+ *
+ * On the exact target, the latest confirmation (the task's best configs
+ * re-measured side by side when its tuning ended, db/confirmations.c) is
+ * trusted over single records: its winner by median is used, unless a
+ * record made after it beats that median (a later session found better and
+ * did not get to confirm it). */
 #include <string.h>
 
 #include "tuner/tuner.h"
@@ -29,6 +35,30 @@ static int first_valid(const tun_space *s, const db_record *recs, size_t n, sch_
     return -1;
 }
 
+/* The first config of the latest confirmation on t that fits the space:
+ * its index into *cf (or -1), the configs skipped described in notes. */
+static int confirmed(db *d, const tun_space *s, const db_target *t, su_arena *a, db_confirmed **cf,
+                     sch_config *cfg, su_buf *notes, su_buf *err)
+{
+    size_t n;
+    if (!db_confirmed_latest(d, s->task->key, t, a, cf, &n)) {
+        su_buf_puts(err, db_errmsg(d));
+        return -2;
+    }
+    for (size_t i = 0; i < n; i++) {
+        su_buf why = {0};
+        tun_cfg_status st = tun_config_from_record(s, (*cf)[i].config, cfg, &why);
+        if (st == TUN_CFG_OK) {
+            su_buf_free(&why);
+            return (int)i;
+        }
+        su_buf_printf(notes, "skipped a %s confirmed config (%lld): %s\n", st == TUN_CFG_STALE ? "stale" : "invalid",
+                      (long long)(*cf)[i].config_index, su_buf_str(&why));
+        su_buf_free(&why);
+    }
+    return -1;
+}
+
 bool tun_best_config(db *d, const tun_space *s, const db_target *t, tun_best *out, su_buf *err)
 {
     memset(out, 0, sizeof *out);
@@ -37,7 +67,11 @@ bool tun_best_config(db *d, const tun_space *s, const db_target *t, tun_best *ou
     su_arena_init(&a);
     su_buf notes = {0};
     const char *key = s->task->key;
-    bool ok = true;
+    db_confirmed *cf = NULL;
+    sch_config ccfg = {0};
+    int ci = confirmed(d, s, t, &a, &cf, &ccfg, &notes, err);
+    bool ok = ci > -2;
+    double rec_time = 0;
     /* the exact target, then the same ISA; a page of records first, all of
      * them when the page held nothing usable */
     for (int pass = 0; pass < 2 && ok && out->kind == TUN_BEST_NONE; pass++) {
@@ -75,6 +109,7 @@ bool tun_best_config(db *d, const tun_space *s, const db_target *t, tun_best *ou
                 out->index = tun_config_encode(s, &out->cfg);
                 out->cost = recs[i].mean_cost;
                 out->target = su_strdup(recs[i].target.name);
+                rec_time = recs[i].timestamp;
                 break;
             }
             if (k == SIZE_MAX || got < k)
@@ -83,6 +118,21 @@ bool tun_best_config(db *d, const tun_space *s, const db_target *t, tun_best *ou
         su_buf_puts(&notes, su_buf_str(&page_notes));
         su_buf_free(&page_notes);
     }
+    if (ok && ci >= 0 &&
+        (out->kind != TUN_BEST_EXACT || rec_time <= cf[ci].timestamp || out->cost >= cf[ci].median)) {
+        if (out->kind != TUN_BEST_NONE)
+            sch_config_free(&out->cfg);
+        free(out->target);
+        out->cfg = ccfg;
+        ccfg = (sch_config){0};
+        out->kind = TUN_BEST_EXACT;
+        out->confirmed = true;
+        out->index = tun_config_encode(s, &out->cfg);
+        out->cost = cf[ci].median;
+        out->target = su_strdup(t->name);
+    }
+    if (ci >= 0)
+        sch_config_free(&ccfg);
     if (out->kind == TUN_BEST_NONE)
         tun_config_decode(s, s->default_index, &out->cfg);
     out->notes = notes.len ? su_buf_take(&notes) : NULL;

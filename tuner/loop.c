@@ -17,7 +17,10 @@
  *     released, and the tuner learns from it;
  *   - a task drops out when its space is exhausted, after `early_stopping`
  *     trials without improvement, or when it cannot be measured; the stop
- *     flag (a signal) ends the run after the batch in flight.
+ *     flag (a signal) ends the run after the batch in flight;
+ *   - when a task that measured something ends, its best few configs are
+ *     re-measured interleaved (A B C A B C ...) and ranked by median: a
+ *     confirmation, which compiling prefers to the single best record.
  * Progress goes to a callback after every batch. */
 #include <math.h>
 #include <string.h>
@@ -193,6 +196,7 @@ typedef struct run {
     tun_sched sched;
     tun_transfer_pool *pool;
     char owner[400];        /* this run's name on its claims ("" before the session) */
+    bool failed;            /* a database or runner failure ends the run: no more measuring */
     su_arena a;             /* args */
 } run;
 
@@ -369,17 +373,128 @@ static bool begin(run *R, size_t pos)
     return true;
 }
 
-/* The task drops out; its unused trials go to the others. */
-static void finish(run *R, size_t pos)
+/* The task's best distinct configs of this template version on this target
+ * and ISA, best first: at most k of them into idx; how many (-1 on a
+ * database error). */
+static int best_configs(run *R, size_t pos, int k, int64_t *idx)
+{
+    const tun_space *s = &R->plans[pos].space;
+    const db_target *t = R->o->target;
+    su_arena a;
+    su_arena_init(&a);
+    db_record *recs;
+    size_t got;
+    int n = 0;
+    if (!db_top_k(R->d, s->task->key, t->name, (size_t)k * 8, &a, &recs, &got)) {
+        su_buf_puts(R->err, db_errmsg(R->d));
+        n = -1;
+    }
+    for (size_t i = 0; n >= 0 && i < got && n < k; i++) {
+        if (t->isa && recs[i].target.isa && strcmp(t->isa, recs[i].target.isa) != 0)
+            continue;
+        sch_config c;
+        su_buf why = {0};
+        tun_cfg_status st = tun_config_from_record(s, recs[i].config, &c, &why);
+        su_buf_free(&why);
+        if (st != TUN_CFG_OK)
+            continue;
+        int64_t x = tun_config_encode(s, &c);
+        sch_config_free(&c);
+        bool dup = false;
+        for (int j = 0; j < n; j++)
+            dup |= idx[j] == x;
+        if (!dup)
+            idx[n++] = x;
+    }
+    su_arena_free(&a);
+    return n;
+}
+
+static int by_median(const void *a, const void *b)
+{
+    const db_confirmed *x = a, *y = b;
+    return x->median < y->median ? -1 : x->median > y->median;
+}
+
+/* Re-measures the task's best configs side by side, rounds times each in
+ * turn, so that a config lucky in its one measurement does not win, and
+ * stores their ranking by median (a config that fails a round is left
+ * out); false on a database or runner failure. */
+static bool confirm(run *R, size_t pos)
+{
+    const tun_options *o = R->o;
+    plan *p = &R->plans[pos];
+    const tun_space *s = &p->space;
+    tun_task_report *tr = &R->rep->tasks[pos];
+    int rounds = o->confirm_rounds > 0 ? o->confirm_rounds : 3;
+    int64_t *idx = su_calloc((size_t)o->confirm_top + 1, sizeof *idx);
+    int k = best_configs(R, pos, o->confirm_top, idx);
+    if (k < 2) {
+        free(idx);
+        return k >= 0;
+    }
+    int n = k * rounds;
+    sch_config *cfgs = su_calloc((size_t)n + 1, sizeof *cfgs);
+    tun_result *res = su_calloc((size_t)n + 1, sizeof *res);
+    for (int i = 0; i < n; i++)
+        tun_config_decode(s, idx[i % k], &cfgs[i]);
+    bool ok = tun_measure(&o->measurer, s, p->td, n, cfgs, res);
+    if (!ok)
+        su_buf_puts(R->err, "the measurement runner process died");
+    su_arena a;
+    su_arena_init(&a);
+    db_confirmed *rows = su_arena_alloc(&a, (size_t)k * sizeof *rows);
+    int m = 0;
+    for (int c = 0; ok && c < k; c++) {
+        double *costs = su_arena_alloc(&a, (size_t)rounds * sizeof *costs);
+        bool good = true;
+        for (int r = 0; r < rounds; r++) {
+            const tun_result *x = &res[r * k + c];
+            good &= !x->error && x->mean > 0;
+            costs[r] = x->mean;
+        }
+        if (!good)
+            continue;
+        char *cj = tun_config_record_json(s, &cfgs[c]);
+        rows[m++] = (db_confirmed){idx[c], su_arena_strdup(&a, cj), costs, (size_t)rounds, db_median(costs, (size_t)rounds), 0};
+        free(cj);
+    }
+    qsort(rows, (size_t)m, sizeof *rows, by_median);
+    if (ok && m && !(ok = db_add_confirmation(R->d, s->task->key, o->target, R->rep->session, rows, (size_t)m)))
+        su_buf_printf(R->err, "cannot store the confirmation: %s", db_errmsg(R->d));
+    if (ok && m) {
+        tr->confirmed = m;
+        tr->confirmed_index = rows[0].config_index;
+        tr->confirmed_cost = rows[0].median;
+    }
+    for (int i = 0; i < n; i++) {
+        sch_config_free(&cfgs[i]);
+        tun_result_free(&res[i]);
+    }
+    free(cfgs);
+    free(res);
+    free(idx);
+    su_arena_free(&a);
+    return ok;
+}
+
+/* The task drops out; its unused trials go to the others. A task that
+ * measured something is confirmed first (unless the run is stopping). */
+static bool finish(run *R, size_t pos)
 {
     plan *p = &R->plans[pos];
     tun_task_report *tr = &R->rep->tasks[pos];
+    const tun_options *o = R->o;
+    bool ok = true;
+    if (o->confirm_top >= 2 && p->td && tr->measured > 0 && !R->failed && !(o->stop && *o->stop))
+        ok = confirm(R, pos);
     p->ended = true;
     tr->exhausted = tr->trials >= p->space.size;
     tun_task_data_free(p->td);
     p->td = NULL;
     tun_sched_drop(&R->sched, pos);
     progress(R, pos, TUN_EV_TASK_END, 0, 0);
+    return ok;
 }
 
 /* Claims configs idx[0..n) of the task for this run and keeps, in order, those
@@ -456,8 +571,7 @@ static bool step(run *R, size_t pos)
     int64_t want = tun_sched_want(&R->sched, pos, R->bsize);
     if (p->have_default && want == 0) {
         /* nothing left for it (a resumed run): no transfer, no batch */
-        finish(R, pos);
-        return true;
+        return finish(R, pos);
     }
     if (!p->begun && !begin(R, pos))
         return false;
@@ -487,7 +601,7 @@ static bool step(run *R, size_t pos)
      * exhausted, or (fixed) its share is spent */
     if (!k || !p->td || tr->early_stopped || tun_tuner_exhausted(p->tuner) ||
         (R->sched.kind == TUN_SCHED_FIXED && tun_sched_want(&R->sched, pos, 1) == 0))
-        finish(R, pos);
+        return finish(R, pos);
     return true;
 }
 
@@ -513,6 +627,7 @@ static bool prepare(run *R, const tun_tasks *tasks, const bool *selected)
         const tun_task *t = &tasks->items[i];
         tr->task = i;
         tr->best_index = -1;
+        tr->confirmed_index = -1;
         p->space.task = t;
         st->group = t->template_name;
         st->flops = (double)t->flops;
@@ -582,9 +697,10 @@ bool tun_tune(const tun_tasks *tasks, const bool *selected, db *d, const tun_opt
             break;
         ok = step(&R, pos);
     }
+    R.failed = !ok;
     for (size_t k = 0; k < rep->n; k++) {
-        if (R.plans[k].begun && !R.plans[k].ended)
-            finish(&R, k);
+        if (R.plans[k].begun && !R.plans[k].ended && !finish(&R, k))
+            ok = false, R.failed = true;
         rep->tasks[k].budget = o->scheduler == TUN_SCHED_FIXED ? R.sched.tasks[k].budget : rep->tasks[k].trials;
     }
     if (R.owner[0] && !db_release_claims(d, R.owner) && ok) {

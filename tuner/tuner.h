@@ -374,6 +374,9 @@ typedef struct tun_task_report {
     int64_t best_index;     /* the best config (-1: none) */
     bool early_stopped;     /* stopped after early_stopping trials without improvement */
     bool exhausted;         /* every config of the space was measured */
+    int confirmed;          /* configs its end re-measured side by side (0: none) */
+    int64_t confirmed_index; /* the one with the best median (-1: none) */
+    double confirmed_cost;  /* that median, seconds */
     char *failure;          /* why the task could not be tuned (malloc'd), or NULL */
     tun_transfer_stats transfer; /* records of similar workloads its tuner learnt from */
 } tun_task_report;
@@ -409,6 +412,8 @@ typedef struct tun_options {
     int64_t early_stopping;     /* a task stops after this many trials without improvement (0: never) */
     uint64_t seed;              /* tuners and task inputs */
     int batch;                  /* configs per batch (0: 4 per compile job, at least 8) */
+    int confirm_top;            /* a task's end re-measures its best this many configs (< 2: none) ... */
+    int confirm_rounds;         /* ... interleaved, this many times each (0: 3) */
     tun_measurer measurer;
     const db_target *target;    /* where the records are made (tun_target_describe) */
     const char *model;          /* for the session */
@@ -442,6 +447,7 @@ typedef enum {
 
 typedef struct tun_best {
     tun_best_kind kind;
+    bool confirmed;         /* chosen by the latest re-measurement of the best configs (cost: its median) */
     sch_config cfg;         /* the config (the default for TUN_BEST_NONE) */
     int64_t index;
     double cost;            /* its mean cost, seconds (0 for NONE) */
@@ -451,7 +457,9 @@ typedef struct tun_best {
 
 /* The best successful record of the task whose config fits its space now:
  * exact target match first, then the same ISA; stale and invalid records
- * are skipped and listed in notes. False only on a database error. */
+ * are skipped and listed in notes. On the exact target, the winner of the
+ * latest confirmation (db/confirmations.c) comes first unless a record
+ * better than its median was made after it. False only on a database error. */
 bool tun_best_config(db *d, const tun_space *s, const db_target *t, tun_best *out, su_buf *err);
 void tun_best_free(tun_best *b);
 

@@ -385,6 +385,81 @@ static void test_loop(ms_runner *r, const tg_target *tg, rt_module *m)
     db_close(d);
 }
 
+/* A task's end re-measures its best configs side by side: a confirmation
+ * ranked by median, which compiling prefers to the single best record
+ * unless a later record beats it; no record and no trial is added. */
+static void test_confirm(ms_runner *r, const tg_target *tg, rt_module *m)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/c.db", dir);
+    su_buf err = {0};
+    db *d = db_open(path, NULL, &err);
+    su_arena a;
+    su_arena_init(&a);
+    db_target dt;
+    tun_target_describe(tg, "cpu -cores=2", &a, &dt);
+    const tun_task *conv = &m->tasks.items[0];
+    bool sel[2] = {true, false};
+    tun_options o = {0};
+    o.tuner = &tun_random_ops;
+    o.trials = 8;
+    o.batch = 4;
+    o.confirm_top = 3;
+    o.confirm_rounds = 2;
+    o.measurer = measurer(r, tg, 4, 60);
+    o.target = &dt;
+    o.model = "tiny";
+    tun_report rep;
+    ok(d && tun_tune(&m->tasks, sel, d, &o, &rep, &err), "tuning with confirmation runs (%s)", su_buf_str(&err));
+    int64_t wrong;
+    is_int(rep.measured, 8, "confirmation measures outside the budget");
+    is_int(count_records(d, conv->key, dt.name, &wrong), 8, "and adds no record");
+    db_confirmed *cf;
+    size_t n;
+    ok(db_confirmed_latest(d, conv->key, &dt, &a, &cf, &n) && n == 3, "the best 3 configs are confirmed (%zu)", n);
+    bool sorted = n == 3, shape = n == 3;
+    for (size_t i = 0; i < n; i++) {
+        shape &= cf[i].ncosts == 2 && cf[i].median == 0.5 * (cf[i].costs[0] + cf[i].costs[1]);
+        sorted &= i == 0 || cf[i - 1].median <= cf[i].median;
+    }
+    ok(shape && sorted, "each with its 2 rounds and their median, ranked by median");
+    ok(n == 3 && rep.tasks[0].confirmed == 3 && rep.tasks[0].confirmed_index == cf[0].config_index &&
+           rep.tasks[0].confirmed_cost == cf[0].median,
+       "the report names the winner and its median");
+    tun_space s;
+    tun_best b;
+    ok(tun_space_init(&s, conv, &tg->hw, &err) && tun_best_config(d, &s, &dt, &b, &err) && n == 3 && b.confirmed &&
+           b.index == cf[0].config_index && b.cost == cf[0].median,
+       "compiling takes the confirmed winner");
+    tun_best_free(&b);
+    /* a record made after the confirmation and faster than its median
+     * wins (faster than every record too: on a busy machine a single
+     * measurement of a tiny kernel can be far below any median) */
+    db_record *recs;
+    size_t nr;
+    db_top_k(d, conv->key, dt.name, 8, &a, &recs, &nr);
+    db_record fake = recs[nr - 1];
+    double fast = (n && cf[0].median < recs[0].mean_cost ? cf[0].median : recs[0].mean_cost) / 10;
+    fake.costs = &fast;
+    fake.ncosts = 1;
+    fake.session = NULL;
+    fake.timestamp = db_now() + 10;
+    ok(db_add_records(d, &fake, 1, NULL, NULL, NULL), "a later, faster record is stored");
+    bool got = tun_best_config(d, &s, &dt, &b, &err);
+    ok(got && !b.confirmed && b.index == fake.config_index && b.cost == fast,
+       "a record after the confirmation that beats its median wins (%s: config %lld at %g s; the record: %lld at %g)",
+       b.confirmed ? "confirmed" : "record", (long long)b.index, b.cost, (long long)fake.config_index, fast);
+    tun_best_free(&b);
+    db_confirmed bad = {1, "{\"index\":1", &fast, 1, fast, 0};
+    ok(!db_add_confirmation(d, conv->key, &dt, NULL, &bad, 1) && strstr(db_errmsg(d), "confirmation row 0"),
+       "a malformed confirmation is refused (%s)", db_errmsg(d));
+    tun_space_free(&s);
+    tun_report_free(&rep);
+    su_arena_free(&a);
+    su_buf_free(&err);
+    db_close(d);
+}
+
 /* ---- the scheduler on synthetic costs ---- */
 
 /* A task's best cost after t trials: it falls like 1/t towards floor. */
@@ -696,6 +771,7 @@ int main(void)
     test_errors(r, &tg, &conv);
     test_instantiation(r, &tg, &m->tasks.items[1]);
     test_loop(r, &tg, m);
+    test_confirm(r, &tg, m);
     test_scheduler();
     test_transfer(r, &tg, m);
     tun_space_free(&conv);

@@ -26,7 +26,8 @@ def @main(%x: Tensor[(1, 8, 4, 4), float32], %w: Tensor[(16, 8, 3, 3), float32],
 }
 EOF
 # a quick measurement: these tests are about bookkeeping, not speed
-Q="--repeat 1 --min-repeat-ms 1 --progress lines"
+# (and no confirmation at each task's end unless a test asks for it)
+Q="--repeat 1 --min-repeat-ms 1 --progress lines --confirm 0"
 
 records() { "$RELAY_TUNE" db stats --json --db "$1" 2>/dev/null | sed -n 's/.*"records": *\([0-9]*\).*/\1/p'; }
 # configs measured twice in a database (workload hash + config index)
@@ -240,6 +241,27 @@ elif [ "$(sqlite3 "$db" 'SELECT count(*) FROM claims')" = 0 ]; then
     tap_ok "the finished tunes leave no claims behind"
 else
     tap_fail "the finished tunes leave no claims behind" "$(sqlite3 "$db" 'SELECT * FROM claims')"
+fi
+
+# ---- confirmation: a task's best configs re-measured side by side ----------
+db="$TMP/confirm.db"
+"$RELAY_TUNE" tune "$M" --trials 8 --tasks 0 --db "$db" --tuner random $Q --confirm 3 --confirm-rounds 2 \
+    >"$TMP/out" 2>"$TMP/err"
+if [ $? = 0 ] && grep -Eq "^task 0: its best 3 configs re-measured side by side: config [0-9]+ wins at [0-9.]+ GFLOP/s" \
+    "$TMP/out" && grep -q "^done: 8 measurements" "$TMP/out" && [ "$(records "$db")" = 8 ]; then
+    tap_ok "tune --confirm 3: the winner by median is reported; no record and no trial added"
+else
+    tap_fail "tune --confirm 3: the winner by median is reported" "$(cat "$TMP/out" "$TMP/err")"
+fi
+if ! command -v sqlite3 >/dev/null; then
+    tap_ok "# SKIP the sqlite3 shell is missing (scripts/setup.sh installs it)"
+else
+    win=$(sed -n 's/^task 0: .* config \([0-9]*\) wins.*/\1/p' "$TMP/out")
+    rows=$(sqlite3 "$db" "SELECT rank, config_index, costs LIKE '[%,%]' FROM confirmations ORDER BY rank" | tr '\n' ' ')
+    case "$rows" in
+    "1|$win|1 2|"*"|1 3|"*"|1 ") tap_ok "the confirmation is stored: 3 ranks, 2 rounds each, the winner first" ;;
+    *) tap_fail "the confirmation is stored" "rows: $rows" "winner: $win" ;;
+    esac
 fi
 
 # ---- broken candidates become records; the run goes on -----------------
