@@ -15,7 +15,7 @@ typedef int (*cli_cmd_fn)(int argc, char **argv);
 /* ---- options.c: the option table of the commands that take a model ---- */
 
 /* The commands of the table, as bits of a row's set. */
-enum { CLI_RUN = 1, CLI_COMPILE = 2, CLI_BENCH = 4, CLI_TUNE = 8 };
+enum { CLI_RUN = 1, CLI_COMPILE = 2, CLI_BENCH = 4, CLI_TUNE = 8, CLI_OPT = 16, CLI_TASKS = 32, CLI_LOWER = 64 };
 
 /* The words an option given several times collected, in order. */
 typedef struct cli_list {
@@ -23,8 +23,8 @@ typedef struct cli_list {
     int n;
 } cli_list;
 
-/* What the options of run, compile, bench and tune said; the caller sets
- * cmd and the command's defaults before parsing. */
+/* What the options of run, compile, bench, tune, opt, tasks and lower said;
+ * the caller sets cmd and the command's defaults before parsing. */
 typedef struct cli_opts {
     const char *cmd;            /* the command's name, for messages ("run") */
     const char *model;          /* the model file (the one operand) */
@@ -34,10 +34,15 @@ typedef struct cli_opts {
     cli_list inputs;            /* --input NAME=FILE.npy (run, bench) */
     const char *target, *db;    /* --target, --db */
     const char *output, *output_dir; /* run: --output, --output-dir */
-    const char *out;            /* compile: -o */
+    const char *out;            /* compile, opt: -o */
     int jobs;                   /* compile: -j */
-    int runs, warmup, json;     /* bench: --repeat, --warmup, --json */
-    int level;                  /* tune: -O0..3 */
+    int runs, warmup;           /* bench: --repeat, --warmup */
+    int json;                   /* bench, tasks: --json */
+    rt_opt_options opt;         /* tune, opt, tasks, lower: -O0..3; opt: the pipeline's options */
+    int stats, no_types, list_passes; /* opt: --stats, --no-types, --list-passes */
+    int keys, space;            /* tasks: --keys, --space */
+    long long task;             /* lower: --task (the caller sets -1: required) */
+    const char *config, *emit;  /* lower: --config, --emit */
     const char *progress;       /* tune: --progress */
     rt_tune_options tune;       /* tune: the search and the measurements */
     uint64_t given;             /* bit i: row i of the table was given */
@@ -45,7 +50,8 @@ typedef struct cli_opts {
 
 /* Parses argv[1..argc) as options of command cmd (CLI_RUN, ...) into o:
  * -1 to go on, 0 after printing help (--help), 2 after a usage error
- * (reported; a missing model prints the help on stderr). */
+ * (reported; a missing model prints the help on stderr, unless an option
+ * that is the whole request, such as opt's --list-passes, was given). */
 int cli_options_parse(cli_opts *o, unsigned cmd, int argc, char **argv, void (*help)(FILE *));
 /* True when option name was given. */
 bool cli_option_given(const cli_opts *o, const char *name);

@@ -169,8 +169,7 @@ static char *command_line(int argc, char **argv)
 static rt_module *load_model(const cli_opts *o)
 {
     rt_module *m = cli_load_model(o->model, o->params.v, o->params.n, o->random || !o->params.n, o->seed);
-    rt_opt_options oo = {.level = o->level};
-    if (m && rt_module_optimize(m, &oo, stderr) != 0) {
+    if (m && rt_module_optimize(m, &o->opt, stderr) != 0) {
         rt_module_free(m);
         m = NULL;
     }
@@ -204,7 +203,7 @@ static int tune(rt_module *m, rt_runner *runner, rt_db *db, rt_tune_options *t, 
 
 int cli_cmd_tune(int argc, char **argv)
 {
-    cli_opts o = {.cmd = "tune", .level = 3, .tune = {.tuner = "xgb"}};
+    cli_opts o = {.cmd = "tune", .opt = {.level = 3}, .tune = {.tuner = "xgb"}};
     int rc = cli_options_parse(&o, CLI_TUNE, argc, argv, help);
     if (rc < 0 && !cli_option_given(&o, "--trials")) {
         cli_error("tune: --trials N is required");

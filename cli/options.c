@@ -1,5 +1,5 @@
 /* options.c — the one option table of the commands that take a model (run,
- * compile, bench, tune): each row names an option, the commands that take
+ * compile, bench, tune, opt, tasks, lower): each row names an option, the commands that take
  * it, how its value is read and where it goes, so that an option shared by
  * several commands is spelt, checked and stored once, and the weight
  * options mean the same everywhere. Also the phases those commands share:
@@ -21,6 +21,7 @@ typedef enum {
     OPT_COUNT,      /* a whole number in [lo, hi] */
     OPT_REAL,       /* a number of at least lo */
     OPT_LEVEL,      /* -O0 .. -O3, no separate value */
+    OPT_CHECK,      /* --check [SEED]: a flag, and a seed when the next word is a number */
 } opt_kind;
 
 typedef enum { AS_INT, AS_LL, AS_ULL, AS_DBL } opt_store;
@@ -33,30 +34,49 @@ typedef struct opt_row {
     opt_store as;           /* COUNT, REAL: the destination's type */
     double lo, hi;          /* COUNT: the range; REAL: the least value */
     bool zero_off;          /* 0 means "none" and is stored as -1 (the API reads 0 as its default) */
+    bool alone;             /* the whole request: the command needs no model then */
 } opt_row;
 
 #define AT(field) offsetof(cli_opts, field)
-#define MODEL_CMDS (CLI_RUN | CLI_COMPILE | CLI_BENCH | CLI_TUNE)
+#define MODEL_CMDS (CLI_RUN | CLI_COMPILE | CLI_BENCH | CLI_TUNE | CLI_OPT | CLI_TASKS | CLI_LOWER)
+#define COMPILED_CMDS (CLI_RUN | CLI_COMPILE | CLI_BENCH | CLI_TUNE)
 
 static const opt_row rows[] = {
-    /* the weights and the target: every command that takes a model */
+    /* the weights: every command that takes a model */
     {"--params", MODEL_CMDS, OPT_LIST, AT(params), AS_INT, 0, 0, false},
     {"--random-params", MODEL_CMDS, OPT_SEED, AT(seed), AS_ULL, 0, 0, false},
     {"--input", CLI_RUN | CLI_BENCH, OPT_LIST, AT(inputs), AS_INT, 0, 0, false},
-    {"--target", MODEL_CMDS, OPT_STR, AT(target), AS_INT, 0, 0, false},
-    {"--db", MODEL_CMDS, OPT_STR, AT(db), AS_INT, 0, 0, false},
+    /* the target, and the tuned configs of the commands that compile */
+    {"--target", MODEL_CMDS & ~CLI_OPT, OPT_STR, AT(target), AS_INT, 0, 0, false},
+    {"--db", COMPILED_CMDS, OPT_STR, AT(db), AS_INT, 0, 0, false},
+    /* the optimization */
+    {"-O", CLI_TUNE | CLI_OPT | CLI_TASKS | CLI_LOWER, OPT_LEVEL, AT(opt.level), AS_INT, 0, 0, false},
     /* run */
     {"--output", CLI_RUN, OPT_STR, AT(output), AS_INT, 0, 0, false},
     {"--output-dir", CLI_RUN, OPT_STR, AT(output_dir), AS_INT, 0, 0, false},
     /* compile */
-    {"-o", CLI_COMPILE, OPT_STR, AT(out), AS_INT, 0, 0, false},
+    {"-o", CLI_COMPILE | CLI_OPT, OPT_STR, AT(out), AS_INT, 0, 0, false},
     {"-j", CLI_COMPILE, OPT_COUNT, AT(jobs), AS_INT, 0, INT_MAX, false},
     /* bench */
     {"--repeat", CLI_BENCH, OPT_COUNT, AT(runs), AS_INT, 1, 1000000, false},
     {"--warmup", CLI_BENCH, OPT_COUNT, AT(warmup), AS_INT, 0, 1000000, false},
-    {"--json", CLI_BENCH, OPT_FLAG, AT(json), AS_INT, 0, 0, false},
-    /* tune: the model's optimization, the search and the measurements */
-    {"-O", CLI_TUNE, OPT_LEVEL, AT(level), AS_INT, 0, 0, false},
+    {"--json", CLI_BENCH | CLI_TASKS, OPT_FLAG, AT(json), AS_INT, 0, 0, false},
+    /* opt */
+    {"--print-after", CLI_OPT, OPT_STR, AT(opt.print_after), AS_INT, 0, 0, false},
+    {"--print-after-all", CLI_OPT, OPT_FLAG, AT(opt.print_after_all), AS_INT, 0, 0, false},
+    {"--max-fuse-depth", CLI_OPT, OPT_COUNT, AT(opt.max_fuse_depth), AS_INT, 1, INT_MAX, false},
+    {"--check", CLI_OPT, OPT_CHECK, AT(opt.check_seed), AS_ULL, 0, 0, false},
+    {"--stats", CLI_OPT, OPT_FLAG, AT(stats), AS_INT, 0, 0, false},
+    {"--no-types", CLI_OPT, OPT_FLAG, AT(no_types), AS_INT, 0, 0, false},
+    {"--list-passes", CLI_OPT, OPT_FLAG, AT(list_passes), AS_INT, 0, 0, false, true},
+    /* tasks */
+    {"--keys", CLI_TASKS, OPT_FLAG, AT(keys), AS_INT, 0, 0, false},
+    {"--space", CLI_TASKS, OPT_FLAG, AT(space), AS_INT, 0, 0, false},
+    /* lower */
+    {"--task", CLI_LOWER, OPT_COUNT, AT(task), AS_LL, 0, (double)LLONG_MAX, false},
+    {"--config", CLI_LOWER, OPT_STR, AT(config), AS_INT, 0, 0, false},
+    {"--emit", CLI_LOWER, OPT_STR, AT(emit), AS_INT, 0, 0, false},
+    /* tune: the search and the measurements */
     {"--trials", CLI_TUNE, OPT_COUNT, AT(tune.trials), AS_LL, 0, (double)LLONG_MAX, false},
     {"--tuner", CLI_TUNE, OPT_STR, AT(tune.tuner), AS_INT, 0, 0, false},
     {"--plan-size", CLI_TUNE, OPT_COUNT, AT(tune.plan_size), AS_INT, 1, INT_MAX, false},
@@ -84,7 +104,7 @@ _Static_assert(NROWS <= 64, "cli_opts.given has a bit per row");
 
 static bool takes_value(const opt_row *r)
 {
-    return r->kind != OPT_FLAG && r->kind != OPT_LEVEL;
+    return r->kind != OPT_FLAG && r->kind != OPT_LEVEL && r->kind != OPT_CHECK;
 }
 
 /* The row of option a for command cmd, or -1; an option that needs a value
@@ -122,7 +142,10 @@ static bool read_number(const char *cmd, const opt_row *r, const char *s, double
     if (r->kind == OPT_COUNT) {
         long long v = strtoll(s, &end, 10);
         if (end == s || *end || errno || (double)v < r->lo || (double)v > r->hi) {
-            cli_error("%s: %s takes a whole number from %.0f to %.0f, not '%s'", cmd, r->name, r->lo, r->hi, s);
+            if (r->hi >= INT_MAX)
+                cli_error("%s: %s takes a whole number of at least %.0f, not '%s'", cmd, r->name, r->lo, s);
+            else
+                cli_error("%s: %s takes a whole number from %.0f to %.0f, not '%s'", cmd, r->name, r->lo, r->hi, s);
             return false;
         }
         *x = (double)v;
@@ -167,6 +190,11 @@ static bool store(cli_opts *o, const opt_row *r, const char *a, const char *v)
         o->random = true;
         return cli_parse_seed(o->cmd, v, dst);
     case OPT_LEVEL: *(int *)dst = a[2] - '0'; return true;
+    case OPT_CHECK:
+        o->opt.check = 1;
+        if (v)
+            *(unsigned long long *)dst = strtoull(v, NULL, 10);
+        return true;
     case OPT_COUNT:
     case OPT_REAL:
         if (!read_number(o->cmd, r, v, &x))
@@ -179,6 +207,7 @@ static bool store(cli_opts *o, const opt_row *r, const char *a, const char *v)
 
 int cli_options_parse(cli_opts *o, unsigned cmd, int argc, char **argv, void (*help)(FILE *))
 {
+    bool alone = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool has_value = i + 1 < argc;
@@ -193,11 +222,15 @@ int cli_options_parse(cli_opts *o, unsigned cmd, int argc, char **argv, void (*h
             continue;
         }
         const char *v = takes_value(&rows[k]) ? argv[++i] : NULL;
+        /* --check's seed is optional: the next word when it is a number */
+        if (rows[k].kind == OPT_CHECK && has_value && argv[i + 1][0] >= '0' && argv[i + 1][0] <= '9')
+            v = argv[++i];
         if (!store(o, &rows[k], a, v))
             return 2;
         o->given |= UINT64_C(1) << k;
+        alone |= rows[k].alone;
     }
-    if (!o->model) {
+    if (!o->model && !alone) {
         help(stderr);
         return 2;
     }

@@ -1,8 +1,9 @@
 #!/bin/sh
-# options.sh — the option table that run, compile, bench and tune share
-# (cli/options.c): the same weight options in every command that takes a
-# model, one message for a bad value of a shared option, bench's
-# --random-params and --input, and tune's checks before it starts anything.
+# options.sh — the option table that run, compile, bench, tune, opt, tasks
+# and lower share (cli/options.c): the same weight options in every command
+# that takes a model, one message for a bad value of a shared option,
+# bench's --random-params and --input, lower's weights, and tune's checks
+# before it starts anything.
 . "$(dirname "$0")/../lib.sh"
 RELAY_TUNE_CACHE="$TMP/cache"
 export RELAY_TUNE_CACHE
@@ -21,7 +22,7 @@ if [ ! -s "$TMP/w.npz" ] || [ ! -s "$TMP/b.npz" ]; then
     exit
 fi
 
-for cmd in run compile bench tune; do
+for cmd in run compile bench tune opt tasks lower; do
     tap_run "$cmd: a bad --random-params seed is a usage error" 2 "$RELAY_TUNE" $cmd "$TMP/m.relay" --random-params -3 --trials 1
     tap_has "$cmd: the seed's message" "$TMP/err" "$cmd: --random-params needs a seed (a non-negative integer), not '-3'"
     tap_run "$cmd: an unknown option" 2 "$RELAY_TUNE" $cmd --frobnicate "$TMP/m.relay"
@@ -59,13 +60,28 @@ tap_run "bench: --params on a .so" 2 "$RELAY_TUNE" bench "$TMP/m.so" --params "$
 tap_run "tune: --trials is required" 2 "$RELAY_TUNE" tune "$TMP/m.relay"
 tap_has "says so" "$TMP/err" "tune: --trials N is required"
 tap_run "tune: a fractional --trials" 2 "$RELAY_TUNE" tune "$TMP/m.relay" --trials 2.5
-tap_has "says what it takes" "$TMP/err" "tune: --trials takes a whole number from 0 to"
+tap_has "says what it takes" "$TMP/err" "tune: --trials takes a whole number of at least 0, not '2.5'"
 tap_run "tune: a --timeout under its least" 2 "$RELAY_TUNE" tune "$TMP/m.relay" --trials 1 --timeout 0
 tap_has "names the least" "$TMP/err" "tune: --timeout needs a number of at least 0.001, not '0'"
 tap_run "tune: a bad --progress" 2 "$RELAY_TUNE" tune "$TMP/m.relay" --trials 1 --progress loud
 tap_has "lists the modes" "$TMP/err" "--progress takes auto, live, lines or none"
 tap_run "bench: --repeat 0" 2 "$RELAY_TUNE" bench "$TMP/m.so" --repeat 0
 tap_has "gives the range" "$TMP/err" "bench: --repeat takes a whole number from 1 to 1000000, not '0'"
+# lower and tasks bind weights alike, so they number the same tasks
+printf 'def @main(%%x: Tensor[(1, 8), float32], %%w: Tensor[(4, 8), float32]) { nn.relu(nn.dense(%%x, %%w)) }\n' >"$TMP/d.relay"
+tap_run "tasks --random-params" 0 "$RELAY_TUNE" tasks "$TMP/d.relay" --random-params 1
+tap_has "one dense task" "$TMP/out" "1 tasks"
+tap_run "lower --random-params" 0 "$RELAY_TUNE" lower "$TMP/d.relay" --random-params 1 --task 0 --emit config
+tap_has "lowers it" "$TMP/out" "knobs"
+tap_run "lower: --task is required" 2 "$RELAY_TUNE" lower "$TMP/d.relay" --random-params 1
+tap_run "lower: a bad --task" 2 "$RELAY_TUNE" lower "$TMP/d.relay" --task -1
+tap_has "says what it takes" "$TMP/err" "lower: --task takes a whole number of at least 0, not '-1'"
+tap_run "opt --list-passes needs no model" 0 "$RELAY_TUNE" opt --list-passes
+tap_has "lists them" "$TMP/out" "fuse-ops"
+tap_run "opt --check SEED" 0 "$RELAY_TUNE" opt "$TMP/d.relay" --check 5 --no-types
+tap_run "opt --check without a seed, before the model" 0 "$RELAY_TUNE" opt --check "$TMP/d.relay"
+tap_run "opt: --max-fuse-depth 0" 2 "$RELAY_TUNE" opt "$TMP/d.relay" --max-fuse-depth 0
+tap_has "gives the least" "$TMP/err" "opt: --max-fuse-depth takes a whole number of at least 1, not '0'"
 tap_run "an option of another command" 2 "$RELAY_TUNE" run "$TMP/m.relay" --trials 3
 tap_has "is unknown here" "$TMP/err" "run: unknown option '--trials'"
 tap_done
