@@ -12,10 +12,13 @@
 /* A subcommand: argv[0] is the subcommand's name; returns the exit status. */
 typedef int (*cli_cmd_fn)(int argc, char **argv);
 
-/* ---- options.c: the option table of the commands that take a model ---- */
+/* ---- options.c: the option table of the commands that read a model ---- */
 
 /* The commands of the table, as bits of a row's set. */
-enum { CLI_RUN = 1, CLI_COMPILE = 2, CLI_BENCH = 4, CLI_TUNE = 8, CLI_OPT = 16, CLI_TASKS = 32, CLI_LOWER = 64 };
+enum {
+    CLI_RUN = 1, CLI_COMPILE = 2, CLI_BENCH = 4, CLI_TUNE = 8, CLI_OPT = 16, CLI_TASKS = 32, CLI_LOWER = 64,
+    CLI_PARSE = 128, CLI_IMPORT = 256,
+};
 
 /* The words an option given several times collected, in order. */
 typedef struct cli_list {
@@ -23,7 +26,8 @@ typedef struct cli_list {
     int n;
 } cli_list;
 
-/* What the options of run, compile, bench, tune, opt, tasks and lower said;
+/* What the options of the commands that read a model said (run, compile,
+ * bench, tune, opt, tasks, lower; parse and import, which take no weights);
  * the caller sets cmd and the command's defaults before parsing. */
 typedef struct cli_opts {
     const char *cmd;            /* the command's name, for messages ("run") */
@@ -34,12 +38,14 @@ typedef struct cli_opts {
     cli_list inputs;            /* --input NAME=FILE.npy (run, bench) */
     const char *target, *db;    /* --target, --db */
     const char *output, *output_dir; /* run: --output, --output-dir */
-    const char *out;            /* compile, opt: -o */
+    const char *out;            /* compile, opt, parse, import: -o */
+    const char *params_out;     /* import: --params-out */
     int jobs;                   /* compile: -j */
     int runs, warmup;           /* bench: --repeat, --warmup */
     int json;                   /* bench, tasks: --json */
     rt_opt_options opt;         /* tune, opt, tasks, lower: -O0..3; opt: the pipeline's options */
-    int stats, no_types, list_passes; /* opt: --stats, --no-types, --list-passes */
+    int stats, list_passes;     /* opt: --stats, --list-passes */
+    int no_types;               /* opt, parse, import: --no-types */
     int keys, space;            /* tasks: --keys, --space */
     long long task;             /* lower: --task (the caller sets -1: required) */
     const char *config, *emit;  /* lower: --config, --emit */
@@ -132,6 +138,8 @@ rt_module *cli_load_model(const char *file, const char *const *params, int npara
 /* Writes text to the file out (standard output when NULL); returns the exit
  * status, after reporting a failure as "CMD: cannot write ...". */
 int cli_write_output(const char *cmd, const char *out, const char *text);
+/* Writes m as Relay text (with type comments when types) like cli_write_output. */
+int cli_write_module(const char *cmd, const char *out, const rt_module *m, bool types);
 /* Takes a command-line word no option of cmd took: a lone "-" or a word is
  * the model file (once); a word starting with '-' is an unknown option (or
  * one missing its value), reported with help on stderr. False after an

@@ -51,9 +51,7 @@ int cli_cmd_opt(int argc, char **argv)
         if (o.stats)
             fprintf(stderr, "%s: %ld operator calls before, %ld after in %ld fused functions (-O%d)\n", o.model, ops0,
                     ops1, prim1, o.opt.level);
-        char *text = rt_module_to_text(m, o.no_types ? 0 : RT_PRINT_TYPES);
-        rc = cli_write_output("opt", o.out, text);
-        free(text);
+        rc = cli_write_module("opt", o.out, m, !o.no_types);
     }
     rt_module_free(m);
     cli_opts_free(&o);

@@ -1,5 +1,5 @@
-/* options.c — the one option table of the commands that take a model (run,
- * compile, bench, tune, opt, tasks, lower): each row names an option, the commands that take
+/* options.c — the one option table of the commands that read a model (run,
+ * compile, bench, tune, opt, tasks, lower; parse and import): each row names an option, the commands that take
  * it, how its value is read and where it goes, so that an option shared by
  * several commands is spelt, checked and stored once, and the weight
  * options mean the same everywhere. Also the phases those commands share:
@@ -55,7 +55,7 @@ static const opt_row rows[] = {
     {"--output", CLI_RUN, OPT_STR, AT(output), AS_INT, 0, 0, false},
     {"--output-dir", CLI_RUN, OPT_STR, AT(output_dir), AS_INT, 0, 0, false},
     /* compile */
-    {"-o", CLI_COMPILE | CLI_OPT, OPT_STR, AT(out), AS_INT, 0, 0, false},
+    {"-o", CLI_COMPILE | CLI_OPT | CLI_PARSE | CLI_IMPORT, OPT_STR, AT(out), AS_INT, 0, 0, false},
     {"-j", CLI_COMPILE, OPT_COUNT, AT(jobs), AS_INT, 0, INT_MAX, false},
     /* bench */
     {"--repeat", CLI_BENCH, OPT_COUNT, AT(runs), AS_INT, 1, 1000000, false},
@@ -67,8 +67,10 @@ static const opt_row rows[] = {
     {"--max-fuse-depth", CLI_OPT, OPT_COUNT, AT(opt.max_fuse_depth), AS_INT, 1, INT_MAX, false},
     {"--check", CLI_OPT, OPT_CHECK, AT(opt.check_seed), AS_ULL, 0, 0, false},
     {"--stats", CLI_OPT, OPT_FLAG, AT(stats), AS_INT, 0, 0, false},
-    {"--no-types", CLI_OPT, OPT_FLAG, AT(no_types), AS_INT, 0, 0, false},
+    {"--no-types", CLI_OPT | CLI_PARSE | CLI_IMPORT, OPT_FLAG, AT(no_types), AS_INT, 0, 0, false},
     {"--list-passes", CLI_OPT, OPT_FLAG, AT(list_passes), AS_INT, 0, 0, false, true},
+    /* import */
+    {"--params-out", CLI_IMPORT, OPT_STR, AT(params_out), AS_INT, 0, 0, false},
     /* tasks */
     {"--keys", CLI_TASKS, OPT_FLAG, AT(keys), AS_INT, 0, 0, false},
     {"--space", CLI_TASKS, OPT_FLAG, AT(space), AS_INT, 0, 0, false},

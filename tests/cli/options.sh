@@ -82,6 +82,15 @@ tap_run "opt --check SEED" 0 "$RELAY_TUNE" opt "$TMP/d.relay" --check 5 --no-typ
 tap_run "opt --check without a seed, before the model" 0 "$RELAY_TUNE" opt --check "$TMP/d.relay"
 tap_run "opt: --max-fuse-depth 0" 2 "$RELAY_TUNE" opt "$TMP/d.relay" --max-fuse-depth 0
 tap_has "gives the least" "$TMP/err" "opt: --max-fuse-depth takes a whole number of at least 1, not '0'"
+# parse and import read the table too, without weight options
+tap_run "parse: weights are not its business" 2 "$RELAY_TUNE" parse "$TMP/m.relay" --params "$TMP/w.npz"
+tap_has "an unknown option there" "$TMP/err" "parse: unknown option '--params'"
+tap_run "parse: two files" 2 "$RELAY_TUNE" parse "$TMP/m.relay" "$TMP/id.relay"
+tap_has "says so" "$TMP/err" "parse: more than one model file"
+tap_run "parse --no-types -o" 0 "$RELAY_TUNE" parse --no-types "$TMP/m.relay" -o "$TMP/p.relay"
+grep -q 'ty=' "$TMP/p.relay" && tap_fail "--no-types drops the types" "$(cat "$TMP/p.relay")" || tap_ok "--no-types drops the types"
+tap_run "import: --params-out without its value" 2 "$RELAY_TUNE" import "$TMP/x.onnx" --params-out
+tap_has "says it needs a value" "$TMP/err" "import: --params-out needs a value"
 tap_run "an option of another command" 2 "$RELAY_TUNE" run "$TMP/m.relay" --trials 3
 tap_has "is unknown here" "$TMP/err" "run: unknown option '--trials'"
 tap_done
