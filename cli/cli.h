@@ -73,8 +73,6 @@ int cli_load_inputs(const cli_opts *o, rt_inputs *in);
  * and database) with in set as its inputs, the rest seeded random ones when
  * random_inputs; NULL after a message. */
 rt_cmodel *cli_load_compiled(const cli_opts *o, bool random_weights, const rt_inputs *in, bool random_inputs);
-/* Parses a --random-params seed; false after a message. */
-bool cli_parse_seed(const char *cmd, const char *s, unsigned long long *seed);
 
 /* ---- cmd_parse.c ---- */
 /* relay-tune parse FILE [--no-types] [-o OUT] */

@@ -124,7 +124,8 @@ static int row_of(unsigned cmd, const char *a, bool has_value)
     return -1;
 }
 
-bool cli_parse_seed(const char *cmd, const char *s, unsigned long long *seed)
+/* Reads a --random-params seed; false after a message. */
+static bool parse_seed(const char *cmd, const char *s, unsigned long long *seed)
 {
     char *end;
     errno = 0;
@@ -190,7 +191,7 @@ static bool store(cli_opts *o, const opt_row *r, const char *a, const char *v)
     case OPT_FLAG: *(int *)dst = 1; return true;
     case OPT_SEED:
         o->random = true;
-        return cli_parse_seed(o->cmd, v, dst);
+        return parse_seed(o->cmd, v, dst);
     case OPT_LEVEL: *(int *)dst = a[2] - '0'; return true;
     case OPT_CHECK:
         o->opt.check = 1;
