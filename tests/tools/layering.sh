@@ -15,13 +15,14 @@ layers=$(awk '/^```layers/ {on = 1; next} on && /^```/ {exit} on' "$doc")
 [ -n "$layers" ] || { echo "layering: $doc has no \`\`\`layers block" >&2; exit 2; }
 
 # The tracked sources when ROOT is a git work tree (build folders hold
-# generated files that belong to no part), else every C file but those in
-# build folders.
+# generated files that belong to no part), else every C file in a folder
+# (the top holds only the generated config.h) but those in build folders.
 cd "$root" || exit 2
 if [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$(pwd -P)" ]; then
     files=$(git ls-files '*.c' '*.h')
 else
-    files=$(find . -name '.git' -prune -o -name 'build*' -prune -o -name '_build*' -prune -o \( -name '*.c' -o -name '*.h' \) -print | sed 's|^\./||')
+    files=$(find . -mindepth 2 -name '.git' -prune -o -name 'build*' -prune -o -name '_build*' -prune -o \
+        \( -name '*.c' -o -name '*.h' \) -print | sed 's|^\./||')
 fi
 
 # Each #include "..." as FILE<TAB>LINE<TAB>HEADER<TAB>RESOLVED: a header
