@@ -16,12 +16,15 @@ static void help(FILE *out)
 {
     fprintf(out,
             "usage: relay-tune bench MODEL.relay|MODEL.so [--target cpu] [--db DB] [--params W.npz]\n"
+            "                        [--random-params SEED] [--input NAME=FILE.npy ...]\n"
             "                        [--repeat N] [--warmup N] [--json]\n"
             "  Latency of the compiled model: --warmup runs (default 3), then --repeat timed runs\n"
             "  (default 20); prints the median, p10 and p90 in ms. A .relay file is compiled\n"
-            "  into the cache first, with weights from --params or seeded random ones, and\n"
-            "  with tuned configs from --db. Inputs are seeded random values. Threads: as\n"
-            "  OpenMP decides (OMP_NUM_THREADS).\n");
+            "  into the cache first, with weights from --params (may be given several times),\n"
+            "  seeded random ones for the parameters left, and tuned configs from --db.\n"
+            "  Inputs come from --input, the others are seeded random values. --random-params\n"
+            "  SEED seeds the random weights and inputs (default 0). Threads: as OpenMP decides\n"
+            "  (OMP_NUM_THREADS).\n");
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -46,106 +49,104 @@ static double now(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-int cli_cmd_bench(int argc, char **argv)
+/* The options' checks beyond the table: a compiled target, and no weights
+ * or configs for a model compiled already. -1 to go on, else the status. */
+static int check_options(const cli_opts *o)
 {
-    const char *model = NULL;
-    const char **params = calloc((size_t)argc, sizeof *params);
-    int nparams = 0, rc = 2, repeat = 20, warmup = 3;
-    bool json = false;
-    rt_compile_options o = {0};
-    rt_cmodel *cm = NULL;
-    double *ms = NULL;
-    char *path = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        bool has_value = i + 1 < argc;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            help(stdout);
-            rc = 0;
-            goto out;
-        } else if (!strcmp(a, "--params") && has_value) {
-            params[nparams++] = argv[++i];
-        } else if (!strcmp(a, "--target") && has_value) {
-            o.target = argv[++i];
-        } else if (!strcmp(a, "--db") && has_value) {
-            o.db_path = argv[++i];
-        } else if ((!strcmp(a, "--repeat") || !strcmp(a, "--warmup")) && has_value) {
-            char *end;
-            long v = strtol(argv[++i], &end, 10);
-            if (*end || v < (a[2] == 'r' ? 1 : 0) || v > 1000000) {
-                cli_error("bench: %s takes a count, not '%s'", a, argv[i]);
-                goto out;
-            }
-            *(a[2] == 'r' ? &repeat : &warmup) = (int)v;
-        } else if (!strcmp(a, "--json")) {
-            json = true;
-        } else if (!cli_model_operand("bench", a, has_value, &model, help)) {
-            goto out;
-        }
+    if (o->target && strcmp(o->target, "cpu") != 0 && strncmp(o->target, "cpu ", 4) != 0) {
+        cli_error("bench: target '%s': only compiled models (cpu) are benchmarked", o->target);
+        return 2;
     }
-    if (!model) {
-        help(stderr);
-        goto out;
+    if (rt_target_check(o->target, 1, stderr) != 0)
+        return 1;
+    if (cli_is_so(o->model) && (o->params.n || o->db)) {
+        cli_error("bench: %s is compiled already (no --params or --db)", o->model);
+        return 2;
     }
-    if (o.target && strcmp(o.target, "cpu") != 0 && strncmp(o.target, "cpu ", 4) != 0) {
-        cli_error("bench: target '%s': only compiled models (cpu) are benchmarked", o.target);
-        goto out;
-    }
-    rc = 1;
-    if (rt_target_check(o.target, 1, stderr) != 0)
-        goto out;
-    size_t len = strlen(model);
-    bool so = len > 3 && !strcmp(model + len - 3, ".so");
-    if (so && (nparams || o.db_path)) {
-        cli_error("bench: %s is compiled already (no --params or --db)", model);
-        rc = 2;
-        goto out;
-    }
-    if (!so && !(path = cli_compile(model, params, nparams, nparams == 0, 0, &o, NULL, NULL)))
-        goto out;
-    if (!(cm = rt_cmodel_load(path ? path : model, stderr)) || rt_cmodel_set_inputs(cm, NULL, 1, 0, stderr) != 0)
-        goto out;
+    return -1;
+}
+
+/* ms[0..runs) of the timed runs after the warm-up ones, sorted; NULL after a message. */
+static double *time_runs(rt_cmodel *cm, int warmup, int runs)
+{
     for (int i = 0; i < warmup; i++)
         if (rt_cmodel_run(cm, stderr) != 0)
-            goto out;
-    ms = calloc((size_t)repeat, sizeof *ms);
-    for (int i = 0; i < repeat; i++) {
+            return NULL;
+    double *ms = calloc((size_t)runs, sizeof *ms);
+    for (int i = 0; i < runs; i++) {
         double t0 = now();
-        if (rt_cmodel_run(cm, stderr) != 0)
-            goto out;
+        if (rt_cmodel_run(cm, stderr) != 0) {
+            free(ms);
+            return NULL;
+        }
         ms[i] = (now() - t0) * 1e3;
     }
+    qsort(ms, (size_t)runs, sizeof *ms, cmp_double);
+    return ms;
+}
+
+static void print_json_string(const char *s)
+{
+    putchar('"');
+    for (const char *c = s; *c; c++)
+        if (*c == '"' || *c == '\\')
+            printf("\\%c", *c);
+        else if ((unsigned char)*c < 0x20)
+            printf("\\u%04x", *c);
+        else
+            putchar(*c);
+    putchar('"');
+}
+
+static void report(const cli_opts *o, const double *ms, size_t arena_bytes)
+{
+    int n = o->runs;
     double mean = 0, var = 0;
-    for (int i = 0; i < repeat; i++)
-        mean += ms[i] / repeat;
-    for (int i = 0; i < repeat && repeat > 1; i++)
-        var += (ms[i] - mean) * (ms[i] - mean) / (repeat - 1);
-    qsort(ms, (size_t)repeat, sizeof *ms, cmp_double);
-    double med = quantile(ms, repeat, 0.5), p10 = quantile(ms, repeat, 0.1), p90 = quantile(ms, repeat, 0.9);
+    for (int i = 0; i < n; i++)
+        mean += ms[i] / n;
+    for (int i = 0; i < n && n > 1; i++)
+        var += (ms[i] - mean) * (ms[i] - mean) / (n - 1);
+    double med = quantile(ms, n, 0.5), p10 = quantile(ms, n, 0.1), p90 = quantile(ms, n, 0.9);
     const char *threads = getenv("OMP_NUM_THREADS");
-    if (json) {
-        printf("{\"model\": \"");
-        for (const char *c = model; *c; c++)
-            if (*c == '"' || *c == '\\')
-                printf("\\%c", *c);
-            else if ((unsigned char)*c < 0x20)
-                printf("\\u%04x", *c);
-            else
-                putchar(*c);
-        printf("\", \"target\": \"cpu\", \"repeat\": %d, \"warmup\": %d, \"median_ms\": %.4f, \"p10_ms\": %.4f, "
+    if (o->json) {
+        printf("{\"model\": ");
+        print_json_string(o->model);
+        printf(", \"target\": \"cpu\", \"repeat\": %d, \"warmup\": %d, \"median_ms\": %.4f, \"p10_ms\": %.4f, "
                "\"p90_ms\": %.4f, \"min_ms\": %.4f, \"max_ms\": %.4f, \"mean_ms\": %.4f, \"stddev_ms\": %.4f, "
                "\"arena_bytes\": %zu}\n",
-               repeat, warmup, med, p10, p90, ms[0], ms[repeat - 1], mean, sqrt(var), rt_cmodel_arena_bytes(cm));
+               n, o->warmup, med, p10, p90, ms[0], ms[n - 1], mean, sqrt(var), arena_bytes);
     } else {
-        printf("%s on cpu%s%s%s: median %.3f ms, p10 %.3f ms, p90 %.3f ms (%d runs after %d warm-up)\n", model,
-               threads ? " (OMP_NUM_THREADS=" : "", threads ? threads : "", threads ? ")" : "", med, p10, p90, repeat,
-               warmup);
+        printf("%s on cpu%s%s%s: median %.3f ms, p10 %.3f ms, p90 %.3f ms (%d runs after %d warm-up)\n", o->model,
+               threads ? " (OMP_NUM_THREADS=" : "", threads ? threads : "", threads ? ")" : "", med, p10, p90, n,
+               o->warmup);
     }
+}
+
+int cli_cmd_bench(int argc, char **argv)
+{
+    cli_opts o = {.cmd = "bench", .runs = 20, .warmup = 3};
+    int rc = cli_options_parse(&o, CLI_BENCH, argc, argv, help);
+    if (rc < 0)
+        rc = check_options(&o);
+    rt_inputs *in = NULL;
+    rt_cmodel *cm = NULL;
+    double *ms = NULL;
+    if (rc >= 0)
+        goto out;
+    in = rt_inputs_new();
+    if ((rc = cli_load_inputs(&o, in)) != 0)
+        goto out;
+    rc = 1;
+    /* weights: --params, else seeded random ones (--random-params adds them to --params);
+     * inputs: --input, the others seeded random */
+    if (!(cm = cli_load_compiled(&o, o.random || !o.params.n, in, true)) || !(ms = time_runs(cm, o.warmup, o.runs)))
+        goto out;
+    report(&o, ms, rt_cmodel_arena_bytes(cm));
     rc = 0;
 out:
     free(ms);
-    free(path);
     rt_cmodel_free(cm);
-    free(params);
+    rt_inputs_free(in);
+    cli_opts_free(&o);
     return rc;
 }

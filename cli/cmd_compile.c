@@ -3,7 +3,6 @@
  * into one shared object with the ABI of relaytune_model.h; prints what went
  * in and the memory plan. Also cli_compile, which `run` and `bench` use to
  * compile a .relay file into the cache. Exit 0, 1 on failure, 2 for usage. */
-#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,31 +12,20 @@
 static void help(FILE *out)
 {
     fprintf(out,
-            "usage: relay-tune compile MODEL.relay [--params W.npz | --random-params SEED] [--target cpu]\n"
+            "usage: relay-tune compile MODEL.relay [--params W.npz ...] [--random-params SEED] [--target cpu]\n"
             "                          [--db DB] [-j N] [-o MODEL.so]\n"
             "  Compiles @main into one shared object holding every kernel, the packed weights\n"
             "  and the calls over a static memory plan; its C ABI is relaytune_model.h\n"
             "  (docs/compiled-model.md).\n"
             "  --params W.npz          bind these arrays (key = parameter name without %%) as weights;\n"
             "                          may be given several times\n"
-            "  --random-params SEED    bind every parameter but the first to seeded random weights\n"
+            "  --random-params SEED    bind every parameter --params leaves but the first to seeded\n"
+            "                          random weights\n"
             "  --target cpu            the target (default cpu)\n"
             "  --db DB                 build each task with its best config in tuning database DB\n"
             "  -j N                    run N compilers at once (default: one per core)\n"
             "  -o MODEL.so             the object to write (default: MODEL's name with .so, here)\n"
             "  The parameters left unbound are the model's inputs.\n");
-}
-
-bool cli_parse_seed(const char *cmd, const char *s, unsigned long long *seed)
-{
-    char *end;
-    errno = 0;
-    *seed = strtoull(s, &end, 10);
-    if (!*s || *end || *s == '-' || errno) {
-        cli_error("%s: --random-params needs a seed (a non-negative integer), not '%s'", cmd, s);
-        return false;
-    }
-    return true;
 }
 
 char *cli_compile(const char *model, const char *const *params, int nparams, bool random, unsigned long long seed,
@@ -62,70 +50,48 @@ static double mib(long long b)
     return (double)b / (1024.0 * 1024.0);
 }
 
+/* MODEL's name with .so, in this folder (malloc'd). */
+static char *default_out(const char *model)
+{
+    const char *base = strrchr(model, '/') ? strrchr(model, '/') + 1 : model;
+    size_t n = strlen(base);
+    if (n > 6 && !strcmp(base + n - 6, ".relay"))
+        n -= 6;
+    char *def = malloc(n + 4);
+    memcpy(def, base, n);
+    strcpy(def + n, ".so");
+    return def;
+}
+
+static void print_report(const char *model, const char *path, const rt_compile_report *r)
+{
+    printf("compiled %s -> %s in %.1f s\n", model, path, r->seconds);
+    printf("  %d kernel calls, %d distinct kernels (%d with a database config)\n", r->calls, r->kernels, r->tuned);
+    printf("  %d inputs, %d outputs; %d weights (%d packed at compile time), %.2f MiB\n", r->inputs, r->outputs,
+           r->weights, r->packed, mib(r->weight_bytes));
+    printf("  memory plan: %d intermediates, peak %.2f MiB (sum of all %.2f MiB, %.1fx less; most live at once "
+           "%.2f MiB)\n",
+           r->intermediates, mib(r->peak_bytes), mib(r->sum_bytes),
+           r->peak_bytes ? (double)r->sum_bytes / (double)r->peak_bytes : 1.0, mib(r->live_bytes));
+}
+
 int cli_cmd_compile(int argc, char **argv)
 {
-    const char *model = NULL, *out = NULL;
-    const char **params = calloc((size_t)argc, sizeof *params);
-    int nparams = 0, rc = 2;
-    bool random = false;
-    unsigned long long seed = 0;
-    rt_compile_options o = {0};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        bool has_value = i + 1 < argc;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            help(stdout);
-            rc = 0;
-            goto out;
-        } else if (!strcmp(a, "--params") && has_value) {
-            params[nparams++] = argv[++i];
-        } else if (!strcmp(a, "--random-params") && has_value) {
-            if (!cli_parse_seed("compile", argv[++i], &seed))
-                goto out;
-            random = true;
-        } else if (!strcmp(a, "--target") && has_value) {
-            o.target = argv[++i];
-        } else if (!strcmp(a, "--db") && has_value) {
-            o.db_path = argv[++i];
-        } else if (!strcmp(a, "-j") && has_value) {
-            o.jobs = atoi(argv[++i]);
-        } else if (!strcmp(a, "-o") && has_value) {
-            out = argv[++i];
-        } else if (!cli_model_operand("compile", a, has_value, &model, help)) {
-            goto out;
-        }
+    cli_opts o = {.cmd = "compile"};
+    int rc = cli_options_parse(&o, CLI_COMPILE, argc, argv, help);
+    if (rc >= 0) {
+        cli_opts_free(&o);
+        return rc;
     }
-    if (!model) {
-        help(stderr);
-        goto out;
-    }
-    char *def = NULL;
-    if (!out) {
-        const char *base = strrchr(model, '/') ? strrchr(model, '/') + 1 : model;
-        size_t n = strlen(base);
-        if (n > 6 && !strcmp(base + n - 6, ".relay"))
-            n -= 6;
-        def = malloc(n + 4);
-        memcpy(def, base, n);
-        strcpy(def + n, ".so");
-        out = def;
-    }
+    char *def = o.out ? NULL : default_out(o.model);
+    rt_compile_options co = {.target = o.target, .db_path = o.db, .jobs = o.jobs};
     rt_compile_report r;
-    char *path = cli_compile(model, params, nparams, random, seed, &o, out, &r);
+    char *path = cli_compile(o.model, o.params.v, o.params.n, o.random, o.seed, &co, o.out ? o.out : def, &r);
+    if (path)
+        print_report(o.model, path, &r);
     rc = path ? 0 : 1;
-    if (path) {
-        printf("compiled %s -> %s in %.1f s\n", model, path, r.seconds);
-        printf("  %d kernel calls, %d distinct kernels (%d with a database config)\n", r.calls, r.kernels, r.tuned);
-        printf("  %d inputs, %d outputs; %d weights (%d packed at compile time), %.2f MiB\n", r.inputs, r.outputs,
-               r.weights, r.packed, mib(r.weight_bytes));
-        printf("  memory plan: %d intermediates, peak %.2f MiB (sum of all %.2f MiB, %.1fx less; most live at once "
-               "%.2f MiB)\n",
-               r.intermediates, mib(r.peak_bytes), mib(r.sum_bytes),
-               r.peak_bytes ? (double)r.sum_bytes / (double)r.peak_bytes : 1.0, mib(r.live_bytes));
-    }
     free(path);
     free(def);
-out:
-    free(params);
+    cli_opts_free(&o);
     return rc;
 }

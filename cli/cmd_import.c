@@ -25,34 +25,12 @@ static void help(FILE *out)
 
 int cli_cmd_import(int argc, char **argv)
 {
-    const char *model = NULL, *out = NULL, *params = NULL;
-    int flags = RT_PRINT_TYPES;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        bool has_value = i + 1 < argc;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            help(stdout);
-            return 0;
-        } else if (!strcmp(a, "-o") && has_value) {
-            out = argv[++i];
-        } else if (!strcmp(a, "--params-out") && has_value) {
-            params = argv[++i];
-        } else if (!strcmp(a, "--no-types")) {
-            flags &= ~RT_PRINT_TYPES;
-        } else if (!cli_model_operand("import", a, has_value, &model, help)) {
-            return 2;
-        }
-    }
-    if (!model) {
-        help(stderr);
-        return 2;
-    }
-    rt_module *m = rt_onnx_import(model, params, stderr);
-    if (!m)
-        return 1;
-    char *text = rt_module_to_text(m, flags);
-    int rc = cli_write_output("import", out, text);
-    free(text);
+    cli_opts o = {.cmd = "import"};
+    int rc = cli_options_parse(&o, CLI_IMPORT, argc, argv, help);
+    rt_module *m = rc < 0 ? rt_onnx_import(o.model, o.params_out, stderr) : NULL;
+    if (m)
+        rc = cli_write_module("import", o.out, m, !o.no_types);
     rt_module_free(m);
-    return rc;
+    cli_opts_free(&o);
+    return rc >= 0 ? rc : 1;
 }

@@ -12,8 +12,10 @@ static void help(FILE *out)
 {
     fprintf(out,
             "usage: relay-tune lower MODEL.relay --task N [--config JSON|@FILE] [--emit WHAT] [--target cpu] [-O0..3]\n"
+            "                        [--params W.npz ...] [--random-params S]\n"
             "  Lowers task N (as `relay-tune tasks` numbers them) with its schedule template and\n"
             "  prints the result. Without --config the template's default schedule is used.\n"
+            "  --params, --random-params bind weights as `relay-tune tasks` does (the same tasks).\n"
             "  --emit loopir   the loop nest (default)\n"
             "  --emit c        the generated C\n"
             "  --emit trace    the schedule primitives applied, one a line\n"
@@ -54,79 +56,56 @@ static char *config_text(const char *arg)
     return buf;
 }
 
-int cli_cmd_lower(int argc, char **argv)
+/* The --emit word as RT_LOWER_*; -1 after a message. */
+static int emit_of(const char *e)
 {
-    const char *file = NULL, *target = "cpu", *config = NULL;
-    long task = -1;
-    int what = RT_LOWER_LOOPIR;
-    rt_opt_options o = {.level = 3};
     static const struct { const char *name; int what; } emits[] = {
         {"loopir", RT_LOWER_LOOPIR}, {"c", RT_LOWER_C}, {"trace", RT_LOWER_TRACE},
         {"space", RT_LOWER_SPACE}, {"config", RT_LOWER_CONFIG},
     };
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            help(stdout);
-            return 0;
-        } else if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) {
-            o.level = a[2] - '0';
-        } else if (!strcmp(a, "--task") && i + 1 < argc) {
-            char *end;
-            task = strtol(argv[++i], &end, 10);
-            if (*end || task < 0) {
-                cli_error("lower: --task needs a task number, got '%s'", argv[i]);
-                return 2;
-            }
-        } else if (!strcmp(a, "--config") && i + 1 < argc) {
-            config = argv[++i];
-        } else if (!strcmp(a, "--target") && i + 1 < argc) {
-            target = argv[++i];
-        } else if (!strcmp(a, "--emit") && i + 1 < argc) {
-            const char *e = argv[++i];
-            what = -1;
-            for (size_t k = 0; k < sizeof emits / sizeof *emits; k++)
-                if (!strcmp(e, emits[k].name))
-                    what = emits[k].what;
-            if (what < 0) {
-                cli_error("lower: --emit takes loopir, c, trace, space or config, not '%s'", e);
-                return 2;
-            }
-        } else if (a[0] == '-' && a[1]) {
-            cli_error("lower: unknown option '%s'", a);
-            help(stderr);
-            return 2;
-        } else if (!file) {
-            file = a;
-        } else {
-            cli_error("lower: more than one model");
-            return 2;
-        }
-    }
-    if (!file || task < 0) {
-        help(stderr);
-        return 2;
-    }
-    char *cfg = NULL;
-    if (config && !(cfg = config_text(config))) {
-        cli_error("lower: cannot read config file '%s'", config + 1);
-        return 1;
-    }
-    rt_module *m = rt_module_load(file, stderr);
-    if (!m) {
-        free(cfg);
-        return 1;
-    }
+    for (size_t k = 0; k < sizeof emits / sizeof *emits; k++)
+        if (!strcmp(e, emits[k].name))
+            return emits[k].what;
+    cli_error("lower: --emit takes loopir, c, trace, space or config, not '%s'", e);
+    return -1;
+}
+
+/* Prints task o->task of the optimized model as --emit asks. */
+static int lower(const cli_opts *o, int what, const char *cfg)
+{
+    rt_module *m = cli_load_model(o->model, o->params.v, o->params.n, o->random, o->seed);
     int rc = 1;
-    if (rt_module_optimize(m, &o, stderr) == 0) {
-        char *text = rt_task_lower(m, (size_t)task, cfg, target, what, stderr);
+    if (m && rt_module_optimize(m, &o->opt, stderr) == 0) {
+        char *text = rt_task_lower(m, (size_t)o->task, cfg, o->target ? o->target : "cpu", what, stderr);
         if (text) {
             fputs(text, stdout);
             free(text);
             rc = 0;
         }
     }
-    free(cfg);
     rt_module_free(m);
+    return rc;
+}
+
+int cli_cmd_lower(int argc, char **argv)
+{
+    cli_opts o = {.cmd = "lower", .opt = {.level = 3}, .task = -1};
+    int rc = cli_options_parse(&o, CLI_LOWER, argc, argv, help);
+    if (rc < 0 && o.task < 0) {
+        help(stderr);
+        rc = 2;
+    }
+    int what = rc < 0 && o.emit ? emit_of(o.emit) : RT_LOWER_LOOPIR;
+    if (what < 0)
+        rc = 2;
+    char *cfg = NULL;
+    if (rc < 0 && o.config && !(cfg = config_text(o.config))) {
+        cli_error("lower: cannot read config file '%s'", o.config + 1);
+        rc = 1;
+    }
+    if (rc < 0)
+        rc = lower(&o, what, cfg);
+    free(cfg);
+    cli_opts_free(&o);
     return rc;
 }

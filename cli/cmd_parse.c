@@ -39,51 +39,30 @@ static char *read_stdin(size_t *len)
     return buf;
 }
 
+/* The module of file, or of standard input for "-"; NULL after a message. */
+static rt_module *load(const char *file)
+{
+    if (strcmp(file, "-") != 0)
+        return rt_module_load(file, stderr);
+    size_t len;
+    char *text = read_stdin(&len);
+    if (!text) {
+        cli_error("parse: cannot read standard input");
+        return NULL;
+    }
+    rt_module *m = rt_module_parse("<stdin>", text, len, stderr);
+    free(text);
+    return m;
+}
+
 int cli_cmd_parse(int argc, char **argv)
 {
-    const char *file = NULL, *out = NULL;
-    int flags = RT_PRINT_TYPES;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            help(stdout);
-            return 0;
-        } else if (!strcmp(argv[i], "--no-types")) {
-            flags &= ~RT_PRINT_TYPES;
-        } else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
-            out = argv[++i];
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            cli_error("parse: unknown option '%s'", argv[i]);
-            help(stderr);
-            return 2;
-        } else if (!file) {
-            file = argv[i];
-        } else {
-            cli_error("parse: more than one input file");
-            return 2;
-        }
-    }
-    if (!file) {
-        help(stderr);
-        return 2;
-    }
-    rt_module *m;
-    if (!strcmp(file, "-")) {
-        size_t len;
-        char *text = read_stdin(&len);
-        if (!text) {
-            cli_error("parse: cannot read standard input");
-            return 1;
-        }
-        m = rt_module_parse("<stdin>", text, len, stderr);
-        free(text);
-    } else {
-        m = rt_module_load(file, stderr);
-    }
-    if (!m)
-        return 1;
-    char *text = rt_module_to_text(m, flags);
-    int rc = cli_write_output("parse", out, text);
-    free(text);
+    cli_opts o = {.cmd = "parse"};
+    int rc = cli_options_parse(&o, CLI_PARSE, argc, argv, help);
+    rt_module *m = rc < 0 ? load(o.model) : NULL;
+    if (m)
+        rc = cli_write_module("parse", o.out, m, !o.no_types);
     rt_module_free(m);
-    return rc;
+    cli_opts_free(&o);
+    return rc >= 0 ? rc : 1;
 }

@@ -79,13 +79,40 @@ static void summarize(const rt_tensor *t, const char *name)
     printf("\n");
 }
 
-/* A result: its tensors and their names. */
+/* A result: its tensors and their names, and what holds them. */
 typedef struct outs {
     size_t n;
     const rt_tensor **t;
     const char **name;
     bool tuple;
+    double seconds;         /* how long the run took */
+    rt_module *m;           /* interp: the model and its result */
+    rt_result *r;
+    rt_cmodel *cm;          /* compiled: the model, its outputs and their names */
+    rt_tensor **owned;
+    char (*names)[24];
 } outs;
+
+static void outs_free(outs *r)
+{
+    for (size_t i = 0; r->owned && i < r->n; i++)
+        rt_tensor_free(r->owned[i]);
+    free(r->owned);
+    free(r->names);
+    free(r->t);
+    free(r->name);
+    rt_cmodel_free(r->cm);
+    rt_result_free(r->r);
+    rt_module_free(r->m);
+}
+
+static void outs_alloc(outs *r, size_t n, bool tuple)
+{
+    r->n = n;
+    r->tuple = tuple;
+    r->t = calloc(n + 1, sizeof *r->t);
+    r->name = calloc(n + 1, sizeof *r->name);
+}
 
 /* Writes every tensor of r into dir (created when missing). */
 static int write_dir(const outs *r, const char *dir)
@@ -107,181 +134,126 @@ static int write_dir(const outs *r, const char *dir)
     return 0;
 }
 
+/* Runs natively: MODEL.so, or MODEL.relay compiled into the cache. */
+static int run_compiled(const cli_opts *o, const rt_inputs *in, outs *res)
+{
+    if (!cli_is_so(o->model) && rt_target_check(o->target, 1, stderr) != 0)
+        return 1;
+    if (!(res->cm = cli_load_compiled(o, o->random, in, o->random)))
+        return 1;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (rt_cmodel_run(res->cm, stderr) != 0)
+        return 1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    res->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    size_t n = rt_cmodel_num_outputs(res->cm);
+    outs_alloc(res, n, n != 1);
+    res->owned = calloc(n + 1, sizeof *res->owned);
+    res->names = calloc(n + 1, sizeof *res->names);
+    for (size_t i = 0; i < n; i++) {
+        res->owned[i] = rt_cmodel_output(res->cm, i);
+        if (res->tuple)
+            snprintf(res->names[i], sizeof res->names[i], "%zu", i);
+        res->t[i] = res->owned[i];
+        res->name[i] = res->names[i];
+    }
+    return 0;
+}
+
+/* Runs @main with the reference interpreter. */
+static int run_interp(const cli_opts *o, const rt_inputs *in, outs *res)
+{
+    rt_run_options opts = {0};
+    opts.target = o->target;
+    opts.random_params = o->random;
+    opts.seed = (uint64_t)o->seed;
+    opts.missing_hint = "(give it with --params FILE.npz or --input NAME=FILE.npy, or use --random-params SEED)";
+    if (!(res->m = rt_module_load(o->model, stderr)) || !(res->r = rt_run(res->m, in, &opts, stderr)))
+        return 1;
+    outs_alloc(res, rt_result_count(res->r), rt_result_is_tuple(res->r));
+    for (size_t i = 0; i < res->n; i++) {
+        res->t[i] = rt_result_tensor(res->r, i);
+        res->name[i] = rt_result_name(res->r, i);
+    }
+    res->seconds = rt_result_seconds(res->r);
+    return 0;
+}
+
+/* Writes the result where the options say, or summarizes it. */
+static int write_result(const cli_opts *o, const outs *res)
+{
+    if (o->output) {
+        if (res->tuple) {
+            cli_error("run: the result is a tuple of %zu tensors: write it with --output-dir DIR", res->n);
+            return 1;
+        }
+        return rt_tensor_save(res->t[0], o->output, stderr) ? 1 : 0;
+    }
+    if (o->output_dir)
+        return write_dir(res, o->output_dir);
+    for (size_t i = 0; i < res->n; i++)
+        summarize(res->t[i], res->name[i]);
+    return 0;
+}
+
+/* Whether the model runs natively: a .so, or a target other than interp. */
+static bool is_native(const cli_opts *o)
+{
+    return cli_is_so(o->model) || (o->target && strcmp(o->target, "interp") != 0);
+}
+
+/* The options' checks beyond the table: -1 to go on, else the status. */
+static int check_options(const cli_opts *o)
+{
+    if (o->output && o->output_dir) {
+        cli_error("run: give --output or --output-dir, not both");
+        return 2;
+    }
+    if (cli_is_so(o->model) && (o->params.n || o->db)) {
+        cli_error("run: %s is compiled already: its weights and configs are in it (no --params or --db)", o->model);
+        return 2;
+    }
+    if (!is_native(o) && o->db) {
+        cli_error("run: --db is for --target cpu");
+        return 2;
+    }
+    return -1;
+}
+
+/* The inputs: --input files and, for the interpreter, the --params arrays
+ * (a compiled model binds those as weights instead). */
+static int load_inputs(const cli_opts *o, rt_inputs *in)
+{
+    if (!is_native(o))
+        for (int i = 0; i < o->params.n; i++)
+            if (rt_inputs_load_npz(in, o->params.v[i], stderr))
+                return 1;
+    return cli_load_inputs(o, in);
+}
+
 int cli_cmd_run(int argc, char **argv)
 {
-    const char *model = NULL, *output = NULL, *output_dir = NULL, *dbp = NULL;
-    rt_run_options opts = {0};
-    opts.missing_hint = "(give it with --params FILE.npz or --input NAME=FILE.npy, or use --random-params SEED)";
-    const char **params = calloc((size_t)argc, sizeof *params), **inputs = calloc((size_t)argc, sizeof *inputs);
-    int nparams = 0, ninputs = 0, rc = 2;
-    rt_module *m = NULL;
-    rt_inputs *in = NULL;
-    rt_result *r = NULL;
-    rt_cmodel *cm = NULL;
-    outs rest = {0};
-    char **cnames = NULL;
-    rt_tensor **ctensors = NULL;
-    size_t ncout = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        bool has_value = i + 1 < argc;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            help(stdout);
-            rc = 0;
-            goto out;
-        } else if (!strcmp(a, "--params") && has_value) {
-            params[nparams++] = argv[++i];
-        } else if (!strcmp(a, "--input") && has_value) {
-            inputs[ninputs++] = argv[++i];
-        } else if (!strcmp(a, "--output") && has_value) {
-            output = argv[++i];
-        } else if (!strcmp(a, "--output-dir") && has_value) {
-            output_dir = argv[++i];
-        } else if (!strcmp(a, "--target") && has_value) {
-            opts.target = argv[++i];
-        } else if (!strcmp(a, "--db") && has_value) {
-            dbp = argv[++i];
-        } else if (!strcmp(a, "--random-params") && has_value) {
-            unsigned long long seed;
-            if (!cli_parse_seed("run", argv[++i], &seed))
-                goto out;
-            opts.random_params = 1;
-            opts.seed = (uint64_t)seed;
-        } else if (!cli_model_operand("run", a, has_value, &model, help)) {
-            goto out;
-        }
+    cli_opts o = {.cmd = "run"};
+    int rc = cli_options_parse(&o, CLI_RUN, argc, argv, help);
+    if (rc < 0)
+        rc = check_options(&o);
+    if (rc >= 0) {
+        cli_opts_free(&o);
+        return rc;
     }
-    if (!model) {
-        help(stderr);
-        goto out;
-    }
-    if (output && output_dir) {
-        cli_error("run: give --output or --output-dir, not both");
-        goto out;
-    }
-    rc = 1;
-    size_t len = strlen(model);
-    bool so = len > 3 && !strcmp(model + len - 3, ".so");
-    bool native = so || (opts.target && strcmp(opts.target, "interp") != 0);
-    in = rt_inputs_new();
-    if (!native)
-        for (int i = 0; i < nparams; i++)
-            if (rt_inputs_load_npz(in, params[i], stderr))
-                goto out;
-    for (int i = 0; i < ninputs; i++) {
-        const char *eq = strchr(inputs[i], '=');
-        if (!eq || eq == inputs[i] || !eq[1]) {
-            cli_error("run: --input takes NAME=FILE.npy, not '%s'", inputs[i]);
-            rc = 2;
-            goto out;
-        }
-        char *name = strndup(inputs[i], (size_t)(eq - inputs[i]));
-        if (name[0] == '%')
-            memmove(name, name + 1, strlen(name));
-        rt_tensor *t = rt_tensor_load(eq + 1, stderr);
-        if (t)
-            rt_inputs_set(in, name, t, eq + 1, 1);
-        free(name);
-        if (!t)
-            goto out;
-    }
+    rt_inputs *in = rt_inputs_new();
     outs res = {0};
-    double seconds = 0;
-    if (native) {
-        char *path = NULL;
-        if (so && (nparams || dbp)) {
-            cli_error("run: %s is compiled already: its weights and configs are in it (no --params or --db)", model);
-            rc = 2;
-            goto out;
-        }
-        if (!so && rt_target_check(opts.target, 1, stderr) != 0)
-            goto out;
-        if (!so) {
-            rt_compile_options co = {0};
-            co.target = opts.target;
-            co.db_path = dbp;
-            path = cli_compile(model, params, nparams, opts.random_params, opts.seed, &co, NULL, NULL);
-            if (!path)
-                goto out;
-        }
-        cm = rt_cmodel_load(path ? path : model, stderr);
-        free(path);
-        if (!cm || rt_cmodel_set_inputs(cm, in, opts.random_params, opts.seed, stderr) != 0)
-            goto out;
-        struct timespec t0, t1;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
-        if (rt_cmodel_run(cm, stderr) != 0)
-            goto out;
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
-        res.n = rt_cmodel_num_outputs(cm);
-        res.tuple = res.n != 1;
-        res.t = calloc(res.n + 1, sizeof *res.t);
-        res.name = calloc(res.n + 1, sizeof *res.name);
-        cnames = calloc(res.n + 1, sizeof *cnames);
-        ctensors = calloc(res.n + 1, sizeof *ctensors);
-        ncout = res.n;
-        for (size_t i = 0; i < res.n; i++) {
-            ctensors[i] = rt_cmodel_output(cm, i);
-            cnames[i] = malloc(24);
-            snprintf(cnames[i], 24, "%s", "");
-            if (res.tuple)
-                snprintf(cnames[i], 24, "%zu", i);
-            res.t[i] = ctensors[i];
-            res.name[i] = cnames[i];
-        }
-    } else {
-        if (dbp) {
-            cli_error("run: --db is for --target cpu");
-            rc = 2;
-            goto out;
-        }
-        if (!(m = rt_module_load(model, stderr)))
-            goto out;
-        if (!(r = rt_run(m, in, &opts, stderr)))
-            goto out;
-        res.n = rt_result_count(r);
-        res.tuple = rt_result_is_tuple(r);
-        res.t = calloc(res.n + 1, sizeof *res.t);
-        res.name = calloc(res.n + 1, sizeof *res.name);
-        for (size_t i = 0; i < res.n; i++) {
-            res.t[i] = rt_result_tensor(r, i);
-            res.name[i] = rt_result_name(r, i);
-        }
-        seconds = rt_result_seconds(r);
-    }
-    rest = res;
-    if (output) {
-        if (res.tuple) {
-            cli_error("run: the result is a tuple of %zu tensors: write it with --output-dir DIR", res.n);
-            goto out;
-        }
-        if (rt_tensor_save(res.t[0], output, stderr))
-            goto out;
-    } else if (output_dir) {
-        if (write_dir(&res, output_dir))
-            goto out;
-    } else {
-        for (size_t i = 0; i < res.n; i++)
-            summarize(res.t[i], res.name[i]);
-    }
-    printf("ran @main of %s on %s in %.3f s\n", model, native ? "cpu (compiled)" : opts.target ? opts.target : "interp",
-           seconds);
-    rc = 0;
-out:
-    for (size_t i = 0; i < ncout; i++) {
-        free(cnames[i]);
-        rt_tensor_free(ctensors[i]);
-    }
-    free(cnames);
-    free(ctensors);
-    free(rest.t);
-    free(rest.name);
-    rt_cmodel_free(cm);
-    rt_result_free(r);
+    rc = load_inputs(&o, in);
+    if (rc == 0)
+        rc = is_native(&o) ? run_compiled(&o, in, &res) : run_interp(&o, in, &res);
+    if (rc == 0)
+        rc = write_result(&o, &res);
+    if (rc == 0)
+        printf("ran @main of %s on %s in %.3f s\n", o.model,
+               is_native(&o) ? "cpu (compiled)" : o.target ? o.target : "interp", res.seconds);
+    outs_free(&res);
     rt_inputs_free(in);
-    rt_module_free(m);
-    free(params);
-    free(inputs);
+    cli_opts_free(&o);
     return rc;
 }

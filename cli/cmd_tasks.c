@@ -11,9 +11,11 @@
 static void help(FILE *out)
 {
     fprintf(out,
-            "usage: relay-tune tasks MODEL.relay [--target cpu] [-O0..3] [--params W.npz | --random-params S] [--json] [--keys]\n"
-            "                        [--space]\n"
+            "usage: relay-tune tasks MODEL.relay [--target cpu] [-O0..3] [--params W.npz ...] [--random-params S] [--json]\n"
+            "                        [--keys] [--space]\n"
             "  Lists the tuning tasks of the model after optimization (default -O3).\n"
+            "  --params W.npz, --random-params S   bind weights as `relay-tune opt` does (constants\n"
+            "           fold, so the tasks are those `relay-tune tune` tunes with the same weights)\n"
             "  --json   machine-readable output (keys, hashes, shapes, GFLOP, counts)\n"
             "  --keys   also print each task's full workload key\n"
             "  --space  also print each task's config space for the target: its template (and the\n"
@@ -22,57 +24,23 @@ static void help(FILE *out)
 
 int cli_cmd_tasks(int argc, char **argv)
 {
-    int random_params = 0;
-    unsigned long long random_seed = 0;
-    const char *file = NULL, *params = NULL, *target = "cpu";
-    rt_opt_options o = {.level = 3};
-    int json = 0, keys = 0, space = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            help(stdout);
-            return 0;
-        } else if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) {
-            o.level = a[2] - '0';
-        } else if (!strcmp(a, "--params") && i + 1 < argc) {
-            params = argv[++i];
-        } else if (!strcmp(a, "--random-params") && i + 1 < argc) {
-            random_params = 1;
-            random_seed = strtoull(argv[++i], NULL, 10);
-        } else if (!strcmp(a, "--json")) {
-            json = 1;
-        } else if (!strcmp(a, "--keys")) {
-            keys = 1;
-        } else if (!strcmp(a, "--space")) {
-            space = 1;
-        } else if (!strcmp(a, "--target") && i + 1 < argc) {
-            target = argv[++i];
-        } else if (a[0] == '-') {
-            cli_error("tasks: unknown option '%s'", a);
-            help(stderr);
-            return 2;
-        } else if (!file) {
-            file = a;
-        } else {
-            cli_error("tasks: more than one model");
-            return 2;
-        }
-    }
-    if (!file) {
-        help(stderr);
-        return 2;
-    }
-    if (strcmp(target, "cpu") != 0 && strncmp(target, "cpu ", 4) != 0) {
+    cli_opts o = {.cmd = "tasks", .opt = {.level = 3}};
+    int rc = cli_options_parse(&o, CLI_TASKS, argc, argv, help);
+    const char *target = o.target ? o.target : "cpu";
+    if (rc < 0 && strcmp(target, "cpu") != 0 && strncmp(target, "cpu ", 4) != 0) {
         cli_error("tasks: unknown target '%s' (this build knows: cpu)", target);
-        return 2;
+        rc = 2;
     }
-    rt_module *m = cli_load_model(file, &params, params != NULL, random_params, random_seed);
-    if (!m)
-        return 1;
-    if (rt_module_optimize(m, &o, stderr) != 0) {
+    rt_module *m = NULL;
+    if (rc < 0 && (m = cli_load_model(o.model, o.params.v, o.params.n, o.random, o.seed)) &&
+        rt_module_optimize(m, &o.opt, stderr) != 0) {
         rt_module_free(m);
-        return 1;
+        m = NULL;
     }
+    int json = o.json, keys = o.keys, space = o.space;
+    cli_opts_free(&o);
+    if (!m)
+        return rc >= 0 ? rc : 1;
     const rt_task *t;
     size_t n;
     rt_module_tasks(m, &t, &n);

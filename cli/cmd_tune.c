@@ -19,7 +19,7 @@ static void help(FILE *out)
             "usage: relay-tune tune MODEL.relay --trials N [--target cpu] [--db DB] [--tuner xgb|ga|random|grid]\n"
             "                       [--scheduler gradient|fixed] [--no-transfer] [--confirm K]\n"
             "                       [--tasks SELECTION] [--early-stopping N] [--seed S] [--jobs J]\n"
-            "                       [--params W.npz | --random-params S] [-O0..3]\n"
+            "                       [--params W.npz ...] [--random-params S] [-O0..3]\n"
             "                       [--plan-size N] [--objective rank|reg] [--epsilon F]\n"
             "  Searches each task's schedule, measuring every candidate in an isolated process and\n"
             "  checking it against the reference interpreter; every result goes into the database\n"
@@ -43,8 +43,9 @@ static void help(FILE *out)
             "  --jobs J            compilers at once (default: the cores)\n"
             "  --confirm K         when a task ends, re-measure its best K configs side by side (3; 0:\n"
             "                      never) --confirm-rounds R times each (3): compiling uses the best median\n"
-            "  --params W.npz      the model's weights; --random-params S seeded ones (the default,\n"
-            "                      seed 0: schedules depend on shapes, not on values)\n"
+            "  --params W.npz      the model's weights (may be given several times); --random-params S\n"
+            "                      seeded ones (the default, seed 0: schedules depend on shapes, not on\n"
+            "                      values); with both, seeded ones for the parameters the files leave\n"
             "  measurement: --batch N (configs per batch), --per-unit N (candidates per compiler run),\n"
             "  --repeat N (3), --min-repeat-ms MS (40), --timeout S (10, per run), --compile-timeout S\n"
             "  (60, per candidate), --flush-cache, --papi-events A,B (PAPI counters where the host has them)\n"
@@ -137,162 +138,114 @@ static void on_progress(void *ctx, const rt_tune_progress *p)
     fflush(stderr);
 }
 
-static bool parse_num(const char *opt, const char *s, double lo, double *out)
+/* The progress view --progress asks for (view.mode); -1 after a message. */
+static int view_mode(const char *progress)
 {
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s || *end || !(v >= lo)) {
-        cli_error("tune: %s needs a number of at least %g, not '%s'", opt, lo, s);
-        return false;
-    }
-    *out = v;
-    return true;
+    static const char *const modes[] = {"none", "live", "lines"};
+    if (!progress || !strcmp(progress, "auto"))
+        return isatty(2) ? 1 : 2;
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(progress, modes[i]))
+            return i;
+    cli_error("tune: --progress takes auto, live, lines or none");
+    return -1;
 }
 
-int cli_cmd_tune(int argc, char **argv)
+/* The command line, stored with the session: "relay-tune tune ..." (malloc'd). */
+static char *command_line(int argc, char **argv)
 {
-    const char *file = NULL, *params = NULL, *dbpath = NULL, *progress = "auto";
-    int random_params = 1, have_trials = 0;
-    unsigned long long random_seed = 0;
-    rt_opt_options oo = {.level = 3};
-    rt_tune_options o = {0};
-    o.target = "cpu";
-    o.tuner = "xgb";
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        double x;
-#define NUM(name, lo, dst)                                   \
-    else if (!strcmp(a, name) && v) {                        \
-        if (!parse_num(name, v, lo, &x))                     \
-            return 2;                                        \
-        dst;                                                 \
-        i++;                                                 \
-    }
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            help(stdout);
-            return 0;
-        } else if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) {
-            oo.level = a[2] - '0';
-        } else if (!strcmp(a, "--target") && v) {
-            o.target = argv[++i];
-        } else if (!strcmp(a, "--db") && v) {
-            dbpath = argv[++i];
-        } else if (!strcmp(a, "--tuner") && v) {
-            o.tuner = argv[++i];
-        } else if (!strcmp(a, "--objective") && v) {
-            o.objective = argv[++i];
-        } else if (!strcmp(a, "--scheduler") && v) {
-            o.scheduler = argv[++i];
-        } else if (!strcmp(a, "--no-transfer")) {
-            o.no_transfer = 1;
-        } else if (!strcmp(a, "--tasks") && v) {
-            o.tasks = argv[++i];
-        } else if (!strcmp(a, "--params") && v) {
-            params = argv[++i];
-            random_params = 0;
-        } else if (!strcmp(a, "--progress") && v) {
-            progress = argv[++i];
-        } else if (!strcmp(a, "--papi-events") && v) {
-            o.papi_events = argv[++i];
-        } else if (!strcmp(a, "--flush-cache")) {
-            o.flush_cache = 1;
-        }
-        NUM("--trials", 0, (o.trials = (long long)x, have_trials = 1))
-        NUM("--random-params", 0, (random_params = 1, random_seed = (unsigned long long)x, params = NULL))
-        NUM("--early-stopping", 0, o.early_stopping = (long long)x)
-        NUM("--seed", 0, o.seed = (unsigned long long)x)
-        NUM("--jobs", 1, o.jobs = (int)x)
-        NUM("--batch", 1, o.batch = (int)x)
-        NUM("--confirm", 0, o.confirm = x >= 1 ? (int)x : -1)
-        NUM("--confirm-rounds", 1, o.confirm_rounds = (int)x)
-        NUM("--per-unit", 1, o.per_unit = (int)x)
-        NUM("--plan-size", 1, o.plan_size = (int)x)
-        NUM("--epsilon", 0, o.epsilon = x > 0 ? x : -1)
-        NUM("--repeat", 1, o.repeat = (int)x)
-        NUM("--min-repeat-ms", 0, o.min_repeat_ms = x > 0 ? (int)x : -1)
-        NUM("--timeout", 0.001, o.run_timeout = x)
-        NUM("--compile-timeout", 0.001, o.compile_timeout = x)
-        else if (a[0] == '-') {
-            cli_error("tune: unknown option '%s' (or it needs a value)", a);
-            help(stderr);
-            return 2;
-        } else if (!file) {
-            file = a;
-        } else {
-            cli_error("tune: more than one model");
-            return 2;
-        }
-#undef NUM
-    }
-    if (!file || !have_trials) {
-        if (file)
-            cli_error("tune: --trials N is required");
-        help(stderr);
-        return 2;
-    }
-    view vw = {!strcmp(progress, "live") ? 1 : !strcmp(progress, "lines") ? 2 : !strcmp(progress, "none") ? 0 : -1};
-    if (vw.mode < 0) {
-        if (strcmp(progress, "auto") != 0) {
-            cli_error("tune: --progress takes auto, live, lines or none");
-            return 2;
-        }
-        vw.mode = isatty(2) ? 1 : 2;
-    }
-    if (rt_target_check(o.target, 1, stderr) != 0)
-        return 1;
-    /* first, before anything can start threads */
-    rt_runner *runner = rt_runner_start(stderr);
-    if (!runner)
-        return 1;
-    int rc = 1;
-    rt_db *db = NULL;
-    rt_tune_report *rep = NULL;
-    rt_module *m = cli_load_model(file, &params, params != NULL, random_params, random_seed);
-    if (!m)
-        goto done;
-    if (rt_module_optimize(m, &oo, stderr) != 0)
-        goto done;
-    db = rt_db_open(dbpath ? dbpath : rt_db_default_path(), RT_DB_CREATE, stderr);
-    if (!db)
-        goto done;
-    size_t cmdlen = 1;
+    size_t len = strlen("relay-tune") + 1;
     for (int i = 0; i < argc; i++)
-        cmdlen += strlen(argv[i]) + 1;
-    char *cmd = calloc(1, cmdlen + 16);
+        len += strlen(argv[i]) + 1;
+    char *cmd = malloc(len);
     strcpy(cmd, "relay-tune");
     for (int i = 0; i < argc; i++) {
         strcat(cmd, " ");
         strcat(cmd, argv[i]);
     }
-    o.model = file;
-    o.command = cmd;
-    o.stop = &stop_flag;
-    o.progress = on_progress;
-    o.progress_ctx = &vw;
+    return cmd;
+}
+
+/* The model with its weights (--params, else seeded random ones; with
+ * both, random ones for what the files leave), optimized; NULL after a message. */
+static rt_module *load_model(const cli_opts *o)
+{
+    rt_module *m = cli_load_model(o->model, o->params.v, o->params.n, o->random || !o->params.n, o->seed);
+    if (m && rt_module_optimize(m, &o->opt, stderr) != 0) {
+        rt_module_free(m);
+        m = NULL;
+    }
+    return m;
+}
+
+/* Tunes with Ctrl-C finishing the batch in flight; prints the report. */
+static int tune(rt_module *m, rt_runner *runner, rt_db *db, rt_tune_options *t, view *vw)
+{
+    t->stop = &stop_flag;
+    t->progress = on_progress;
+    t->progress_ctx = vw;
     struct sigaction sa, old;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_sigint;
     sa.sa_flags = SA_RESTART;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old);
-    int trc = rt_tune(m, runner, db, &o, &rep, stderr);
+    rt_tune_report *rep = NULL;
+    int trc = rt_tune(m, runner, db, t, &rep, stderr);
     sigaction(SIGINT, &old, NULL);
-    free(cmd);
     if (rep) {
         char *text = rt_tune_report_text(rep);
         fputs(text, stdout);
         fflush(stdout);
         free(text);
     }
-    rc = trc == 0 ? 0 : 1;
-done:
+    rt_tune_report_free(rep);
+    return trc == 0 ? 0 : 1;
+}
+
+int cli_cmd_tune(int argc, char **argv)
+{
+    cli_opts o = {.cmd = "tune", .opt = {.level = 3}, .tune = {.tuner = "xgb"}};
+    int rc = cli_options_parse(&o, CLI_TUNE, argc, argv, help);
+    if (rc < 0 && !cli_option_given(&o, "--trials")) {
+        cli_error("tune: --trials N is required");
+        help(stderr);
+        rc = 2;
+    }
+    view vw = {rc < 0 ? view_mode(o.progress) : 0, NULL, 0, 0};
+    if (rc < 0 && vw.mode < 0)
+        rc = 2;
+    if (rc < 0 && rt_target_check(o.target ? o.target : "cpu", 1, stderr) != 0)
+        rc = 1;
+    if (rc >= 0) {
+        cli_opts_free(&o);
+        return rc;
+    }
+    /* first, before anything can start threads */
+    rt_runner *runner = rt_runner_start(stderr);
+    if (!runner) {
+        cli_opts_free(&o);
+        return 1;
+    }
+    rc = 1;
+    rt_db *db = NULL;
+    char *cmd = command_line(argc, argv);
+    rt_module *m = load_model(&o);
+    if (m)
+        db = rt_db_open(o.db ? o.db : rt_db_default_path(), RT_DB_CREATE, stderr);
+    if (db) {
+        o.tune.target = o.target ? o.target : "cpu";
+        o.tune.model = o.model;
+        o.tune.command = cmd;
+        rc = tune(m, runner, db, &o.tune, &vw);
+    }
     for (size_t i = 0; i < vw.nlines; i++)
         free(vw.lines[i]);
     free(vw.lines);
-    rt_tune_report_free(rep);
+    free(cmd);
     rt_db_close(db);
     rt_module_free(m);
     rt_runner_stop(runner);
+    cli_opts_free(&o);
     return rc;
 }

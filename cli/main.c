@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -71,6 +72,14 @@ bool cli_model_operand(const char *cmd, const char *a, bool has_value, const cha
     }
     *model = a;
     return true;
+}
+
+int cli_write_module(const char *cmd, const char *out, const rt_module *m, bool types)
+{
+    char *text = rt_module_to_text(m, types ? RT_PRINT_TYPES : 0);
+    int rc = cli_write_output(cmd, out, text);
+    free(text);
+    return rc;
 }
 
 rt_module *cli_load_model(const char *file, const char *const *params, int nparams, bool random,

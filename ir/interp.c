@@ -170,63 +170,43 @@ static const plan *plan_of(ir_interp *ip, const ir_expr *func);
 typedef struct planner {
     ir_interp *ip;
     plan *p;
-    idmap seen;             /* nodes visited (count unused) */
     idmap bound;            /* variables bound inside: parameters and lets */
     SU_VEC(ir_expr *) vars; /* variables referenced, in first-use order */
 } planner;
 
-static void visit(planner *pl, ir_expr *e);
-
 /* One more reference from inside the body to e. */
-static void edge(planner *pl, ir_expr *e)
+static void use(planner *pl, const ir_expr *e)
 {
     idmap_slot(&pl->p->uses, e->id)->count++;
-    visit(pl, e);
 }
 
-static void visit(planner *pl, ir_expr *e)
+/* Counts the references each node holds (a call's op or global callee is
+ * no value), and notes the variables: those referenced and those bound. */
+static ir_visit_step plan_node(ir_visitor *v, const ir_expr *e)
 {
-    slot *s = idmap_slot(&pl->seen, e->id);
-    if (s->count)
-        return;
-    s->count = 1;
+    planner *pl = v->ctx;
     switch (e->kind) {
     case IR_VAR:
-        su_vec_push(&pl->vars, e);
-        break;
-    case IR_GLOBAL: case IR_CONST: case IR_OP:
-        break;
-    case IR_CALL:
-        if (e->u.call.fn->kind != IR_OP && e->u.call.fn->kind != IR_GLOBAL)
-            edge(pl, e->u.call.fn);
-        for (int i = 0; i < e->u.call.nargs; i++)
-            edge(pl, e->u.call.args[i]);
-        break;
-    case IR_LET:
-        idmap_slot(&pl->bound, e->u.let.var->id)->count = 1;
-        edge(pl, e->u.let.value);
-        edge(pl, e->u.let.body);
-        break;
-    case IR_IF:
-        edge(pl, e->u.if_.cond);
-        edge(pl, e->u.if_.then_branch);
-        edge(pl, e->u.if_.else_branch);
-        break;
-    case IR_TUPLE:
-        for (int i = 0; i < e->u.tuple.n; i++)
-            edge(pl, e->u.tuple.fields[i]);
-        break;
-    case IR_PROJ:
-        edge(pl, e->u.proj.tuple);
-        break;
+        su_vec_push(&pl->vars, (ir_expr *)e);
+        return IR_VISIT_SKIP;
     case IR_FUNC: {
         /* a nested function: making its closure reads its free variables */
         const plan *inner = plan_of(pl->ip, e);
-        for (int i = 0; i < inner->nfree; i++)
-            edge(pl, inner->free[i]);
+        for (int i = 0; i < inner->nfree; i++) {
+            use(pl, inner->free[i]);
+            ir_visit(v, inner->free[i]);
+        }
+        return IR_VISIT_SKIP;
+    }
+    case IR_LET:
+        idmap_slot(&pl->bound, e->u.let.var->id)->count = 1;
         break;
+    default: break;
     }
-    }
+    bool callee = e->kind == IR_CALL && e->u.call.fn->kind != IR_OP && e->u.call.fn->kind != IR_GLOBAL;
+    for (int i = e->kind == IR_CALL && !callee; i < ir_expr_nchildren(e); i++)
+        use(pl, ir_expr_child(e, i));
+    return IR_VISIT_DESCEND;
 }
 
 static const plan *plan_of(ir_interp *ip, const ir_expr *func)
@@ -235,10 +215,14 @@ static const plan *plan_of(ir_interp *ip, const ir_expr *func)
     if (s->val)
         return s->val;
     plan *p = su_calloc(1, sizeof *p);
-    planner pl = {ip, p, {0}, {0}, {0}};
+    planner pl = {ip, p, {0}, {0}};
     for (int i = 0; i < func->u.func.nparams; i++)
         idmap_slot(&pl.bound, func->u.func.params[i]->id)->count = 1;
-    edge(&pl, func->u.func.body);
+    use(&pl, func->u.func.body);
+    ir_visitor v;
+    ir_visitor_init(&v, plan_node, NULL, &pl);
+    ir_visit(&v, func->u.func.body);
+    ir_visitor_free(&v);
     for (size_t i = 0; i < pl.vars.len; i++)
         if (!idmap_find(&pl.bound, pl.vars.data[i]->id))
             p->nfree++;
@@ -247,7 +231,6 @@ static const plan *plan_of(ir_interp *ip, const ir_expr *func)
     for (size_t i = 0; i < pl.vars.len; i++)
         if (!idmap_find(&pl.bound, pl.vars.data[i]->id))
             p->free[p->nfree++] = pl.vars.data[i];
-    free(pl.seen.s);
     free(pl.bound.s);
     su_vec_free(&pl.vars);
     /* the map may have grown while nested plans were made: look again */

@@ -591,6 +591,53 @@ const ir_attr_val *ir_call_attr(const ir_expr *call, const char *name);
 /* The op called by e, or NULL when e is not a call of an operator. */
 const ir_op_def *ir_call_op(const ir_expr *e);
 
+/* ---- visit.c: read-only traversals ------------------------------------- */
+
+/* The number of operands of e, numbered by ir_expr_child in evaluation order:
+ * a call's callee then its arguments, a tuple's fields, a projection's tuple,
+ * a let's value then its body, an if's condition then its branches, a
+ * function's body. Variables that a let or a function binds are not
+ * operands; variables, globals, constants and ops have none. */
+int ir_expr_nchildren(const ir_expr *e);
+/* Operand i of e (0 <= i < ir_expr_nchildren(e)). */
+ir_expr *ir_expr_child(const ir_expr *e, int i);
+
+/* What a walk does after its pre hook saw a node. */
+typedef enum {
+    IR_VISIT_DESCEND,   /* visit the node's operands */
+    IR_VISIT_SKIP,      /* leave them (the hook may visit some itself) */
+    IR_VISIT_STOP,      /* end the walk: the answer is known */
+} ir_visit_step;
+
+typedef struct ir_visitor ir_visitor;
+/* Called once per node, before its operands. */
+typedef ir_visit_step (*ir_visit_pre_fn)(ir_visitor *v, const ir_expr *e);
+/* Called once per node, after its operands (at once when pre skipped them). */
+typedef void (*ir_visit_post_fn)(ir_visitor *v, const ir_expr *e);
+
+struct ir_visitor {
+    ir_visit_pre_fn pre;    /* NULL: descend everywhere */
+    ir_visit_post_fn post;  /* NULL: none */
+    void *ctx;              /* the caller's state */
+    uint32_t *seen;         /* the nodes visited this round (a set of id + 1) */
+    size_t cap, len;
+    bool stopped;           /* pre answered IR_VISIT_STOP */
+};
+
+/* Prepares a walk with hooks pre and post (either may be NULL) over ctx. */
+void ir_visitor_init(ir_visitor *v, ir_visit_pre_fn pre, ir_visit_post_fn post, void *ctx);
+/* Visits e and every node reachable from it, depth first, operands in order,
+ * each node once per round (a node visited by an earlier call of the round
+ * is not visited again); any depth (no recursion). Hooks may call ir_visit
+ * on the same visitor. False when the walk was stopped. */
+bool ir_visit(ir_visitor *v, const ir_expr *e);
+/* True when e was visited in this round. */
+bool ir_visited(const ir_visitor *v, const ir_expr *e);
+/* Starts a new round: nothing is visited, the walk is not stopped. */
+void ir_visitor_reset(ir_visitor *v);
+/* Frees the visited set. */
+void ir_visitor_free(ir_visitor *v);
+
 /* ---- module.c: modules of global functions ----------------------------- */
 
 /* One `def @name(...) { ... }` of a module. */

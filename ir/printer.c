@@ -21,7 +21,6 @@ typedef struct node_info {
     int child_a, child_b; /* bodies this node opens: if branches, fn body, let in parens */
     int uses;           /* number of places that refer to it */
     bool inline_ok;     /* printed in place as a body's result or let value */
-    uint32_t stamp;     /* visit mark */
 } node_info;
 
 typedef SU_VEC(const ir_expr *) node_vec;
@@ -40,7 +39,6 @@ typedef struct printer {
     SU_VEC(const char *) used_log;  /* the same names in the order they were taken */
     su_arena strs;                  /* the printed names */
     SU_VEC(const ir_tensor *) consts; /* tensor constants, printed as meta[relay.Constant][i] */
-    uint32_t stamp;
     int next_num;                   /* next graph binding number */
     int depth;                      /* body nesting, for indentation */
 } printer;
@@ -213,35 +211,13 @@ static void mark_body(printer *p, const ir_expr *e, int s)
     su_vec_push(&p->roots, e);
 }
 
-static void gather(printer *p, const ir_expr *e, node_vec *all)
+/* Collects the nodes (not atoms) reachable from a def body. */
+static ir_visit_step gather_node(ir_visitor *v, const ir_expr *e)
 {
-    if (is_atom(e) || info(p, e)->stamp == p->stamp)
-        return;
-    info(p, e)->stamp = p->stamp;
-    su_vec_push(all, e);
-    switch (e->kind) {
-    case IR_CALL:
-        gather(p, e->u.call.fn, all);
-        for (int i = 0; i < e->u.call.nargs; i++)
-            gather(p, e->u.call.args[i], all);
-        break;
-    case IR_TUPLE:
-        for (int i = 0; i < e->u.tuple.n; i++)
-            gather(p, e->u.tuple.fields[i], all);
-        break;
-    case IR_PROJ: gather(p, e->u.proj.tuple, all); break;
-    case IR_IF:
-        gather(p, e->u.if_.cond, all);
-        gather(p, e->u.if_.then_branch, all);
-        gather(p, e->u.if_.else_branch, all);
-        break;
-    case IR_FUNC: gather(p, e->u.func.body, all); break;
-    case IR_LET:
-        gather(p, e->u.let.value, all);
-        gather(p, e->u.let.body, all);
-        break;
-    default: break;
-    }
+    if (is_atom(e))
+        return IR_VISIT_SKIP;
+    su_vec_push((node_vec *)v->ctx, e);
+    return IR_VISIT_DESCEND;
 }
 
 static int by_id_desc(const void *a, const void *b)
@@ -256,8 +232,10 @@ static int by_id_desc(const void *a, const void *b)
 static void place(printer *p, const ir_expr *body)
 {
     node_vec all = {0};
-    p->stamp++;
-    gather(p, body, &all);
+    ir_visitor v;
+    ir_visitor_init(&v, gather_node, NULL, &all);
+    ir_visit(&v, body);
+    ir_visitor_free(&v);
     for (size_t i = 0; i < all.len; i++) {
         node_info *in = info(p, all.data[i]);
         in->scope = in->chain_scope = in->child_a = in->child_b = -1;
@@ -273,16 +251,6 @@ static void place(printer *p, const ir_expr *body)
         node_info *in = info(p, e);
         int s = in->scope;
         switch (e->kind) {
-        case IR_CALL:
-            use(p, e->u.call.fn, s);
-            for (int k = 0; k < e->u.call.nargs; k++)
-                use(p, e->u.call.args[k], s);
-            break;
-        case IR_TUPLE:
-            for (int k = 0; k < e->u.tuple.n; k++)
-                use(p, e->u.tuple.fields[k], s);
-            break;
-        case IR_PROJ: use(p, e->u.proj.tuple, s); break;
         case IR_IF:
             use(p, e->u.if_.cond, s);
             in->child_a = new_scope(p, s);
@@ -302,7 +270,10 @@ static void place(printer *p, const ir_expr *body)
             use(p, e->u.let.value, in->chain_scope);
             su_vec_push(&p->roots, e->u.let.value);
             break;
-        default: break;
+        default: /* calls, tuples, projections: operands are used where the node is */
+            for (int k = 0; k < ir_expr_nchildren(e); k++)
+                use(p, ir_expr_child(e, k), s);
+            break;
         }
     }
     /* a body's result or let value used nowhere else is printed in place */
@@ -420,46 +391,30 @@ static void expr_text(printer *p, const ir_expr *e, su_buf *t)
     }
 }
 
-/* Collects the unbound nodes placed in scope s that are reachable from e. */
-static void collect(printer *p, const ir_expr *e, int s, node_vec *acc)
+typedef struct collector { printer *p; int scope; node_vec *acc; } collector;
+
+/* Collects the unbound nodes placed in the collector's scope: a bound node
+ * is printed by its name, so what it needs is bound already. */
+static ir_visit_step collect_node(ir_visitor *v, const ir_expr *e)
 {
-    if (is_atom(e) || name_of(p, e) || info(p, e)->stamp == p->stamp)
-        return;
-    node_info *in = info(p, e);
-    in->stamp = p->stamp;
-    if (in->scope == s && !in->inline_ok)
-        su_vec_push(acc, e);
-    switch (e->kind) {
-    case IR_CALL:
-        collect(p, e->u.call.fn, s, acc);
-        for (int i = 0; i < e->u.call.nargs; i++)
-            collect(p, e->u.call.args[i], s, acc);
-        break;
-    case IR_TUPLE:
-        for (int i = 0; i < e->u.tuple.n; i++)
-            collect(p, e->u.tuple.fields[i], s, acc);
-        break;
-    case IR_PROJ: collect(p, e->u.proj.tuple, s, acc); break;
-    case IR_IF:
-        collect(p, e->u.if_.cond, s, acc);
-        collect(p, e->u.if_.then_branch, s, acc);
-        collect(p, e->u.if_.else_branch, s, acc);
-        break;
-    case IR_FUNC: collect(p, e->u.func.body, s, acc); break;
-    case IR_LET:
-        collect(p, e->u.let.value, s, acc);
-        collect(p, e->u.let.body, s, acc);
-        break;
-    default: break;
-    }
+    collector *c = v->ctx;
+    if (is_atom(e) || name_of(c->p, e))
+        return IR_VISIT_SKIP;
+    node_info *in = info(c->p, e);
+    if (in->scope == c->scope && !in->inline_ok)
+        su_vec_push(c->acc, e);
+    return IR_VISIT_DESCEND;
 }
 
 /* Binds, in creation order, the nodes of scope s that e needs. */
 static void prebind(printer *p, const ir_expr *e, int s)
 {
     node_vec acc = {0};
-    p->stamp++;
-    collect(p, e, s, &acc);
+    collector c = {p, s, &acc};
+    ir_visitor v;
+    ir_visitor_init(&v, collect_node, NULL, &c);
+    ir_visit(&v, e);
+    ir_visitor_free(&v);
     if (acc.len > 1)
         qsort(acc.data, acc.len, sizeof *acc.data, by_id_desc);
     su_buf scratch = {0};

@@ -45,47 +45,25 @@ uint64_t ir_splitmix64(uint64_t *state)
     return mix(*state);
 }
 
-/* The op call with the smallest id that passes param as an argument. */
-static void first_use(const ir_expr *e, const ir_expr *param, const ir_expr **best, int *arg, su_map *seen)
+/* The search for the op call with the smallest id that passes param. */
+typedef struct first_use {
+    const ir_expr *param;
+    const ir_expr *call;    /* the call found so far, or NULL */
+    int arg;                /* the argument of call that param is */
+} first_use;
+
+static ir_visit_step note_use(ir_visitor *v, const ir_expr *e)
 {
-    char key[24];
-    snprintf(key, sizeof key, "%u", e->id);
-    if (su_map_get(seen, key))
-        return;
-    su_map_put(seen, su_strdup(key), (void *)1);
-    switch (e->kind) {
-    case IR_CALL:
-        for (int i = 0; i < e->u.call.nargs; i++) {
-            if (e->u.call.args[i] == param && e->u.call.fn->kind == IR_OP && (!*best || e->id < (*best)->id)) {
-                *best = e;
-                *arg = i;
-            }
-            first_use(e->u.call.args[i], param, best, arg, seen);
+    first_use *u = v->ctx;
+    if (e->kind != IR_CALL || e->u.call.fn->kind != IR_OP || (u->call && e->id >= u->call->id))
+        return IR_VISIT_DESCEND;
+    for (int i = 0; i < e->u.call.nargs; i++)
+        if (e->u.call.args[i] == u->param) {
+            u->call = e;
+            u->arg = i;
+            break;
         }
-        first_use(e->u.call.fn, param, best, arg, seen);
-        break;
-    case IR_LET:
-        first_use(e->u.let.value, param, best, arg, seen);
-        first_use(e->u.let.body, param, best, arg, seen);
-        break;
-    case IR_IF:
-        first_use(e->u.if_.cond, param, best, arg, seen);
-        first_use(e->u.if_.then_branch, param, best, arg, seen);
-        first_use(e->u.if_.else_branch, param, best, arg, seen);
-        break;
-    case IR_TUPLE:
-        for (int i = 0; i < e->u.tuple.n; i++)
-            first_use(e->u.tuple.fields[i], param, best, arg, seen);
-        break;
-    case IR_PROJ:
-        first_use(e->u.proj.tuple, param, best, arg, seen);
-        break;
-    case IR_FUNC:
-        first_use(e->u.func.body, param, best, arg, seen);
-        break;
-    default:
-        break;
-    }
+    return IR_VISIT_DESCEND;
 }
 
 /* The range [lo, hi) for the parameter from its first use. */
@@ -164,14 +142,13 @@ void ir_random_fill(ir_tensor *t, const char *name, uint64_t seed, double lo, do
 
 void ir_random_param(const ir_expr *func, int index, uint64_t seed, ir_tensor *t)
 {
-    const ir_expr *param = func->u.func.params[index], *call = NULL;
-    int arg = -1;
-    su_map seen = {0};
-    first_use(func->u.func.body, param, &call, &arg, &seen);
-    for (size_t i = 0; i < seen.cap; i++)
-        free((char *)seen.slots[i].key);
-    su_map_free(&seen);
+    const ir_expr *param = func->u.func.params[index];
+    first_use u = {param, NULL, -1};
+    ir_visitor v;
+    ir_visitor_init(&v, note_use, NULL, &u);
+    ir_visit(&v, func->u.func.body);
+    ir_visitor_free(&v);
     double lo, hi;
-    range_of(call, arg, t, &lo, &hi);
+    range_of(u.call, u.arg, t, &lo, &hi);
     ir_random_fill(t, param->u.var.name, seed, lo, hi);
 }

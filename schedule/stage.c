@@ -50,29 +50,21 @@ typedef struct builder {
     uint32_t cap;
 } builder;
 
+static ir_visit_step note_id(ir_visitor *v, const ir_expr *e)
+{
+    uint32_t *m = v->ctx;
+    *m = e->id > *m ? e->id : *m;
+    return IR_VISIT_DESCEND;
+}
+
+/* The largest node id in e: the builder's memo is indexed by id. */
 static uint32_t max_id(const ir_expr *e)
 {
-    uint32_t m = e->id;
-    switch (e->kind) {
-    case IR_CALL:
-        for (int i = 0; i < e->u.call.nargs; i++) {
-            uint32_t k = max_id(e->u.call.args[i]);
-            m = k > m ? k : m;
-        }
-        break;
-    case IR_TUPLE:
-        for (int i = 0; i < e->u.tuple.n; i++) {
-            uint32_t k = max_id(e->u.tuple.fields[i]);
-            m = k > m ? k : m;
-        }
-        break;
-    case IR_PROJ: {
-        uint32_t k = max_id(e->u.proj.tuple);
-        m = k > m ? k : m;
-        break;
-    }
-    default: break;
-    }
+    uint32_t m = 0;
+    ir_visitor v;
+    ir_visitor_init(&v, note_id, NULL, &m);
+    ir_visit(&v, e);
+    ir_visitor_free(&v);
     return m;
 }
 

@@ -22,33 +22,11 @@ static ir_expr *substitute(tr_rewriter *rw, ir_expr *e)
     return e;
 }
 
-/* True when e mentions @main (each node visited once). */
-static bool calls_main(const ir_expr *e, uint8_t **seen, size_t *cap)
+/* The walk ends at a mention of @main. */
+static ir_visit_step find_main(ir_visitor *v, const ir_expr *e)
 {
-    *seen = su_grow_zeroed(*seen, cap, e->id, 1);
-    if ((*seen)[e->id])
-        return false;
-    (*seen)[e->id] = 1;
-    switch (e->kind) {
-    case IR_GLOBAL: return strcmp(e->u.global.name, "main") == 0;
-    case IR_CALL:
-        for (int i = 0; i < e->u.call.nargs; i++)
-            if (calls_main(e->u.call.args[i], seen, cap))
-                return true;
-        return calls_main(e->u.call.fn, seen, cap);
-    case IR_TUPLE:
-        for (int i = 0; i < e->u.tuple.n; i++)
-            if (calls_main(e->u.tuple.fields[i], seen, cap))
-                return true;
-        return false;
-    case IR_PROJ: return calls_main(e->u.proj.tuple, seen, cap);
-    case IR_LET: return calls_main(e->u.let.value, seen, cap) || calls_main(e->u.let.body, seen, cap);
-    case IR_IF:
-        return calls_main(e->u.if_.cond, seen, cap) || calls_main(e->u.if_.then_branch, seen, cap) ||
-               calls_main(e->u.if_.else_branch, seen, cap);
-    case IR_FUNC: return calls_main(e->u.func.body, seen, cap);
-    default: return false;
-    }
+    (void)v;
+    return e->kind == IR_GLOBAL && strcmp(e->u.global.name, "main") == 0 ? IR_VISIT_STOP : IR_VISIT_DESCEND;
 }
 
 bool tr_bind_params(ir_module *m, const char *const *names, const ir_tensor *const *values, size_t n, su_diags *d)
@@ -59,16 +37,16 @@ bool tr_bind_params(ir_module *m, const char *const *names, const ir_tensor *con
         return false;
     }
     /* a call of @main elsewhere would still pass the bound arguments */
-    uint8_t *seen = NULL;
-    size_t cap = 0;
+    ir_visitor walk;
+    ir_visitor_init(&walk, find_main, NULL, NULL);
     for (size_t i = 0; i < m->defs.len; i++)
-        if (calls_main(m->defs.data[i].func->u.func.body, &seen, &cap)) {
-            free(seen);
+        if (!ir_visit(&walk, m->defs.data[i].func->u.func.body)) {
+            ir_visitor_free(&walk);
             su_error(d, m->defs.data[i].global->span, "cannot bind parameters of @main: @%s calls it",
                      m->defs.data[i].name);
             return false;
         }
-    free(seen);
+    ir_visitor_free(&walk);
     ir_expr *f = g->func;
     int np = f->u.func.nparams;
     const ir_expr **vars = su_calloc(n + 1, sizeof *vars);

@@ -17,32 +17,17 @@ typedef struct folder {
     size_t cap;
 } folder;
 
-static void count_uses(folder *f, const ir_expr *e, uint8_t **seen, size_t *scap)
+/* Counts the users of each operand (a call's callee is not a use: only
+ * values are folded). */
+static ir_visit_step count_operands(ir_visitor *v, const ir_expr *e)
 {
-    *seen = su_grow_zeroed(*seen, scap, e->id, 1);
-    if ((*seen)[e->id])
-        return;
-    (*seen)[e->id] = 1;
-    ir_expr *const *ops = NULL;
-    int n = 0;
-    ir_expr *one[3];
-    switch (e->kind) {
-    case IR_CALL: ops = e->u.call.args; n = e->u.call.nargs; count_uses(f, e->u.call.fn, seen, scap); break;
-    case IR_TUPLE: ops = e->u.tuple.fields; n = e->u.tuple.n; break;
-    case IR_PROJ: one[0] = e->u.proj.tuple; ops = one; n = 1; break;
-    case IR_LET: one[0] = e->u.let.value; one[1] = e->u.let.body; ops = one; n = 2; break;
-    case IR_IF:
-        one[0] = e->u.if_.cond; one[1] = e->u.if_.then_branch; one[2] = e->u.if_.else_branch;
-        ops = one; n = 3;
-        break;
-    case IR_FUNC: one[0] = e->u.func.body; ops = one; n = 1; break;
-    default: break;
+    folder *f = v->ctx;
+    for (int i = e->kind == IR_CALL; i < ir_expr_nchildren(e); i++) {
+        const ir_expr *x = ir_expr_child(e, i);
+        f->uses = su_grow_zeroed(f->uses, &f->cap, x->id, sizeof *f->uses);
+        f->uses[x->id]++;
     }
-    for (int i = 0; i < n; i++) {
-        f->uses = su_grow_zeroed(f->uses, &f->cap, ops[i]->id, sizeof *f->uses);
-        f->uses[ops[i]->id]++;
-        count_uses(f, ops[i], seen, scap);
-    }
+    return IR_VISIT_DESCEND;
 }
 
 static uint32_t uses_of(const folder *f, const ir_expr *e)
@@ -163,11 +148,11 @@ static ir_expr *fold(tr_rewriter *rw, ir_expr *e)
 bool tr_fold_scale_axis(ir_module *m, const tr_options *o, su_diags *d)
 {
     folder f = {0};
-    uint8_t *seen = NULL;
-    size_t scap = 0;
+    ir_visitor v;
+    ir_visitor_init(&v, count_operands, NULL, &f);
     for (size_t i = 0; i < m->defs.len; i++)
-        count_uses(&f, m->defs.data[i].func, &seen, &scap);
-    free(seen);
+        ir_visit(&v, m->defs.data[i].func);
+    ir_visitor_free(&v);
     bool okk = tr_apply(m, fold, &f);
     free(f.uses);
     return okk;

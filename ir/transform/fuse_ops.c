@@ -39,7 +39,6 @@ typedef struct fuser {
     int max_depth;
     ir_expr **repl;         /* replacement of a node, by id (outer scopes too) */
     int *owner;             /* graph index + 1 of a node in the current graph, by id */
-    uint32_t *stamp;        /* visit marks, by id */
     int *scope;             /* body whose graph holds the node (see place_def), by id */
     int *child_a, *child_b; /* bodies a node opens (if branches, let parts, fn body), by id */
     SU_VEC(int) sparent;    /* tree of bodies: parent, depth */
@@ -47,7 +46,6 @@ typedef struct fuser {
     int cur_scope;          /* the body whose graph is being fused */
     ir_expr **all;          /* every node of the def, by increasing id */
     size_t nall;
-    uint32_t cur;
     size_t cap;
     gnode *g;               /* current graph, topological (id) order */
     int n;
@@ -77,8 +75,6 @@ static void grow(fuser *f, uint32_t id)
     cap = old;
     f->owner = su_grow_zeroed(f->owner, &cap, id, sizeof *f->owner);
     cap = old;
-    f->stamp = su_grow_zeroed(f->stamp, &cap, id, sizeof *f->stamp);
-    cap = old;
     f->scope = su_grow_zeroed(f->scope, &cap, id, sizeof *f->scope);
     cap = old;
     f->child_a = su_grow_zeroed(f->child_a, &cap, id, sizeof *f->child_a);
@@ -106,40 +102,18 @@ static int graph_index(const fuser *f, const ir_expr *x)
 
 typedef SU_VEC(ir_expr *) expr_vec;
 
-static void gather(fuser *f, ir_expr *e, expr_vec *all)
+typedef struct gatherer { fuser *f; expr_vec *all; } gatherer;
+
+/* Collects the nodes of a def body; a primitive function is fused already. */
+static ir_visit_step gather_node(ir_visitor *v, const ir_expr *e)
 {
-    grow(f, e->id);
-    if (is_atom(e) || f->stamp[e->id] == f->cur)
-        return;
-    f->stamp[e->id] = f->cur;
-    f->scope[e->id] = f->child_a[e->id] = f->child_b[e->id] = -1;
-    su_vec_push(all, e);
-    switch (e->kind) {
-    case IR_CALL:
-        gather(f, e->u.call.fn, all);
-        for (int i = 0; i < e->u.call.nargs; i++)
-            gather(f, e->u.call.args[i], all);
-        break;
-    case IR_TUPLE:
-        for (int i = 0; i < e->u.tuple.n; i++)
-            gather(f, e->u.tuple.fields[i], all);
-        break;
-    case IR_PROJ: gather(f, e->u.proj.tuple, all); break;
-    case IR_IF:
-        gather(f, e->u.if_.cond, all);
-        gather(f, e->u.if_.then_branch, all);
-        gather(f, e->u.if_.else_branch, all);
-        break;
-    case IR_LET:
-        gather(f, e->u.let.value, all);
-        gather(f, e->u.let.body, all);
-        break;
-    case IR_FUNC:
-        if (!tr_is_primitive(e))
-            gather(f, e->u.func.body, all);
-        break;
-    default: break;
-    }
+    gatherer *g = v->ctx;
+    grow(g->f, e->id);
+    if (is_atom(e))
+        return IR_VISIT_SKIP;
+    g->f->scope[e->id] = g->f->child_a[e->id] = g->f->child_b[e->id] = -1;
+    su_vec_push(g->all, (ir_expr *)e);
+    return tr_is_primitive(e) ? IR_VISIT_SKIP : IR_VISIT_DESCEND;
 }
 
 static int new_scope(fuser *f, int parent)
@@ -178,8 +152,11 @@ static int by_id(const void *a, const void *b)
 static void place_def(fuser *f, ir_expr *body)
 {
     expr_vec all = {0};
-    f->cur++;
-    gather(f, body, &all);
+    gatherer g = {f, &all};
+    ir_visitor v;
+    ir_visitor_init(&v, gather_node, NULL, &g);
+    ir_visit(&v, body);
+    ir_visitor_free(&v);
     if (all.len > 1)
         qsort(all.data, all.len, sizeof *all.data, by_id);
     f->sparent.len = f->sdepth.len = 0;
@@ -190,16 +167,6 @@ static void place_def(fuser *f, ir_expr *body)
         if (s < 0)
             continue;
         switch (e->kind) {
-        case IR_CALL:
-            use(f, e->u.call.fn, s);
-            for (int i = 0; i < e->u.call.nargs; i++)
-                use(f, e->u.call.args[i], s);
-            break;
-        case IR_TUPLE:
-            for (int i = 0; i < e->u.tuple.n; i++)
-                use(f, e->u.tuple.fields[i], s);
-            break;
-        case IR_PROJ: use(f, e->u.proj.tuple, s); break;
         case IR_IF:
             use(f, e->u.if_.cond, s);
             f->child_a[e->id] = new_scope(f, s);
@@ -219,7 +186,10 @@ static void place_def(fuser *f, ir_expr *body)
                 use(f, e->u.func.body, f->child_a[e->id]);
             }
             break;
-        default: break;
+        default: /* calls, tuples, projections: operands are used where the node is */
+            for (int i = 0; i < ir_expr_nchildren(e); i++)
+                use(f, ir_expr_child(e, i), s);
+            break;
         }
     }
     free(f->all);
@@ -242,43 +212,31 @@ static void add_edge(fuser *f, ir_expr *from, int to, ir_op_pattern pat)
     src->outputs = ed;
 }
 
-/* Marks graph nodes referenced from inside nested bodies as used outside. */
-static void mark_nested_refs(fuser *f, ir_expr *e, bool top)
+/* Marks a graph node reached from inside a nested body as used outside;
+ * the walk goes no further through it. */
+static ir_visit_step mark_nested_ref(ir_visitor *v, const ir_expr *e)
 {
+    fuser *f = v->ctx;
     grow(f, e->id);
     if (is_atom(e))
-        return;
-    if (!top && graph_index(f, e) >= 0) {
-        f->g[graph_index(f, e)].extern_ref = true;
-        return;
-    }
-    if (f->stamp[e->id] == f->cur)
-        return;
-    f->stamp[e->id] = f->cur;
-    switch (e->kind) {
-    case IR_CALL:
-        mark_nested_refs(f, e->u.call.fn, false);
-        for (int i = 0; i < e->u.call.nargs; i++)
-            mark_nested_refs(f, e->u.call.args[i], false);
-        break;
-    case IR_TUPLE:
-        for (int i = 0; i < e->u.tuple.n; i++)
-            mark_nested_refs(f, e->u.tuple.fields[i], false);
-        break;
-    case IR_PROJ: mark_nested_refs(f, e->u.proj.tuple, false); break;
-    case IR_IF:
-        if (!top)
-            mark_nested_refs(f, e->u.if_.cond, false);
-        mark_nested_refs(f, e->u.if_.then_branch, false);
-        mark_nested_refs(f, e->u.if_.else_branch, false);
-        break;
-    case IR_LET:
-        mark_nested_refs(f, e->u.let.value, false);
-        mark_nested_refs(f, e->u.let.body, false);
-        break;
-    case IR_FUNC: mark_nested_refs(f, e->u.func.body, false); break;
-    default: break;
-    }
+        return IR_VISIT_SKIP;
+    int gi = graph_index(f, e);
+    if (gi < 0)
+        return IR_VISIT_DESCEND;
+    f->g[gi].extern_ref = true;
+    return IR_VISIT_SKIP;
+}
+
+/* Marks the graph nodes that the bodies nested in e (an if, let or
+ * function of this graph) refer to; an if's condition is an edge of the
+ * graph itself, made by build_edges. */
+static void mark_nested_refs(fuser *f, ir_expr *e)
+{
+    ir_visitor v;
+    ir_visitor_init(&v, mark_nested_ref, NULL, f);
+    for (int i = e->kind == IR_IF; i < ir_expr_nchildren(e); i++)
+        ir_visit(&v, ir_expr_child(e, i));
+    ir_visitor_free(&v);
 }
 
 static bool same_shape(const ir_type *a, const ir_type *b)
@@ -328,8 +286,7 @@ static void build_edges(fuser *f, int i)
         gn->pattern = IR_PAT_OPAQUE;
         if (e->kind == IR_IF)
             add_edge(f, e->u.if_.cond, -1, IR_PAT_OPAQUE);
-        f->cur++;
-        mark_nested_refs(f, e, true);
+        mark_nested_refs(f, e);
     }
 }
 
@@ -550,25 +507,17 @@ static ir_expr *operand(builder *b, ir_expr *x)
     return v;
 }
 
+static ir_expr *member_operand(void *ctx, const ir_expr *e, int i, ir_expr *x)
+{
+    (void)e, (void)i;
+    return operand(ctx, x);
+}
+
+/* A member inside the function: its operands are the group's copies and
+ * parameters (an op's callee stays itself), typed as it was. */
 static ir_expr *copy_member(builder *b, ir_expr *e)
 {
-    ir_module *m = b->f->m;
-    ir_expr *r;
-    if (e->kind == IR_CALL) {
-        ir_expr **args = su_malloc(sizeof *args * (size_t)(e->u.call.nargs + 1));
-        for (int k = 0; k < e->u.call.nargs; k++)
-            args[k] = operand(b, e->u.call.args[k]);
-        r = ir_call(m, e->span, e->u.call.fn, e->u.call.nargs, args, e->u.call.attrs);
-        free(args);
-    } else if (e->kind == IR_TUPLE) {
-        ir_expr **fs = su_malloc(sizeof *fs * (size_t)(e->u.tuple.n + 1));
-        for (int k = 0; k < e->u.tuple.n; k++)
-            fs[k] = operand(b, e->u.tuple.fields[k]);
-        r = ir_tuple(m, e->span, e->u.tuple.n, fs);
-        free(fs);
-    } else {
-        r = ir_proj(m, e->span, operand(b, e->u.proj.tuple), e->u.proj.index);
-    }
+    ir_expr *r = tr_rebuild(b->f->m, e, member_operand, b);
     r->type = e->type;
     return r;
 }
@@ -596,57 +545,17 @@ static ir_expr *build_group(fuser *f, int root)
     return call;
 }
 
-/* Rebuilds a node that is not fused: operands replaced, nested bodies fused. */
-static ir_expr *rebuild_plain(fuser *f, ir_expr *e)
+/* The operand of a node that is not fused: a value computed in this graph
+ * or an enclosing one is its replacement there; a nested body (if branch,
+ * let part, function body) is fused in turn. */
+static ir_expr *plain_operand(void *ctx, const ir_expr *e, int i, ir_expr *x)
 {
-    ir_module *m = f->m;
+    fuser *f = ctx;
     switch (e->kind) {
-    case IR_CALL: {
-        ir_expr *fn = outer(f, e->u.call.fn);
-        ir_expr **args = su_malloc(sizeof *args * (size_t)(e->u.call.nargs + 1));
-        bool ch = fn != e->u.call.fn;
-        for (int k = 0; k < e->u.call.nargs; k++)
-            ch |= (args[k] = outer(f, e->u.call.args[k])) != e->u.call.args[k];
-        ir_expr *r = ch ? ir_call(m, e->span, fn, e->u.call.nargs, args, e->u.call.attrs) : e;
-        free(args);
-        return r;
-    }
-    case IR_TUPLE: {
-        ir_expr **fs = su_malloc(sizeof *fs * (size_t)(e->u.tuple.n + 1));
-        bool ch = false;
-        for (int k = 0; k < e->u.tuple.n; k++)
-            ch |= (fs[k] = outer(f, e->u.tuple.fields[k])) != e->u.tuple.fields[k];
-        ir_expr *r = ch ? ir_tuple(m, e->span, e->u.tuple.n, fs) : e;
-        free(fs);
-        return r;
-    }
-    case IR_PROJ: {
-        ir_expr *t = outer(f, e->u.proj.tuple);
-        return t == e->u.proj.tuple ? e : ir_proj(m, e->span, t, e->u.proj.index);
-    }
-    case IR_IF: {
-        ir_expr *c = outer(f, e->u.if_.cond);
-        ir_expr *t = fuse_body(f, e->u.if_.then_branch, f->child_a[e->id]);
-        ir_expr *el = fuse_body(f, e->u.if_.else_branch, f->child_b[e->id]);
-        return c == e->u.if_.cond && t == e->u.if_.then_branch && el == e->u.if_.else_branch ? e
-                                                                                           : ir_if(m, e->span, c, t, el);
-    }
-    case IR_LET: {
-        ir_expr *v = fuse_body(f, e->u.let.value, f->child_a[e->id]);
-        ir_expr *bd = fuse_body(f, e->u.let.body, f->child_b[e->id]);
-        return v == e->u.let.value && bd == e->u.let.body ? e : ir_let(m, e->span, e->u.let.var, v, bd);
-    }
-    case IR_FUNC: {
-        if (tr_is_primitive(e))
-            return e;
-        ir_expr *bd = fuse_body(f, e->u.func.body, f->child_a[e->id]);
-        if (bd == e->u.func.body)
-            return e;
-        return ir_func(m, e->span, e->u.func.nparams, e->u.func.params, e->u.func.ret_annot, bd, e->u.func.nattrs,
-                       e->u.func.attrs);
-    }
-    default:
-        return e;
+    case IR_IF: return i == 0 ? outer(f, x) : fuse_body(f, x, i == 1 ? f->child_a[e->id] : f->child_b[e->id]);
+    case IR_LET: return fuse_body(f, x, i == 0 ? f->child_a[e->id] : f->child_b[e->id]);
+    case IR_FUNC: return tr_is_primitive(e) ? x : fuse_body(f, x, f->child_a[e->id]);
+    default: return outer(f, x);
     }
 }
 
@@ -669,7 +578,7 @@ static void partition_and_rewrite(fuser *f, ir_expr *root)
         if (root_of(f, i) != i)
             continue; /* a member: it lives inside its group's function */
         bool op_group = ir_call_op(e) || f->g[i].num_nodes > 1;
-        f->repl[e->id] = op_group ? build_group(f, i) : rebuild_plain(f, e);
+        f->repl[e->id] = op_group ? build_group(f, i) : tr_rebuild(f->m, e, plain_operand, f);
     }
 }
 
@@ -726,6 +635,13 @@ bool tr_is_primitive(const ir_expr *e)
     return false;
 }
 
+/* A def's function takes its fused body (ctx). */
+static ir_expr *fused_body(void *ctx, const ir_expr *e, int i, ir_expr *x)
+{
+    (void)e, (void)i, (void)x;
+    return ctx;
+}
+
 bool tr_fuse_ops(ir_module *m, const tr_options *o, su_diags *d)
 {
     fuser f = {.m = m, .max_depth = o && o->max_fuse_depth > 0 ? o->max_fuse_depth : 256};
@@ -735,15 +651,12 @@ bool tr_fuse_ops(ir_module *m, const tr_options *o, su_diags *d)
         place_def(&f, g->func->u.func.body);
         ir_expr *body = fuse_body(&f, g->func->u.func.body, 0);
         if (body != g->func->u.func.body) {
-            ir_expr *fn = g->func;
-            g->func = ir_func(m, fn->span, fn->u.func.nparams, fn->u.func.params, fn->u.func.ret_annot, body,
-                              fn->u.func.nattrs, fn->u.func.attrs);
+            g->func = tr_rebuild(m, g->func, fused_body, body);
             g->global->type = NULL;
         }
     }
     free(f.repl);
     free(f.owner);
-    free(f.stamp);
     free(f.scope);
     free(f.child_a);
     free(f.child_b);

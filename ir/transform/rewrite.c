@@ -1,7 +1,9 @@
 /* rewrite.c — the one traversal every pass shares: rebuild an expression
  * bottom-up, memoized by node id so that a shared node is rewritten once and
  * stays shared, keeping a node as it is when none of its operands changed
- * (so its type survives), and calling the pass's rule on each result. */
+ * (so its type survives), and calling the pass's rule on each result. The
+ * operands are ir/visit.c's; making a node of a kind over new operands is
+ * here, once (tr_rebuild), for this traversal and for fuse-ops' own. */
 #include <string.h>
 
 #include "ir/transform/transform.h"
@@ -34,68 +36,56 @@ static void memo_put(tr_rewriter *rw, const ir_expr *e, ir_expr *r)
     rw->memo[e->id] = r;
 }
 
-/* Rewrites n operands into out; true when any changed. */
-static bool rewrite_all(tr_rewriter *rw, int n, ir_expr *const *in, ir_expr **out)
+/* The node of e's kind over operands ops (ir_expr_child order), keeping
+ * what is not an operand: attributes, bound variables, annotations. */
+static ir_expr *remake(ir_module *m, const ir_expr *e, ir_expr *const *ops)
 {
-    bool changed = false;
-    for (int i = 0; i < n; i++) {
-        out[i] = tr_rewrite(rw, in[i]);
-        changed |= out[i] != in[i];
-    }
-    return changed;
-}
-
-static ir_expr *rebuild(tr_rewriter *rw, ir_expr *e)
-{
-    ir_module *m = rw->m;
     switch (e->kind) {
     case IR_CALL: {
-        ir_expr *fn = tr_rewrite(rw, e->u.call.fn);
-        ir_expr **args = su_malloc(sizeof *args * (size_t)(e->u.call.nargs + 1));
-        bool ch = rewrite_all(rw, e->u.call.nargs, e->u.call.args, args);
-        ir_expr *r = !ch && fn == e->u.call.fn ? e : ir_call(m, e->span, fn, e->u.call.nargs, args, e->u.call.attrs);
+        ir_expr *r = ir_call(m, e->span, ops[0], e->u.call.nargs, ops + 1, e->u.call.attrs);
         r->u.call.nkvs = e->u.call.nkvs;     /* a function call's written attributes stay with it */
         r->u.call.kvs = e->u.call.kvs;
-        free(args);
         return r;
     }
-    case IR_TUPLE: {
-        ir_expr **fs = su_malloc(sizeof *fs * (size_t)(e->u.tuple.n + 1));
-        bool ch = rewrite_all(rw, e->u.tuple.n, e->u.tuple.fields, fs);
-        ir_expr *r = ch ? ir_tuple(m, e->span, e->u.tuple.n, fs) : e;
-        free(fs);
-        return r;
-    }
-    case IR_PROJ: {
-        ir_expr *t = tr_rewrite(rw, e->u.proj.tuple);
-        return t == e->u.proj.tuple ? e : ir_proj(m, e->span, t, e->u.proj.index);
-    }
-    case IR_LET: {
-        ir_expr *v = tr_rewrite(rw, e->u.let.value);
-        ir_expr *b = tr_rewrite(rw, e->u.let.body);
-        return v == e->u.let.value && b == e->u.let.body ? e : ir_let(m, e->span, e->u.let.var, v, b);
-    }
-    case IR_IF: {
-        ir_expr *c = tr_rewrite(rw, e->u.if_.cond);
-        ir_expr *t = tr_rewrite(rw, e->u.if_.then_branch);
-        ir_expr *f = tr_rewrite(rw, e->u.if_.else_branch);
-        if (c == e->u.if_.cond && t == e->u.if_.then_branch && f == e->u.if_.else_branch)
-            return e;
-        return ir_if(m, e->span, c, t, f);
-    }
+    case IR_TUPLE: return ir_tuple(m, e->span, e->u.tuple.n, ops);
+    case IR_PROJ: return ir_proj(m, e->span, ops[0], e->u.proj.index);
+    case IR_LET: return ir_let(m, e->span, e->u.let.var, ops[0], ops[1]);
+    case IR_IF: return ir_if(m, e->span, ops[0], ops[1], ops[2]);
     case IR_FUNC: {
-        ir_expr *b = tr_rewrite(rw, e->u.func.body);
-        if (b == e->u.func.body)
-            return e;
-        ir_expr *f = ir_func(m, e->span, e->u.func.nparams, e->u.func.params, e->u.func.ret_annot, b,
+        ir_expr *f = ir_func(m, e->span, e->u.func.nparams, e->u.func.params, e->u.func.ret_annot, ops[0],
                              e->u.func.nattrs, e->u.func.attrs);
         f->u.func.ntparams = e->u.func.ntparams;
         f->u.func.tparams = e->u.func.tparams;
         return f;
     }
-    default:
-        return e;
+    case IR_VAR: case IR_GLOBAL: case IR_CONST: case IR_OP: break;
     }
+    return (ir_expr *)e;
+}
+
+ir_expr *tr_rebuild(ir_module *m, ir_expr *e, tr_operand_fn map, void *ctx)
+{
+    int n = ir_expr_nchildren(e);
+    if (!n)
+        return e;
+    ir_expr *few[3];
+    ir_expr **ops = n <= 3 ? few : su_malloc(sizeof *ops * (size_t)n);
+    bool changed = false;
+    for (int i = 0; i < n; i++) {
+        ir_expr *x = ir_expr_child(e, i);
+        ops[i] = map(ctx, e, i, x);
+        changed |= ops[i] != x;
+    }
+    ir_expr *r = changed ? remake(m, e, ops) : e;
+    if (ops != few)
+        free(ops);
+    return r;
+}
+
+static ir_expr *rewrite_operand(void *ctx, const ir_expr *e, int i, ir_expr *x)
+{
+    (void)e, (void)i;
+    return tr_rewrite(ctx, x);
 }
 
 /* Rules read operand types, so every node a rule or a rebuild makes is typed
@@ -123,7 +113,7 @@ ir_expr *tr_rewrite(tr_rewriter *rw, ir_expr *e)
         rw->depth--;
         return e;
     }
-    r = rebuild(rw, e);
+    r = tr_rebuild(rw->m, e, rewrite_operand, rw);
     typed(rw, r);
     if (rw->post) {
         rw->orig = e;
@@ -146,52 +136,27 @@ void tr_rewrite_module(tr_rewriter *rw)
     }
 }
 
-typedef struct {
-    uint8_t *seen;          /* visited, by node id */
-    size_t cap;
+typedef struct counter {
     size_t ops, prims;      /* operator calls; calls of primitive functions */
 } counter;
 
-static void count(counter *c, const ir_expr *e)
+static ir_visit_step count_call(ir_visitor *v, const ir_expr *e)
 {
-    if (e->kind == IR_VAR || e->kind == IR_GLOBAL || e->kind == IR_CONST || e->kind == IR_OP)
-        return;
-    c->seen = su_grow_zeroed(c->seen, &c->cap, e->id, 1);
-    if (c->seen[e->id])
-        return;
-    c->seen[e->id] = 1;
-    switch (e->kind) {
-    case IR_CALL:
+    counter *c = v->ctx;
+    if (e->kind == IR_CALL) {
         c->ops += ir_call_op(e) != NULL;
         c->prims += tr_is_primitive(e->u.call.fn);
-        count(c, e->u.call.fn);
-        for (int i = 0; i < e->u.call.nargs; i++)
-            count(c, e->u.call.args[i]);
-        return;
-    case IR_TUPLE:
-        for (int i = 0; i < e->u.tuple.n; i++)
-            count(c, e->u.tuple.fields[i]);
-        return;
-    case IR_PROJ: count(c, e->u.proj.tuple); return;
-    case IR_LET:
-        count(c, e->u.let.value);
-        count(c, e->u.let.body);
-        return;
-    case IR_IF:
-        count(c, e->u.if_.cond);
-        count(c, e->u.if_.then_branch);
-        count(c, e->u.if_.else_branch);
-        return;
-    case IR_FUNC: count(c, e->u.func.body); return;
-    default: return;
     }
+    return IR_VISIT_DESCEND;
 }
 
 void tr_count(const ir_expr *e, size_t *ops, size_t *primitive_calls)
 {
     counter c = {0};
-    count(&c, e);
-    free(c.seen);
+    ir_visitor v;
+    ir_visitor_init(&v, count_call, NULL, &c);
+    ir_visit(&v, e);
+    ir_visitor_free(&v);
     if (ops)
         *ops = c.ops;
     if (primitive_calls)

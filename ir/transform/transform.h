@@ -39,6 +39,13 @@ void tr_rewriter_free(tr_rewriter *rw);
 /* Rewrites every def of m with rule (ctx for the rule); false when the
  * graph was too deep or a rewritten node failed to type-check. */
 bool tr_apply(ir_module *m, tr_post_fn rule, void *ctx);
+/* Maps operand i of e (ir_expr_child numbering), which is x, to the operand
+ * the rebuilt node takes. */
+typedef ir_expr *(*tr_operand_fn)(void *ctx, const ir_expr *e, int i, ir_expr *x);
+/* e over the operands map gives (asked in operand order): e itself when
+ * none changed (its type kept), else a new untyped node of e's kind with
+ * e's span, attributes, bound variables and annotations. */
+ir_expr *tr_rebuild(ir_module *m, ir_expr *e, tr_operand_fn map, void *ctx);
 /* Counts, over everything reachable from e (each shared node once, inside
  * functions too), the operator calls and the calls of primitive functions. */
 void tr_count(const ir_expr *e, size_t *ops, size_t *primitive_calls);

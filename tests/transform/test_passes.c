@@ -6,19 +6,7 @@
 
 #include "ir/transform/transform.h"
 #include "tests/tap.h"
-
-static ir_module *load(const char *text)
-{
-    su_diags d = {0};
-    ir_module *m = ir_parse("t.relay", text, strlen(text), &d);
-    if (!m || !ir_infer_types(m, &d)) {
-        su_diags_print(stdout, &d);
-        ir_module_free(m);
-        m = NULL;
-    }
-    su_diags_free(&d);
-    return m;
-}
+#include "tests/transform/load.h"
 
 static bool run(ir_module *m, tr_pass_fn fn)
 {
