@@ -430,9 +430,10 @@ static void loop(emitter *m, const sch_stmt *s)
         lines(m, l->reduction.lines, &x, s);
         return;
     }
-    x.mark = l->mark[loop_mark(m, s)];
+    sch_loop_mark mk = loop_mark(m, s);
+    x.mark = l->mark[mk];
     x.body = s->body;
-    lines(m, l->loop, &x, s);
+    lines(m, l->loops[mk] ? l->loops[mk] : l->loop, &x, s);
 }
 
 /* ---- statements ----------------------------------------------------------- */

@@ -364,6 +364,9 @@ typedef struct sch_lang {
     const sch_lang_line *let;               /* $v = $0; $B */
     const sch_lang_line *loop;              /* $v, $n; $p; $B */
     const char *mark[SCH_MARK_COUNT];       /* $p by what the loop is (NULL: none) */
+    /* a form of its own for loops of a mark (NULL: loop), such as a thread
+     * loop that is a work-item index in OpenCL C */
+    const sch_lang_line *loops[SCH_MARK_COUNT];
     sch_lang_reduction reduction;
     const sch_lang_line *alloc[4];          /* by buffer scope: $b $t $s $e $z; $B */
     const sch_lang_line *alloc_small;       /* a LOCAL buffer of at most small_bytes (NULL: alloc[]) */

@@ -10,9 +10,10 @@
  * golden files (tests/codegen/golden/emit_*.txt, written by the emitters
  * before the walk was shared: regenerate with RT_UPDATE_GOLDEN=1), the
  * walk's entry points for expressions and statements are checked against
- * the function's text, and the C is built and run: its integer results must
- * follow floor semantics and its float results the same formulas computed
- * here. */
+ * the function's text, a third table (a sketch of OpenCL C kept here) must
+ * print the function with its own forms and nothing of C's, and the C is
+ * built and run: its integer results must follow floor semantics and its
+ * float results the same formulas computed here. */
 #include <math.h>
 #include <string.h>
 
@@ -212,6 +213,108 @@ static void run(const char *src)
     tg_lib_close(lib);
 }
 
+/* A second C-like language, a sketch of OpenCL C written only to show that
+ * a language is a table: work-item indices for thread loops, local memory,
+ * address-space qualifiers, overloaded math (no intrinsic names), its own
+ * types and literals. Nothing of the C table may show through. */
+static const char *const cl_types[IR_DTYPE_COUNT] = {
+    [IR_FLOAT32] = "float", [IR_FLOAT16] = "half", [IR_FLOAT64] = "double", [IR_INT8] = "char",
+    [IR_INT16] = "short",   [IR_INT32] = "int",    [IR_INT64] = "long",     [IR_UINT8] = "uchar",
+    [IR_BOOL] = "uchar",
+};
+
+static void cl_int(su_buf *b, ir_dtype dt, int64_t v)
+{
+    if (dt == IR_INT64)
+        su_buf_printf(b, "%lldL", (long long)v);
+    else
+        su_buf_printf(b, "(%s)%lld", cl_types[dt], (long long)v);
+}
+
+static void cl_float(su_buf *b, ir_dtype dt, double v)
+{
+    if (!isfinite(v)) {
+        su_buf_puts(b, isnan(v) ? "NAN" : v > 0 ? "INFINITY" : "-INFINITY");
+        return;
+    }
+    char t[64];
+    snprintf(t, sizeof t, dt == IR_FLOAT64 ? "%.17g" : "%.9g", v);
+    su_buf_printf(b, "%s%s%s", t, strpbrk(t, ".e") ? "" : ".0", dt == IR_FLOAT64 ? "" : "f");
+}
+
+#define CL(...) (const sch_lang_line[]){__VA_ARGS__, {0, NULL}}
+#define CL_ARGS(input, other) {input, other, other, other}
+
+static const sch_lang opencl_sketch = {
+    .name = "OpenCL C (sketch)",
+    .indent = "\t",
+    .types = cl_types,
+    .int_lit = cl_int,
+    .float_lit = cl_float,
+    .ops = {
+        SCH_INFIX_OPS(3, 4, 5, 6),
+        [SCH_NOT] = {"!$0", 7, false},
+        [SCH_CAST] = {"convert_$t($0)", 0, false},
+        [SCH_SELECT] = {"select($2, $1, $0)", 0, false},
+        [SCH_MIN] = {"min($0, $1)", 0, false},
+        [SCH_MAX] = {"max($0, $1)", 0, false},
+        [SCH_CALL] = {"$F($*)", 0, false},
+        [SCH_LOAD] = {"$b[$0]", 0, false},
+    },
+    .mixed_prec = 4,
+    .floor_div = {"floor_div($0, $1)", 0, false},
+    .floor_mod = {"floor_mod($0, $1)", 0, false},
+    .float_mod = {{"fmod($0, $1)", 0, false}, {"fmod($0, $1)", 0, false}},
+    .loop_var = "x",
+    .let_var = "y",
+    .store = CL({0, "$b[$0] = $1;"}),
+    .if_then = CL({0, "if ($0) {"}, {1, "$B"}, {0, "}"}),
+    .if_else = CL({0, "if ($0) {"}, {1, "$B"}, {0, "} else {"}, {1, "$O"}, {0, "}"}),
+    .let = CL({0, "$t $v = $0;"}, {0, "$B"}),
+    .loop = CL({0, "$p"}, {0, "for (long $v = 0; $v < $n; $v++) {"}, {1, "$B"}, {0, "}"}),
+    .mark = {[SCH_MARK_UNROLLED] = "__attribute__((opencl_unroll_hint($N)))"},
+    .loops = {[SCH_MARK_THREAD] = CL({0, "{"}, {1, "const long $v = get_local_id($a);"}, {1, "$B"}, {0, "}"})},
+    .alloc = {
+        [SCH_SCOPE_GLOBAL] = CL({0, "__global $t *$b = scratch;"}, {0, "$B"}),
+        [SCH_SCOPE_LOCAL] = CL({0, "__local $t $b[$e];"}, {0, "$B"}),
+    },
+    .func = CL({0, "__kernel void $f($A, __global double *scratch)"}, {0, "{"}, {1, "$B"}, {0, "}"}),
+    .param = CL_ARGS("__global const $t *$b", "__global $t *$b"),
+};
+
+/* The sketch prints the function without a trace of the C table. */
+static void second_language(const sch_func *f)
+{
+    su_buf b = {0};
+    sch_emit_func(&b, &opencl_sketch, f, "every_form");
+    const char *t = su_buf_str(&b);
+    if (getenv("RT_SHOW"))
+        fputs(t, stderr);
+    static const char *const want[][2] = {
+        {"the kernel's signature", "__kernel void every_form(__global const long *p0, __global const float *p1, "
+                                   "__global float *o0, __global long *o1, __global float *o2, __global long *o3, "
+                                   "__global double *scratch)\n{\n"},
+        {"a thread loop is a work-item index", "\t{\n\t\tconst long x3 = get_local_id(1);\n\t\tl1[x3] = 2.0f;\n\t}\n"},
+        {"local memory", "\t__local float l1[4];\n"},
+        {"a kernel-wide temporary", "\t__global double *t0 = scratch;\n"},
+        {"floor forms and plain division", "floor_div(y0, 3L) + floor_mod(y0, 3L) * 100L + x0 / 2L"},
+        {"its select, casts, overloaded math",
+         "select(convert_float(p0[x0]) + exp(y2) - convert_float(sqrt(t0[x0])), fmod(p1[x0], 1.5f)"},
+        {"an unroll hint", "\t\t\t__attribute__((opencl_unroll_hint(3)))\n\t\t\tfor (long x3 = 0; x3 < 3L; x3++) {\n"},
+        {"its literals", "convert_long(convert_char(x5) + (char)-3)"},
+        {"its INT64_MIN", "max(-9223372036854775808L, x5 - 1L)"},
+        {"its NaN", "select(1e+10f, -0.25f, convert_float(x5) != NAN)"},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        ok(strstr(t, want[i][1]) != NULL, "second language: %s", want[i][0]);
+    static const char *const c_only[] = {"#pragma", "rt_floor", "rt_min", "rt_max", "rt_exp", "restrict", "int64_t", "args[", "rc = ", "    "};
+    int seen = 0;
+    for (size_t i = 0; i < sizeof c_only / sizeof *c_only; i++)
+        seen += strstr(t, c_only[i]) != NULL;
+    is_int(seen, 0, "second language: nothing of the C table shows through");
+    su_buf_free(&b);
+}
+
 int main(void)
 {
     su_arena_init(&A);
@@ -231,6 +334,7 @@ int main(void)
     su_buf_clear(&b);
     sch_print_expr(&b, f->body->body->items[0]->body->value);
     is_str(su_buf_str(&b), "i - 4", "an expression prints with its hints");
+    second_language(f);
     run(su_buf_str(&c));
     su_buf_free(&b);
     su_buf_free(&ir);
