@@ -29,7 +29,7 @@ typedef struct slots {
     const sch_expr *op[3];          /* $0 $1 $2 */
     int ctx;                        /* their precedence context */
     bool infix;                     /* $1 sits on the right of an infix operator */
-    int nargs;                      /* $* */
+    int nargs;                      /* $* (-1: none) */
     const sch_expr *const *args;
     int dtype;                      /* $t (-1: none) */
     const char *buf;                /* $b */
@@ -48,7 +48,7 @@ typedef struct slots {
     const sch_stmt *body, *other;   /* $B $O */
 } slots;
 
-#define NO_SLOTS {.dtype = -1, .extent = -1, .axis = -1, .acc = -1, .index = -1}
+#define NO_SLOTS {.nargs = -1, .dtype = -1, .extent = -1, .axis = -1, .acc = -1, .index = -1}
 
 static void expr(emitter *m, const sch_expr *e, int ctx, bool right);
 static void stmt(emitter *m, const sch_stmt *s);
@@ -94,7 +94,7 @@ static bool has_slot(const emitter *m, const slots *x, char c)
 {
     switch (c) {
     case '0': case '1': case '2': return x->op[c - '0'] != NULL;
-    case '*': return x->args != NULL;
+    case '*': return x->nargs >= 0;
     case 't': return x->dtype >= 0;
     case 'b': return x->buf != NULL;
     case 's': case 'e': case 'z': return x->shape != NULL;
@@ -118,7 +118,10 @@ static void render(emitter *m, const char *p, const slots *x)
     su_buf *b = m->b;
     for (; *p; p++) {
         if (*p != '$') {
-            su_buf_putc(b, *p);
+            /* the text up to the next slot in one piece */
+            size_t n = strcspn(p, "$");
+            su_buf_putn(b, p, n);
+            p += n - 1;
             continue;
         }
         char c = *++p;
@@ -184,6 +187,8 @@ static void list(emitter *m, const slots *x, const char *const *forms, bool para
         if (i)
             su_buf_puts(m->b, ", ");
         slots y = arg_slots(x, i);
+        if (!forms[f->args[i]->scope])
+            su_panic("%s: no form for an argument of scope %d", m->l->name, (int)f->args[i]->scope);
         render(m, forms[f->args[i]->scope], &y);
     }
 }
@@ -242,6 +247,8 @@ static void nested(emitter *m, const sch_stmt *s, int d)
  * (NULL for none) is the loop or let whose body $B (or $U) is. */
 static void lines(emitter *m, const sch_lang_line *ls, const slots *x, const sch_stmt *scope)
 {
+    if (!ls)
+        su_panic("%s: a statement has no form in this language", m->l->name);
     for (; ls->text; ls++) {
         int d = m->depth + ls->depth;
         const char *t = ls->text;
@@ -328,8 +335,10 @@ static void expr(emitter *m, const sch_expr *e, int ctx, bool right)
     x.ctx = o->prec;
     x.infix = o->infix;
     x.dtype = e->dtype;
-    x.nargs = e->n;
-    x.args = e->args;
+    if (e->kind == SCH_CALL || e->kind == SCH_READ) {
+        x.nargs = e->n;
+        x.args = e->args;
+    }
     if (e->kind == SCH_LOAD)
         x.buf = e->buf->name;
     if (e->kind == SCH_READ)

@@ -282,7 +282,8 @@ const sch_stmt *sch_stmt_substitute(su_arena *a, const sch_stmt *s, int n, sch_v
  * "$U" a reduction's update (sch_lang_reduction.update), "$P" one line per
  * parameter (sch_lang.param_line), "$p" the loop's mark on a line of its own
  * (no line where the mark is NULL). A slot without a value in the node at
- * hand is a bug of the table and panics. */
+ * hand, or a form the node needs and the table lacks, is a bug of the table
+ * and panics. */
 
 /* One line of a statement form; a list ends with text NULL. */
 typedef struct sch_lang_line {
@@ -351,7 +352,7 @@ typedef struct sch_lang {
      * non-negative, floor_div / floor_mod elsewhere (form NULL: ops[]). */
     sch_lang_op floor_div, floor_mod;
     sch_lang_op float_mod[2];               /* MOD of float32 (and narrower), of float64 (NULL: ops[]) */
-    const char *intrinsics[SCH_FN_COUNT][2];/* $F of a call, float32 / float64; NULL: the intrinsic's name */
+    const char *intrinsics[SCH_FN_COUNT][2];/* $F of a call: [1] float64, [0] other types; NULL: its name */
     /* names of variables: "<prefix><counter>" for loops (and variables no
      * loop or let binds) and lets; NULL: the variable's hint, with _N where
      * two variables of one function share a hint */
