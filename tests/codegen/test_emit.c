@@ -335,6 +335,11 @@ int main(void)
     sch_print_expr(&b, f->body->body->items[0]->body->value);
     is_str(su_buf_str(&b), "i - 4", "an expression prints with its hints");
     second_language(f);
+    /* a new intrinsic needs its C names (else C would call the double one on floats) */
+    int unnamed = 0;
+    for (int fn = 0; fn < SCH_FN_COUNT; fn++)
+        unnamed += !tg_lang_c.intrinsics[fn][0] || !tg_lang_c.intrinsics[fn][1];
+    is_int(unnamed, 0, "the C table names every intrinsic for float32 and float64");
     run(su_buf_str(&c));
     su_buf_free(&b);
     su_buf_free(&ir);
