@@ -22,20 +22,15 @@ const char *sch_expr_kind_name(sch_expr_kind k)
     return k < SCH_EXPR_KIND_COUNT ? kind_names[k] : "?";
 }
 
-static const struct { const char *name, *cf, *cd; } intrinsics[] = {
-#define X(id, name, cf, cd) {name, cf, cd},
+static const char *const intrinsic_names[] = {
+#define X(id, name) name,
     SCH_INTRINSICS(X)
 #undef X
 };
 
 const char *sch_intrinsic_name(sch_intrinsic fn)
 {
-    return intrinsics[fn].name;
-}
-
-const char *sch_intrinsic_c(sch_intrinsic fn, ir_dtype dt)
-{
-    return dt == IR_FLOAT64 ? intrinsics[fn].cd : intrinsics[fn].cf;
+    return intrinsic_names[fn];
 }
 
 sch_var *sch_var_new(su_arena *a, uint32_t *counter, const char *name, ir_dtype dt)
@@ -361,18 +356,28 @@ size_t sch_expr_size(const sch_expr *e)
     return n;
 }
 
-bool sch_expr_uses(const sch_expr *e, const sch_var *v)
+bool sch_expr_any(const sch_expr *e, bool (*pred)(const void *ctx, const sch_expr *n), const void *ctx)
 {
     if (!e)
         return false;
-    if (e->kind == SCH_VAR)
-        return e->var == v;
-    if (sch_expr_uses(e->a, v) || sch_expr_uses(e->b, v) || sch_expr_uses(e->c, v))
+    if (pred(ctx, e))
+        return true;
+    if (sch_expr_any(e->a, pred, ctx) || sch_expr_any(e->b, pred, ctx) || sch_expr_any(e->c, pred, ctx))
         return true;
     for (int i = 0; i < e->n; i++)
-        if (sch_expr_uses(e->args[i], v))
+        if (sch_expr_any(e->args[i], pred, ctx))
             return true;
     return false;
+}
+
+static bool is_var(const void *v, const sch_expr *n)
+{
+    return n->kind == SCH_VAR && n->var == v;
+}
+
+bool sch_expr_uses(const sch_expr *e, const sch_var *v)
+{
+    return sch_expr_any(e, is_var, v);
 }
 
 /* Rebuilds e with new operands through the folding builders. */

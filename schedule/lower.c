@@ -170,7 +170,7 @@ static void innermost_leaf(const sch_tensor *t, int *key)
     free(roots);
 }
 
-static const sch_stmt *emit(lower *L, sch_tensor *t);
+static const sch_stmt *stage_nest(lower *L, sch_tensor *t);
 
 /* The region and local buffer of child c from the expressions that read it
  * (ne of them) with the inner variables ranging over their extents. */
@@ -295,184 +295,276 @@ static int tile_promotion(const sch_tensor *t, int first_red, const sch_stmt *co
     return size <= MAX_TILE ? inner : -1;
 }
 
-static const sch_stmt *emit(lower *L, sch_tensor *t)
+/* One stage's loop nest while its phases build it (stage_nest). */
+typedef struct nest {
+    sch_tensor *t;
+    int ni, nl, nv;             /* iters, leaves (loops), axes (spatial and reduction) */
+    int64_t *ext;               /* per iter: its extent */
+    const sch_expr **val;       /* per iter: its value from the leaves' variables */
+    sch_var **lvars;            /* per leaf: its loop variable */
+    int64_t *lext;              /* per leaf: its extent */
+    const sch_expr *guard;      /* all guards (NULL: none) */
+    const sch_expr *sguard;     /* the guards of spatial loops (what an init or a copy needs) */
+    const sch_expr **local;     /* per spatial axis: the position in the stage's region */
+    const sch_expr *value;      /* the stage's body over the leaves' variables */
+    const sch_expr *loaded;     /* the value with its reads turned into loads */
+    const sch_expr *lidx;       /* the element of the stage's buffer that one iteration writes */
+    const sch_stmt **at;        /* per leaf: the children computed at that loop */
+    SU_VEC(sch_tensor *) kids;  /* the children computed at t's loops, in dependency order */
+    int first_red;              /* the outermost reduction leaf (-1: none) */
+    const sch_stmt *body;       /* the innermost statement, then the nest around it */
+    const sch_stmt *init;       /* the reduction's init, above its outermost reduction loop */
+    int tp;                     /* the leaf of tile promotion (-1: none) */
+    sch_buffer *tile;
+    const sch_stmt *tile_in, *tile_out;
+} nest;
+
+static const sch_stmt *stage_nest(lower *L, sch_tensor *t);
+
+/* Insertion sort by dependency rank (stable: creation order among equals). */
+static void sort_by_rank(sch_tensor **v, size_t n)
 {
-    su_arena *a = L->a;
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0 && v[j - 1]->lw->topo > v[j]->lw->topo; j--) {
+            sch_tensor *x = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = x;
+        }
+}
+
+/* Extents of every iter: the roots' from the region (or the reduction's
+ * extents), the others through the split and fuse relations. */
+static void iter_extents(lower *L, nest *n)
+{
+    sch_tensor *t = n->t;
     struct sch_lowering *w = t->lw;
-    int ni = (int)t->iters.len, nl = (int)t->leaves.len;
-    int64_t *ext = su_arena_alloc(a, (size_t)ni * sizeof *ext);
-    const sch_expr **val = su_arena_alloc(a, (size_t)ni * sizeof *val);
-    /* extents from the region, through the relations */
-    int nv = t->ndim + t->nraxes;
-    for (int i = 0; i < ni; i++) {
+    n->ext = su_arena_alloc(L->a, (size_t)n->ni * sizeof *n->ext);
+    for (int i = 0; i < n->ni; i++) {
         const sch_iter *it = t->iters.data[i];
         /* (a stage turned into a copy by cache_write keeps its old
          * reduction iters, no longer axes: skip them) */
-        if (it->var && it->root_dim < nv)
-            ext[i] = it->root_dim < t->ndim ? w->ext[it->root_dim] : t->rext[it->root_dim - t->ndim];
+        if (it->var && it->root_dim < n->nv)
+            n->ext[i] = it->root_dim < t->ndim ? w->ext[it->root_dim] : t->rext[it->root_dim - t->ndim];
     }
     for (size_t r = 0; r < t->rels.len; r++) {
         const sch_rel *rel = &t->rels.data[r];
         int p = iter_index(t, rel->parent), o = iter_index(t, rel->outer), in = iter_index(t, rel->inner);
         if (rel->fuse) {
-            ext[p] = ext[o] * ext[in];
+            n->ext[p] = n->ext[o] * n->ext[in];
         } else {
-            ext[in] = rel->factor < ext[p] ? rel->factor : ext[p];
-            ext[o] = (ext[p] + ext[in] - 1) / ext[in];
+            n->ext[in] = rel->factor < n->ext[p] ? rel->factor : n->ext[p];
+            n->ext[o] = (n->ext[p] + n->ext[in] - 1) / n->ext[in];
         }
     }
-    /* leaf variables, then every iter's value */
-    sch_var **lvars = su_arena_alloc(a, (size_t)(nl ? nl : 1) * sizeof *lvars);
-    int64_t *lext = su_arena_alloc(a, (size_t)(nl ? nl : 1) * sizeof *lext);
+}
+
+/* A variable per leaf loop, then every iter's value back through the
+ * relations; a split whose factor does not divide guards its parent. */
+static void leaf_values(lower *L, nest *n)
+{
+    su_arena *a = L->a;
+    sch_tensor *t = n->t;
+    int nl = n->nl;
+    n->val = su_arena_alloc(a, (size_t)n->ni * sizeof *n->val);
+    n->lvars = su_arena_alloc(a, (size_t)(nl ? nl : 1) * sizeof *n->lvars);
+    n->lext = su_arena_alloc(a, (size_t)(nl ? nl : 1) * sizeof *n->lext);
     for (int l = 0; l < nl; l++) {
         int i = iter_index(t, t->leaves.data[l]);
-        lvars[l] = sch_var_new(a, &L->s->next_var, t->leaves.data[l]->name, IR_INT64);
-        lext[l] = ext[i];
-        val[i] = sch_varref(a, lvars[l]);
+        n->lvars[l] = sch_var_new(a, &L->s->next_var, t->leaves.data[l]->name, IR_INT64);
+        n->lext[l] = n->ext[i];
+        n->val[i] = sch_varref(a, n->lvars[l]);
     }
-    const sch_expr *guard = NULL, *sguard = NULL;  /* all guards; those of spatial loops */
     for (size_t r = t->rels.len; r-- > 0;) {
         const sch_rel *rel = &t->rels.data[r];
         int p = iter_index(t, rel->parent), o = iter_index(t, rel->outer), in = iter_index(t, rel->inner);
+        const int64_t *ext = n->ext;
         if (rel->fuse) {
-            val[o] = sch_div(a, val[p], sch_int(a, ext[in]));
-            val[in] = sch_mod(a, val[p], sch_int(a, ext[in]));
+            n->val[o] = sch_div(a, n->val[p], sch_int(a, ext[in]));
+            n->val[in] = sch_mod(a, n->val[p], sch_int(a, ext[in]));
         } else {
-            val[p] = sch_add(a, sch_mul(a, val[o], sch_int(a, ext[in])), val[in]);
+            n->val[p] = sch_add(a, sch_mul(a, n->val[o], sch_int(a, ext[in])), n->val[in]);
             if (ext[o] * ext[in] != ext[p]) {
-                const sch_expr *g = sch_bin(a, SCH_LT, val[p], sch_int(a, ext[p]));
-                guard = sch_and(a, guard, g);
+                const sch_expr *g = sch_bin(a, SCH_LT, n->val[p], sch_int(a, ext[p]));
+                n->guard = sch_and(a, n->guard, g);
                 if (!rel->parent->reduce)
-                    sguard = sch_and(a, sguard, g);
+                    n->sguard = sch_and(a, n->sguard, g);
             }
         }
     }
-    /* axis values: region minimum + local position */
+}
+
+/* The stage's body over the leaves: each axis is the region's minimum plus
+ * its local position; a region reaching past the domain guards it. */
+static void stage_value(lower *L, nest *n)
+{
+    su_arena *a = L->a;
+    sch_tensor *t = n->t;
+    struct sch_lowering *w = t->lw;
+    int nv = n->nv;
     sch_var **from = su_arena_alloc(a, (size_t)(nv ? nv : 1) * sizeof *from);
     const sch_expr **to = su_arena_alloc(a, (size_t)(nv ? nv : 1) * sizeof *to);
-    const sch_expr **local = su_arena_alloc(a, (size_t)(t->ndim ? t->ndim : 1) * sizeof *local);
-    for (int i = 0; i < ni; i++) {
+    n->local = su_arena_alloc(a, (size_t)(t->ndim ? t->ndim : 1) * sizeof *n->local);
+    for (int i = 0; i < n->ni; i++) {
         const sch_iter *it = t->iters.data[i];
         if (!it->var || it->root_dim >= nv)
             continue;
         int d = it->root_dim;
         from[d] = it->var;
-        if (d < t->ndim) {
-            local[d] = val[i];
-            to[d] = sch_add(a, w->mins[d], val[i]);
-            if (w->ext[d] != t->shape[d]) {
-                /* a region may reach past the domain: compute only inside it */
-                const sch_expr *g = sch_and(a, sch_bin(a, SCH_GE, to[d], sch_int(a, 0)),
-                                            sch_bin(a, SCH_LT, to[d], sch_int(a, t->shape[d])));
-                guard = sch_and(a, guard, g);
-                sguard = sch_and(a, sguard, g);
-            }
-        } else {
-            to[d] = val[i];
+        if (d >= t->ndim) {
+            to[d] = n->val[i];
+            continue;
+        }
+        n->local[d] = n->val[i];
+        to[d] = sch_add(a, w->mins[d], n->val[i]);
+        if (w->ext[d] != t->shape[d]) {
+            /* a region may reach past the domain: compute only inside it */
+            const sch_expr *g = sch_and(a, sch_bin(a, SCH_GE, to[d], sch_int(a, 0)),
+                                        sch_bin(a, SCH_LT, to[d], sch_int(a, t->shape[d])));
+            n->guard = sch_and(a, n->guard, g);
+            n->sguard = sch_and(a, n->sguard, g);
         }
     }
-    const sch_expr *value = sch_substitute(a, L->inl[t->id], nv, from, to);
-    /* children, at each leaf position, in dependency order */
-    const sch_stmt **at = su_arena_alloc(a, (size_t)(nl ? nl : 1) * sizeof *at);
-    SU_VEC(sch_tensor *) kids = {0};
+    n->value = sch_substitute(a, L->inl[t->id], nv, from, to);
+}
+
+/* The children computed at t's loops, in dependency order, placed (their
+ * regions and buffers) and lowered into n->at; false when one is attached
+ * to a loop t no longer has. */
+static bool children(lower *L, nest *n)
+{
+    sch_tensor *t = n->t;
+    n->at = su_arena_alloc(L->a, (size_t)(n->nl ? n->nl : 1) * sizeof *n->at);
     for (size_t i = 0; i < L->s->tensors.len; i++) {
         sch_tensor *c = L->s->tensors.data[i];
         if (c->attach == SCH_ATTACH_AT && c->attach_to == t)
-            su_vec_push(&kids, c);
+            su_vec_push(&n->kids, c);
     }
-    for (size_t i = 1; i < kids.len; i++)
-        for (size_t j = i; j > 0 && kids.data[j - 1]->lw->topo > kids.data[j]->lw->topo; j--) {
-            sch_tensor *x = kids.data[j];
-            kids.data[j] = kids.data[j - 1];
-            kids.data[j - 1] = x;
-        }
-    for (size_t i = 0; i < kids.len; i++) {
-        sch_tensor *c = kids.data[i];
+    sort_by_rank(n->kids.data, n->kids.len);
+    for (size_t i = 0; i < n->kids.len; i++) {
+        sch_tensor *c = n->kids.data[i];
         if (sch_leaf_pos(t, c->attach_iter) < 0) {
-            su_vec_free(&kids);
             L->failed = true;
             sch_fail(L->s, SCH_E_BAD_ATTACH, "lower: %s is computed at %s, no longer a loop of %s", c->name,
                      c->attach_iter->name, t->name);
-            return NULL;
+            return false;
         }
     }
-    place_children(L, t, kids.data, kids.len, value, lvars, lext);
-    for (size_t i = 0; i < kids.len; i++) {
-        sch_tensor *c = kids.data[i];
+    place_children(L, t, n->kids.data, n->kids.len, n->value, n->lvars, n->lext);
+    for (size_t i = 0; i < n->kids.len; i++) {
+        sch_tensor *c = n->kids.data[i];
         int p = sch_leaf_pos(t, c->attach_iter);
-        at[p] = sch_seq2(a, at[p], emit(L, c));
+        n->at[p] = sch_seq2(L->a, n->at[p], stage_nest(L, c));
     }
-    /* the store (and the reduction's init) */
-    const sch_expr *loaded = sch_map_reads(a, value, read_to_load, L);
+    return true;
+}
+
+/* The store into the stage's buffer (a reduction combines into it) and a
+ * reduction's init. */
+static void store_and_init(lower *L, nest *n)
+{
+    su_arena *a = L->a;
+    sch_tensor *t = n->t;
+    sch_buffer *buf = t->lw->buf;
+    const sch_expr *loaded = n->loaded = sch_map_reads(a, n->value, read_to_load, L);
     const sch_expr *lidx = sch_int(a, 0);
     for (int d = 0; d < t->ndim; d++)
-        lidx = sch_add(a, lidx, sch_mul(a, local[d], sch_int(a, w->strides[d])));
-    const sch_stmt *body;
-    int first_red = -1;
-    if (t->reduce != SCH_RED_NONE) {
-        body = sch_store(a, w->buf, lidx, combine(a, t->reduce, sch_load(a, w->buf, lidx), loaded));
-        for (int l = 0; l < nl && first_red < 0; l++)
-            if (t->leaves.data[l]->reduce)
-                first_red = l;
-    } else {
-        body = sch_store(a, w->buf, lidx, loaded);
+        lidx = sch_add(a, lidx, sch_mul(a, n->local[d], sch_int(a, t->lw->strides[d])));
+    n->lidx = lidx;
+    n->first_red = -1;
+    if (t->reduce == SCH_RED_NONE) {
+        n->body = sch_if(a, n->guard, sch_store(a, buf, lidx, loaded), NULL);
+        return;
     }
-    body = sch_if(a, guard, body, NULL);
-    const sch_stmt *init = NULL;
-    if (first_red >= 0) {
-        init = sch_if(a, sguard, sch_store(a, w->buf, lidx, reduce_init(a, t->reduce, t->dtype)), NULL);
-        for (int l = nl; l-- > first_red + 1;)
-            if (!t->leaves.data[l]->reduce)
-                init = sch_for(a, lvars[l], lext[l], t->leaves.data[l]->kind, init);
-    } else if (t->reduce != SCH_RED_NONE) {
+    n->body = sch_if(a, n->guard, sch_store(a, buf, lidx, combine(a, t->reduce, sch_load(a, buf, lidx), loaded)), NULL);
+    for (int l = 0; l < n->nl && n->first_red < 0; l++)
+        if (t->leaves.data[l]->reduce)
+            n->first_red = l;
+    const sch_stmt *init = sch_if(a, n->sguard, sch_store(a, buf, lidx, reduce_init(a, t->reduce, t->dtype)), NULL);
+    if (n->first_red < 0) {
         /* no reduction loop left (all of extent 1?): init before the store */
-        body = sch_seq2(a, sch_if(a, sguard, sch_store(a, w->buf, lidx, reduce_init(a, t->reduce, t->dtype)), NULL),
-                        body);
+        n->body = sch_seq2(a, init, n->body);
+        return;
     }
-    /* a blocked reduction's tile: loaded into a local before the innermost
-     * reduction loop, accumulated there, stored back after it */
-    int tp = tile_promotion(t, first_red, at, lext);
-    const sch_stmt *tile_in = NULL, *tile_out = NULL;
-    sch_buffer *tile = NULL;
-    if (tp >= 0) {
-        int64_t shape[2 * IR_MAX_DIMS + 2], stride = 1;
-        const sch_expr *tidx = sch_int(a, 0);
-        for (int l = nl; l-- > tp + 1;) {
-            shape[l - tp - 1] = lext[l];
-            tidx = sch_add(a, tidx, sch_mul(a, sch_varref(a, lvars[l]), sch_int(a, stride)));
-            stride *= lext[l];
-        }
-        char name[16];
-        snprintf(name, sizeof name, "l%d", L->nlocal++);
-        tile = sch_buffer_new(a, name, t->dtype, nl - tp - 1, shape, SCH_SCOPE_LOCAL);
-        body = sch_if(a, guard, sch_store(a, tile, tidx, combine(a, t->reduce, sch_load(a, tile, tidx), loaded)),
-                      NULL);
-        /* the copies run outside the reduction loops: spatial guards only */
-        tile_in = sch_if(a, sguard, sch_store(a, tile, tidx, sch_load(a, w->buf, lidx)), NULL);
-        tile_out = sch_if(a, sguard, sch_store(a, w->buf, lidx, sch_load(a, tile, tidx)), NULL);
-        for (int l = nl; l-- > tp + 1;) {
-            tile_in = sch_for(a, lvars[l], lext[l], t->leaves.data[l]->kind, tile_in);
-            tile_out = sch_for(a, lvars[l], lext[l], t->leaves.data[l]->kind, tile_out);
-        }
+    /* over the spatial loops inside the outermost reduction loop */
+    for (int l = n->nl; l-- > n->first_red + 1;)
+        if (!t->leaves.data[l]->reduce)
+            init = sch_for(a, n->lvars[l], n->lext[l], t->leaves.data[l]->kind, init);
+    n->init = init;
+}
+
+/* A blocked reduction's tile (tile_promotion): loaded into a local before
+ * the innermost reduction loop, accumulated there, stored back after it. */
+static void promote_tile(lower *L, nest *n)
+{
+    su_arena *a = L->a;
+    sch_tensor *t = n->t;
+    n->tp = tile_promotion(t, n->first_red, n->at, n->lext);
+    if (n->tp < 0)
+        return;
+    int tp = n->tp, nl = n->nl;
+    int64_t shape[2 * IR_MAX_DIMS + 2], stride = 1;
+    const sch_expr *tidx = sch_int(a, 0);
+    for (int l = nl; l-- > tp + 1;) {
+        shape[l - tp - 1] = n->lext[l];
+        tidx = sch_add(a, tidx, sch_mul(a, sch_varref(a, n->lvars[l]), sch_int(a, stride)));
+        stride *= n->lext[l];
     }
-    for (int l = nl; l-- > 0;) {
-        const sch_stmt *items[3] = {at[l], first_red == l + 1 ? init : NULL, body};
+    char name[16];
+    snprintf(name, sizeof name, "l%d", L->nlocal++);
+    sch_buffer *tile = n->tile = sch_buffer_new(a, name, t->dtype, nl - tp - 1, shape, SCH_SCOPE_LOCAL);
+    const sch_expr *loaded = n->loaded, *lidx = n->lidx;
+    n->body = sch_if(a, n->guard, sch_store(a, tile, tidx, combine(a, t->reduce, sch_load(a, tile, tidx), loaded)),
+                     NULL);
+    /* the copies run outside the reduction loops: spatial guards only */
+    n->tile_in = sch_if(a, n->sguard, sch_store(a, tile, tidx, sch_load(a, t->lw->buf, lidx)), NULL);
+    n->tile_out = sch_if(a, n->sguard, sch_store(a, t->lw->buf, lidx, sch_load(a, tile, tidx)), NULL);
+    for (int l = nl; l-- > tp + 1;) {
+        n->tile_in = sch_for(a, n->lvars[l], n->lext[l], t->leaves.data[l]->kind, n->tile_in);
+        n->tile_out = sch_for(a, n->lvars[l], n->lext[l], t->leaves.data[l]->kind, n->tile_out);
+    }
+}
+
+/* The loops around the body, innermost first: at each, the children
+ * computed there (their buffers live for one iteration), the init at the
+ * outermost reduction loop, the tile's copies around the promoted one. */
+static const sch_stmt *wrap_loops(lower *L, nest *n)
+{
+    su_arena *a = L->a;
+    sch_tensor *t = n->t;
+    const sch_stmt *body = n->body;
+    for (int l = n->nl; l-- > 0;) {
+        const sch_stmt *items[3] = {n->at[l], n->first_red == l + 1 ? n->init : NULL, body};
         const sch_stmt *inner = sch_seq(a, 3, items);
-        /* the children's buffers live for one iteration of this loop */
-        for (size_t i = kids.len; i-- > 0;)
-            if (sch_leaf_pos(t, kids.data[i]->attach_iter) == l)
-                inner = sch_alloc(a, kids.data[i]->lw->buf, inner);
-        body = sch_for(a, lvars[l], lext[l], t->leaves.data[l]->kind, inner);
+        for (size_t i = n->kids.len; i-- > 0;)
+            if (sch_leaf_pos(t, n->kids.data[i]->attach_iter) == l)
+                inner = sch_alloc(a, n->kids.data[i]->lw->buf, inner);
+        body = sch_for(a, n->lvars[l], n->lext[l], t->leaves.data[l]->kind, inner);
         if (body && t->leaves.data[l]->kind == SCH_LOOP_THREAD)
             ((sch_stmt *)body)->thread_axis = t->leaves.data[l]->thread_axis;
-        if (l == tp) {
-            const sch_stmt *steps[3] = {tile_in, body, tile_out};
-            body = sch_alloc(a, tile, sch_seq(a, 3, steps));
+        if (l == n->tp) {
+            const sch_stmt *steps[3] = {n->tile_in, body, n->tile_out};
+            body = sch_alloc(a, n->tile, sch_seq(a, 3, steps));
         }
     }
-    if (first_red == 0)
-        body = sch_seq2(a, init, body);
-    su_vec_free(&kids);
+    if (n->first_red == 0)
+        body = sch_seq2(a, n->init, body);
+    return body;
+}
+
+/* Stage t's loop nest, with the children computed inside it. */
+static const sch_stmt *stage_nest(lower *L, sch_tensor *t)
+{
+    nest n = {.t = t, .ni = (int)t->iters.len, .nl = (int)t->leaves.len, .nv = t->ndim + t->nraxes, .tp = -1};
+    iter_extents(L, &n);
+    leaf_values(L, &n);
+    stage_value(L, &n);
+    const sch_stmt *body = NULL;
+    if (children(L, &n)) {
+        store_and_init(L, &n);
+        promote_tile(L, &n);
+        body = wrap_loops(L, &n);
+    }
+    su_vec_free(&n.kids);
     return body;
 }
 
@@ -495,59 +587,110 @@ static const sch_stmt *finish(lower *L, const sch_stmt *body)
     return body;
 }
 
+/* Every tensor's lowering state, inlined bodies, dependency ranks. */
+static void prepare(lower *L)
+{
+    sch_schedule *s = L->s;
+    size_t nt = s->tensors.len;
+    L->inl = su_arena_alloc(L->a, nt * sizeof *L->inl);
+    for (size_t i = 0; i < nt; i++) {
+        sch_tensor *t = s->tensors.data[i];
+        t->lw = lw_new(L->a, t->ndim);
+        if (t->kind == SCH_TENSOR_COMPUTE && t->attach != SCH_ATTACH_INLINE)
+            L->inl[i] = sch_inlined_body(s, t);
+    }
+    bool *seen = su_calloc(nt, sizeof *seen);
+    int next = 0;
+    for (int i = 0; i < s->noutputs; i++)
+        rank(L, s->outputs[i], &next, seen);
+    for (size_t i = 0; i < nt; i++)
+        if (!seen[i])
+            rank(L, s->tensors.data[i], &next, seen);
+    free(seen);
+}
+
+/* Whether pack stage t is hoisted into a prologue: a root pack of a
+ * constant parameter, when the options hoist packs. */
+static bool hoisted(const lower *L, const sch_tensor *t)
+{
+    return t->pack_of && t->attach == SCH_ATTACH_ROOT && L->o->hoist_packs && L->o->param_const &&
+           L->o->param_const[t->pack_of->param];
+}
+
+/* The prologue that computes pack stage t (the k-th) from its parameter:
+ * `pack_pN(p0 in, wK out)`; the kernel then reads wK as an input. */
+static sch_prologue prologue(lower *L, sch_tensor *t, int k)
+{
+    su_arena *a = L->a;
+    sch_prologue pr = {t->pack_of->param, NULL, su_arena_alloc(a, sizeof(sch_func))};
+    sch_buffer *in = arg_buffer(a, "p", 0, t->pack_of, SCH_SCOPE_INPUT);
+    char name[24];
+    snprintf(name, sizeof name, "w%d", k);
+    sch_buffer *outb = sch_buffer_new(a, name, t->dtype, t->ndim, t->shape, SCH_SCOPE_OUTPUT);
+    /* the prologue reads the parameter as its first argument */
+    sch_buffer *saved = t->pack_of->lw->buf;
+    t->pack_of->lw->buf = in;
+    set_full(L, t, outb);
+    const sch_stmt *pb = stage_nest(L, t);
+    t->pack_of->lw->buf = saved;
+    sch_buffer **pargs = su_arena_alloc(a, 2 * sizeof *pargs);
+    pargs[0] = in;
+    pargs[1] = outb;
+    *pr.fn = (sch_func){su_arena_printf(a, "pack_p%d", pr.param), 2, pargs, finish(L, pb)};
+    pr.packed = sch_buffer_new(a, name, t->dtype, t->ndim, t->shape, SCH_SCOPE_INPUT);
+    t->lw->buf = pr.packed;
+    return pr;
+}
+
+/* The stages at the root in dependency order, each into its output or a
+ * kernel-wide temporary allocated around the whole body. */
+static const sch_stmt *root_stages(lower *L)
+{
+    sch_schedule *s = L->s;
+    SU_VEC(sch_tensor *) roots = {0};
+    for (size_t i = 0; i < s->tensors.len; i++) {
+        sch_tensor *t = s->tensors.data[i];
+        if (t->kind == SCH_TENSOR_COMPUTE && t->attach == SCH_ATTACH_ROOT && !(t->lw->buf && t->pack_of))
+            su_vec_push(&roots, t);
+    }
+    sort_by_rank(roots.data, roots.len);
+    const sch_stmt *body = NULL;
+    for (size_t i = 0; i < roots.len && !L->failed; i++) {
+        sch_tensor *t = roots.data[i];
+        if (t->output < 0) {
+            char name[16];
+            snprintf(name, sizeof name, "t%d", L->ntemp++);
+            set_full(L, t, sch_buffer_new(L->a, name, t->dtype, t->ndim, t->shape, SCH_SCOPE_GLOBAL));
+            su_vec_push(&L->globals, t->lw->buf);
+        }
+        body = sch_seq2(L->a, body, stage_nest(L, t));
+    }
+    su_vec_free(&roots);
+    for (size_t i = L->globals.len; i-- > 0;)
+        body = sch_alloc(L->a, L->globals.data[i], body);
+    su_vec_free(&L->globals);
+    return body;
+}
+
 sch_lowered *sch_lower(sch_schedule *s, const sch_lower_opts *o)
 {
     su_arena *a = &s->arena;
     sch_lower_opts none = {0};
     lower L = {s, a, o ? o : &none, NULL, 0, 0, {0}, false};
-    size_t nt = s->tensors.len;
-    L.inl = su_arena_alloc(a, nt * sizeof *L.inl);
-    for (size_t i = 0; i < nt; i++) {
-        sch_tensor *t = s->tensors.data[i];
-        t->lw = lw_new(a, t->ndim);
-        if (t->kind == SCH_TENSOR_COMPUTE && t->attach != SCH_ATTACH_INLINE)
-            L.inl[i] = sch_inlined_body(s, t);
-    }
-    /* dependency ranks */
-    bool *seen = su_calloc(nt, sizeof *seen);
-    int next = 0;
-    for (int i = 0; i < s->noutputs; i++)
-        rank(&L, s->outputs[i], &next, seen);
-    for (size_t i = 0; i < nt; i++)
-        if (!seen[i])
-            rank(&L, s->tensors.data[i], &next, seen);
-    free(seen);
-    /* arguments */
+    prepare(&L);
+    /* arguments: the parameters, the packed constants, the outputs */
     SU_VEC(sch_buffer *) args = {0};
     for (int i = 0; i < s->nparams; i++) {
         sch_tensor *p = s->tensors.data[i];
         set_full(&L, p, arg_buffer(a, "p", i, p, SCH_SCOPE_INPUT));
         su_vec_push(&args, p->lw->buf);
     }
-    sch_lowered *res = su_arena_alloc(a, sizeof *res);
     SU_VEC(sch_prologue) pro = {0};
-    for (size_t i = 0; i < nt; i++) {
+    for (size_t i = 0; i < s->tensors.len; i++) {
         sch_tensor *t = s->tensors.data[i];
-        if (!t->pack_of || t->attach != SCH_ATTACH_ROOT || !L.o->hoist_packs || !L.o->param_const ||
-            !L.o->param_const[t->pack_of->param])
+        if (!hoisted(&L, t))
             continue;
-        sch_prologue pr = {t->pack_of->param, NULL, su_arena_alloc(a, sizeof(sch_func))};
-        sch_buffer *in = arg_buffer(a, "p", 0, t->pack_of, SCH_SCOPE_INPUT);
-        char name[24];
-        snprintf(name, sizeof name, "w%d", (int)pro.len);
-        sch_buffer *outb = sch_buffer_new(a, name, t->dtype, t->ndim, t->shape, SCH_SCOPE_OUTPUT);
-        /* the prologue reads the parameter as its first argument */
-        sch_buffer *saved = t->pack_of->lw->buf;
-        t->pack_of->lw->buf = in;
-        set_full(&L, t, outb);
-        const sch_stmt *pb = emit(&L, t);
-        t->pack_of->lw->buf = saved;
-        sch_buffer **pargs = su_arena_alloc(a, 2 * sizeof *pargs);
-        pargs[0] = in;
-        pargs[1] = outb;
-        *pr.fn = (sch_func){su_arena_printf(a, "pack_p%d", pr.param), 2, pargs, finish(&L, pb)};
-        pr.packed = sch_buffer_new(a, name, t->dtype, t->ndim, t->shape, SCH_SCOPE_INPUT);
-        t->lw->buf = pr.packed;
+        sch_prologue pr = prologue(&L, t, (int)pro.len);
         su_vec_push(&pro, pr);
         su_vec_push(&args, pr.packed);
     }
@@ -556,46 +699,16 @@ sch_lowered *sch_lower(sch_schedule *s, const sch_lower_opts *o)
         set_full(&L, t, arg_buffer(a, "o", i, t, SCH_SCOPE_OUTPUT));
         su_vec_push(&args, t->lw->buf);
     }
-    /* root stages in dependency order */
-    SU_VEC(sch_tensor *) roots = {0};
-    for (size_t i = 0; i < nt; i++) {
-        sch_tensor *t = s->tensors.data[i];
-        if (t->kind == SCH_TENSOR_COMPUTE && t->attach == SCH_ATTACH_ROOT && !(t->lw->buf && t->pack_of))
-            su_vec_push(&roots, t);
+    const sch_stmt *body = root_stages(&L);
+    sch_lowered *res = NULL;
+    if (!L.failed) {
+        res = su_arena_alloc(a, sizeof *res);
+        res->kernel = su_arena_alloc(a, sizeof *res->kernel);
+        *res->kernel = (sch_func){"kernel", (int)args.len, su_arena_dup(a, args.data, args.len * sizeof *args.data),
+                                  finish(&L, body)};
+        res->nprologues = (int)pro.len;
+        res->prologues = pro.len ? su_arena_dup(a, pro.data, pro.len * sizeof *pro.data) : NULL;
     }
-    for (size_t i = 1; i < roots.len; i++)
-        for (size_t j = i; j > 0 && roots.data[j - 1]->lw->topo > roots.data[j]->lw->topo; j--) {
-            sch_tensor *x = roots.data[j];
-            roots.data[j] = roots.data[j - 1];
-            roots.data[j - 1] = x;
-        }
-    const sch_stmt *body = NULL;
-    for (size_t i = 0; i < roots.len && !L.failed; i++) {
-        sch_tensor *t = roots.data[i];
-        if (t->output < 0) {
-            char name[16];
-            snprintf(name, sizeof name, "t%d", L.ntemp++);
-            set_full(&L, t, sch_buffer_new(a, name, t->dtype, t->ndim, t->shape, SCH_SCOPE_GLOBAL));
-            su_vec_push(&L.globals, t->lw->buf);
-        }
-        body = sch_seq2(a, body, emit(&L, t));
-    }
-    su_vec_free(&roots);
-    for (size_t i = L.globals.len; i-- > 0;)
-        body = sch_alloc(a, L.globals.data[i], body);
-    su_vec_free(&L.globals);
-    if (L.failed) {
-        su_vec_free(&args);
-        su_vec_free(&pro);
-        return NULL;
-    }
-    res->kernel = su_arena_alloc(a, sizeof *res->kernel);
-    res->kernel->name = "kernel";
-    res->kernel->nargs = (int)args.len;
-    res->kernel->args = su_arena_dup(a, args.data, args.len * sizeof *args.data);
-    res->kernel->body = finish(&L, body);
-    res->nprologues = (int)pro.len;
-    res->prologues = pro.len ? su_arena_dup(a, pro.data, pro.len * sizeof *pro.data) : NULL;
     su_vec_free(&args);
     su_vec_free(&pro);
     return res;

@@ -79,19 +79,19 @@ typedef enum {
     SCH_EXPR_KIND_COUNT
 } sch_expr_kind;
 
-/* X(ID, name, C float function, C double function): math intrinsics. */
-#define SCH_INTRINSICS(X)               \
-    X(EXP, "exp", "expf", "exp")        \
-    X(LOG, "log", "logf", "log")        \
-    X(SQRT, "sqrt", "sqrtf", "sqrt")    \
-    X(TANH, "tanh", "tanhf", "tanh")    \
-    X(ERF, "erf", "erff", "erf")        \
-    X(FABS, "fabs", "fabsf", "fabs")    \
-    X(POW, "pow", "powf", "pow")        \
-    X(FLOOR, "floor", "floorf", "floor")
+/* X(ID, name): math intrinsics (each language names them: sch_lang.intrinsics). */
+#define SCH_INTRINSICS(X)   \
+    X(EXP, "exp")           \
+    X(LOG, "log")           \
+    X(SQRT, "sqrt")         \
+    X(TANH, "tanh")         \
+    X(ERF, "erf")           \
+    X(FABS, "fabs")         \
+    X(POW, "pow")           \
+    X(FLOOR, "floor")
 
 typedef enum {
-#define X(id, name, cf, cd) SCH_FN_##id,
+#define X(id, name) SCH_FN_##id,
     SCH_INTRINSICS(X)
 #undef X
     SCH_FN_COUNT
@@ -113,9 +113,8 @@ struct sch_expr {
 
 /* Name of an expression kind ("+", "select"). */
 const char *sch_expr_kind_name(sch_expr_kind k);
-/* Name of an intrinsic ("exp") and its C function for dtype (expf / exp). */
+/* Name of an intrinsic ("exp"). */
 const char *sch_intrinsic_name(sch_intrinsic fn);
-const char *sch_intrinsic_c(sch_intrinsic fn, ir_dtype dt);
 /* A new variable (its id from a counter kept with the arena's owner). */
 sch_var *sch_var_new(su_arena *a, uint32_t *counter, const char *name, ir_dtype dt);
 
@@ -154,6 +153,8 @@ bool sch_expr_equal(const sch_expr *x, const sch_expr *y);
 size_t sch_expr_size(const sch_expr *e);
 /* True when e mentions variable v. */
 bool sch_expr_uses(const sch_expr *e, const sch_var *v);
+/* True when pred(ctx, n) holds for a node n of e (e itself included; NULL e: false). */
+bool sch_expr_any(const sch_expr *e, bool (*pred)(const void *ctx, const sch_expr *n), const void *ctx);
 /* e with vars[i] replaced by vals[i] (shares unchanged subtrees). */
 const sch_expr *sch_substitute(su_arena *a, const sch_expr *e, int n, sch_var *const *vars,
                                const sch_expr *const *vals);
@@ -253,6 +254,139 @@ void sch_stmt_visit_exprs(const sch_stmt *s, void (*fn)(void *ctx, const sch_exp
 /* s with vars[i] replaced by vals[i] in every expression. */
 const sch_stmt *sch_stmt_substitute(su_arena *a, const sch_stmt *s, int n, sch_var *const *vars,
                                     const sch_expr *const *vals);
+
+/* ---- emit.c: the LoopIR walk that every language shares ---------------- */
+
+/* The walk prints LoopIR through a language record (sch_lang): every piece of
+ * text comes from the record's forms, the walk only decides which form a
+ * node takes, the operands' precedence contexts, names, indentation and the
+ * bounds of loop counters. A form is a pattern in which `$` marks a slot:
+ *
+ *   $0 $1 $2  operands (expressions: a, b, c; statements: see each form)
+ *   $*        a call's or a read's arguments, joined by ", "
+ *   $t        the type of the node (an expression's result, a buffer's
+ *             elements, a let's variable, a reduction's accumulator)
+ *   $b        a buffer's (or a read tensor's) name     $v  a variable's name
+ *   $n        a loop's extent as an int64 literal      $N  the same, decimal
+ *   $a        a thread loop's work-item axis           $F  an intrinsic's name
+ *   $r        a reduction's accumulator                $o  its operator's name
+ *   $s        a buffer's shape ("8, 32")   $e  its elements   $z  its bytes
+ *   $f        the entry point's name       $h  the LoopIR function's name
+ *   $i        an argument's position       $A  the parameter list
+ *   $W        the entry's argument list    $p  a loop's mark (sch_lang.mark)
+ *   $$        a dollar sign
+ *
+ * Statement forms are lists of lines (sch_lang_line), each printed at the
+ * current depth plus its own; a line that is exactly "$B" is the nested
+ * statement (a loop's or a let's body, an if's then), "$O" an if's else,
+ * "$U" a reduction's update (sch_lang_reduction.update), "$P" one line per
+ * parameter (sch_lang.param_line), "$p" the loop's mark on a line of its own
+ * (no line where the mark is NULL). A slot without a value in the node at
+ * hand, or a form the node needs and the table lacks, is a bug of the table
+ * and panics. */
+
+/* One line of a statement form; a list ends with text NULL. */
+typedef struct sch_lang_line {
+    int depth;              /* levels below the statement's own */
+    const char *text;       /* pattern */
+} sch_lang_line;
+
+/* How one expression kind prints. Operands print in context `prec`; an
+ * infix form puts itself in parentheses where its context binds tighter (or
+ * as tight, on the right), so the walk never adds parentheses elsewhere. */
+typedef struct sch_lang_op {
+    const char *form;       /* pattern over $0 $1 $2 $* $t $b $F; NULL: the kind cannot be printed */
+    int prec;               /* binding strength (higher binds tighter); operands' context */
+    bool infix;             /* `$0 op $1`: parenthesized by precedence */
+} sch_lang_op;
+/* An infix operator's form: SCH_INFIX("+", 5). */
+#define SCH_INFIX(op, prec) {"$0 " op " $1", prec, true}
+/* The infix operators as C spells them (so do OpenCL C and LoopIR text), for
+ * sch_lang.ops: || binds loosest (1), && next (2), then == and != (eq), the
+ * orderings (rel), + and - (add), and *, / and % (mul). */
+#define SCH_INFIX_OPS(eq, rel, add, mul)                                                                  \
+    [SCH_OR] = SCH_INFIX("||", 1), [SCH_AND] = SCH_INFIX("&&", 2), [SCH_EQ] = SCH_INFIX("==", eq),       \
+    [SCH_NE] = SCH_INFIX("!=", eq), [SCH_LT] = SCH_INFIX("<", rel), [SCH_LE] = SCH_INFIX("<=", rel),     \
+    [SCH_GT] = SCH_INFIX(">", rel), [SCH_GE] = SCH_INFIX(">=", rel), [SCH_ADD] = SCH_INFIX("+", add),    \
+    [SCH_SUB] = SCH_INFIX("-", add), [SCH_MUL] = SCH_INFIX("*", mul), [SCH_DIV] = SCH_INFIX("/", mul),   \
+    [SCH_MOD] = SCH_INFIX("%", mul)
+
+/* What a loop is, as the walk classifies it: the language gives each a mark
+ * (an annotation line above the loop, or words before it). */
+typedef enum {
+    SCH_MARK_SERIAL,
+    SCH_MARK_PARALLEL,          /* the outermost parallel loop of a nest */
+    SCH_MARK_PARALLEL_NESTED,   /* a parallel loop inside another one */
+    SCH_MARK_VECTORIZED,        /* a vectorized loop with independent iterations */
+    SCH_MARK_VECTORIZED_CARRIED,/* one whose iterations store to one element (a
+                                   reduction the language has no reduction form for) */
+    SCH_MARK_UNROLLED,
+    SCH_MARK_THREAD,            /* bound to work-item axis $a */
+    SCH_MARK_COUNT
+} sch_loop_mark;
+
+/* A vectorized loop whose body is `b[i] = b[i] OP e` (OP +, max or min; i
+ * and b fixed over the loop): lanes accumulate apart in a local ($r), and
+ * the loop names the combining operator ($o). Lines: $0 is the store's
+ * index; the update: $1 is e. */
+typedef struct sch_lang_reduction {
+    const sch_lang_line *lines;     /* NULL: such loops print as other loops */
+    const char *update[3];          /* the update of $r by $1: for +, max, min */
+    const char *op[3];              /* $o for +, max, min */
+} sch_lang_reduction;
+
+/* A language: C + OpenMP (targets/), LoopIR text (print.c). */
+typedef struct sch_lang {
+    const char *name;               /* "C", for messages */
+    const char *indent;             /* one level of indentation */
+    const char *const *types;       /* $t by dtype (IR_DTYPE_COUNT entries); NULL: Relay's names */
+    /* literals: an INT (of dtype: a cast where the language needs one) and a FLOAT */
+    void (*int_lit)(su_buf *b, ir_dtype dt, int64_t v);
+    void (*float_lit)(su_buf *b, ir_dtype dt, double v);
+    sch_lang_op ops[SCH_EXPR_KIND_COUNT];   /* by kind; INT, FLOAT and VAR are not used */
+    /* Infix forms of precedence up to mixed_prec (comparisons, logic) are
+     * parenthesized inside one another unless of the same level (0: never). */
+    int mixed_prec;
+    /* Integer DIV and MOD are floor operations: ops[] prints them where the
+     * divisor is a positive constant and the numerator provably
+     * non-negative, floor_div / floor_mod elsewhere (form NULL: ops[]). */
+    sch_lang_op floor_div, floor_mod;
+    sch_lang_op float_mod[2];               /* MOD of float32 (and narrower), of float64 (NULL: ops[]) */
+    const char *intrinsics[SCH_FN_COUNT][2];/* $F of a call: [1] float64, [0] other types; NULL: its name */
+    /* names of variables: "<prefix><counter>" for loops (and variables no
+     * loop or let binds) and lets; NULL: the variable's hint, with _N where
+     * two variables of one function share a hint */
+    const char *loop_var, *let_var;
+    const char *acc_var;                    /* $r: "<prefix><counter>" */
+    /* statements */
+    const sch_lang_line *store;             /* $b[$0] = $1 */
+    const sch_lang_line *if_then;           /* $0 the condition; $B */
+    const sch_lang_line *if_else;           /* $0; $B, $O */
+    const sch_lang_line *let;               /* $v = $0; $B */
+    const sch_lang_line *loop;              /* $v, $n; $p; $B */
+    const char *mark[SCH_MARK_COUNT];       /* $p by what the loop is (NULL: none) */
+    /* a form of its own for loops of a mark (NULL: loop), such as a thread
+     * loop that is a work-item index in OpenCL C */
+    const sch_lang_line *loops[SCH_MARK_COUNT];
+    sch_lang_reduction reduction;
+    const sch_lang_line *alloc[4];          /* by buffer scope: $b $t $s $e $z; $B */
+    const sch_lang_line *alloc_small;       /* a LOCAL buffer of at most small_bytes (NULL: alloc[]) */
+    int64_t small_bytes;
+    /* functions */
+    const sch_lang_line *func;              /* $f $h $A $W; $P, $B */
+    const char *param[4];                   /* one of $A by scope: $b $t $s $i */
+    const char *no_params;                  /* $A of a function without parameters */
+    const char *param_line[4];              /* $P's line by scope (NULL: none) */
+    const char *entry_arg[4];               /* one of $W by scope */
+    const char *prelude;                    /* what a unit of this language starts with, once */
+} sch_lang;
+
+/* Appends e (names of variables: their hints as they are). */
+void sch_emit_expr(su_buf *b, const sch_lang *l, const sch_expr *e);
+/* Appends s at `depth` levels of indentation (names uniqued in s). */
+void sch_emit_stmt(su_buf *b, const sch_lang *l, const sch_stmt *s, int depth);
+/* Appends function f with the language's func form; entry is $f (NULL: f's name). */
+void sch_emit_func(su_buf *b, const sch_lang *l, const sch_func *f, const char *entry);
 
 /* ---- print.c: LoopIR as text ------------------------------------------- */
 

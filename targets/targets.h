@@ -51,15 +51,18 @@ void tg_target_features(const tg_target *t, su_buf *b);
 /* Appends a one-line description of t (ISA, lanes, caches, cores, -march). */
 void tg_target_print(const tg_target *t, su_buf *b);
 
-/* ---- codegen_c.c: LoopIR -> C ------------------------------------------- */
+/* ---- lang_c.c: LoopIR -> C ---------------------------------------------- */
 
+/* The C + OpenMP language: the forms the shared LoopIR walk (sch_emit_*)
+ * writes C through. */
+extern const sch_lang tg_lang_c;
 /* Appends the includes and helpers every generated translation unit starts
- * with (once per unit). */
+ * with (once per unit): tg_lang_c's prelude. */
 void tg_c_prelude(su_buf *out);
 /* Appends function f as C: a static body with one restrict pointer per
  * buffer and an exported entry `int NAME(void *const *args)` taking the
  * buffers in f's argument order (returns 0, or -1 when a temporary could not
- * be allocated). name must be a C identifier. */
+ * be allocated). name must be a C identifier. sch_emit_func with tg_lang_c. */
 void tg_c_func(su_buf *out, const sch_func *f, const char *name);
 
 /* ---- build.c: the system compiler, the cache, dlopen --------------------- */

@@ -1,0 +1,221 @@
+/* lang_c.c — the C + OpenMP language: the forms through which the shared
+ * LoopIR walk (schedule/emit.c) writes C. The output is plain C11 meant to
+ * be read and to be vectorized by gcc -O3 -march=native: buffers are
+ * restrict pointers assumed 64-byte aligned (the calling convention
+ * requires it), parallel loops carry `#pragma omp parallel for` (only the
+ * outermost one of a nest: nested parallel loops run serially in their
+ * thread), vectorized loops `#pragma omp simd` (independent iterations, so
+ * gcc may vectorize without proving it; a sum, max or min into one element
+ * as an OpenMP simd reduction), unrolled loops `#pragma GCC unroll`, and
+ * local buffers become aligned arrays on the stack, which gcc keeps in
+ * registers once the loops over them are unrolled and vectorized. Integer
+ * division and modulo are floor operations; they print as C's / and % where
+ * the numerator is provably non-negative (loop bounds) and as helpers
+ * otherwise. float32 exp, erf and tanh are inline functions of the prelude
+ * (no libm calls), so that the loops using them vectorize too. Names come
+ * from counters: loop variables i0, i1, ..., lets v0, ..., accumulators r0,
+ * ...; buffers keep their LoopIR names (p0, o0, t0, l0, w0). */
+#include <math.h>
+#include <string.h>
+
+#include "targets/targets.h"
+
+static const char *const ctypes[IR_DTYPE_COUNT] = {
+    [IR_FLOAT32] = "float", [IR_FLOAT16] = "float", [IR_FLOAT64] = "double",
+    [IR_INT8] = "int8_t",   [IR_INT16] = "int16_t", [IR_INT32] = "int32_t",
+    [IR_INT64] = "int64_t", [IR_UINT8] = "uint8_t", [IR_BOOL] = "uint8_t",
+};
+
+/* Integers of a type narrower than int or wider than int32 get a cast or a
+ * suffix, so that the constant has the node's type. */
+static void int_lit(su_buf *b, ir_dtype dt, int64_t v)
+{
+    if (dt != IR_INT64 && dt != IR_INT32 && dt != IR_BOOL)
+        su_buf_printf(b, "(%s)", ctypes[dt]);
+    if (v == INT64_MIN)
+        su_buf_puts(b, "INT64_MIN");
+    else if (v < INT32_MIN || v > INT32_MAX)
+        su_buf_printf(b, "%lldLL", (long long)v);
+    else
+        su_buf_printf(b, "%lld", (long long)v);
+}
+
+/* Floats round-trip (9 or 17 digits), in parentheses where negative. */
+static void float_lit(su_buf *b, ir_dtype dt, double v)
+{
+    bool f32 = dt != IR_FLOAT64;
+    if (isnan(v)) {
+        su_buf_puts(b, "NAN");
+        return;
+    }
+    if (isinf(v)) {
+        su_buf_puts(b, v > 0 ? "INFINITY" : "(-INFINITY)");
+        return;
+    }
+    char t[64];
+    snprintf(t, sizeof t, f32 ? "%.9g" : "%.17g", v);
+    bool frac = strpbrk(t, ".e") != NULL;
+    su_buf_printf(b, "%s%s%s%s%s", v < 0 ? "(" : "", t, frac ? "" : ".0", f32 ? "f" : "", v < 0 ? ")" : "");
+}
+
+#define LINES(...) (const sch_lang_line[]){__VA_ARGS__, {0, NULL}}
+#define FOR_HEADER "for (int64_t $v = 0; $v < $n; $v++) {"
+#define HEAP_OPEN {0, "{"}, {1, "$t *restrict $b = ($t *)rt_alloc($z);"}
+#define HEAP_CLOSE {1, "free($b);"}, {0, "}"}
+/* A temporary of the kernel: an allocation that fails makes the entry return -1. */
+#define HEAP_RC LINES(HEAP_OPEN, {1, "if (!$b) {"}, {2, "rc = -1;"}, {1, "} else {"}, {2, "$B"}, {1, "}"}, HEAP_CLOSE)
+#define ARGS(input, other) {input, other, other, other}
+
+const sch_lang tg_lang_c = {
+    .name = "C",
+    .indent = "    ",
+    .types = ctypes,
+    .int_lit = int_lit,
+    .float_lit = float_lit,
+    .ops = {
+        SCH_INFIX_OPS(3, 4, 5, 6),
+        [SCH_NOT] = {"!$0", 7, false},
+        [SCH_CAST] = {"($t)$0", 7, false},
+        [SCH_SELECT] = {"($0 ? $1 : $2)", 1, false},
+        [SCH_MIN] = {"rt_min_$t($0, $1)", 0, false},
+        [SCH_MAX] = {"rt_max_$t($0, $1)", 0, false},
+        [SCH_CALL] = {"$F($*)", 0, false},
+        [SCH_LOAD] = {"$b[$0]", 0, false},
+        /* READ: lowering turns every tensor read into a load */
+    },
+    /* gcc warns about comparisons inside comparisons or logic without parentheses */
+    .mixed_prec = 4,
+    .floor_div = {"rt_floordiv($0, $1)", 0, false},
+    .floor_mod = {"rt_floormod($0, $1)", 0, false},
+    .float_mod = {{"fmodf($0, $1)", 0, false}, {"fmod($0, $1)", 0, false}},
+    .intrinsics = {
+        [SCH_FN_EXP] = {"rt_expf", "exp"},
+        [SCH_FN_LOG] = {"logf", "log"},
+        [SCH_FN_SQRT] = {"sqrtf", "sqrt"},
+        [SCH_FN_TANH] = {"rt_tanhf", "tanh"},
+        [SCH_FN_ERF] = {"rt_erff", "erf"},
+        [SCH_FN_FABS] = {"fabsf", "fabs"},
+        [SCH_FN_POW] = {"powf", "pow"},
+        [SCH_FN_FLOOR] = {"floorf", "floor"},
+    },
+    .loop_var = "i",
+    .let_var = "v",
+    .acc_var = "r",
+    .store = LINES({0, "$b[$0] = $1;"}),
+    .if_then = LINES({0, "if ($0) {"}, {1, "$B"}, {0, "}"}),
+    .if_else = LINES({0, "if ($0) {"}, {1, "$B"}, {0, "} else {"}, {1, "$O"}, {0, "}"}),
+    .let = LINES({0, "const $t $v = $0;"}, {0, "$B"}),
+    .loop = LINES({0, "$p"}, {0, FOR_HEADER}, {1, "$B"}, {0, "}"}),
+    .mark = {
+        [SCH_MARK_PARALLEL] = "#pragma omp parallel for schedule(static)",
+        [SCH_MARK_VECTORIZED] = "#pragma omp simd",
+        [SCH_MARK_UNROLLED] = "#pragma GCC unroll $N",
+    },
+    .reduction = {
+        .lines = LINES({0, "{"}, {1, "$t $r = $b[$0];"}, {1, "#pragma omp simd reduction($o:$r)"}, {1, FOR_HEADER},
+                       {2, "$U"}, {1, "}"}, {1, "$b[$0] = $r;"}, {0, "}"}),
+        .update = {"$r = $r + $1;", "$r = rt_max_$t($r, $1);", "$r = rt_min_$t($r, $1);"},
+        .op = {"+", "max", "min"},
+    },
+    .alloc = {
+        [SCH_SCOPE_INPUT] = HEAP_RC,
+        [SCH_SCOPE_OUTPUT] = HEAP_RC,
+        [SCH_SCOPE_GLOBAL] = HEAP_RC,
+        /* inside loops (maybe threads) there is no error path: give up */
+        [SCH_SCOPE_LOCAL] = LINES(HEAP_OPEN, {1, "if (!$b)"}, {2, "abort();"}, {1, "$B"}, HEAP_CLOSE),
+    },
+    /* small locals on the stack, where gcc may keep them in registers */
+    .alloc_small = LINES({0, "$t $b[$e] __attribute__((aligned(64)));"}, {0, "$B"}),
+    .small_bytes = 64 * 1024,
+    .func = LINES({0, ""}, {0, "/* $h */"}, {0, "static int $f_body($A)"}, {0, "{"}, {1, "int rc = 0;"}, {1, "$P"},
+                  {1, "$B"}, {1, "return rc;"}, {0, "}"}, {0, ""}, {0, "int $f(void *const *args)"}, {0, "{"},
+                  {1, "return $f_body($W);"}, {0, "}"}),
+    .param = ARGS("const $t *restrict $b", "$t *restrict $b"),
+    .no_params = "void",
+    .param_line = ARGS("$b = (const $t *)__builtin_assume_aligned($b, 64);",
+                       "$b = ($t *)__builtin_assume_aligned($b, 64);"),
+    .entry_arg = ARGS("(const $t *)args[$i]", "($t *)args[$i]"),
+    .prelude =
+        "/* generated by relay-tune */\n"
+        "#include <math.h>\n"
+        "#include <stdint.h>\n"
+        "#include <stdlib.h>\n"
+        "#include <string.h>\n"
+        "\n"
+        "static inline int64_t rt_floordiv(int64_t a, int64_t b)\n"
+        "{\n"
+        "    int64_t q = a / b;\n"
+        "    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;\n"
+        "}\n"
+        "static inline int64_t rt_floormod(int64_t a, int64_t b)\n"
+        "{\n"
+        "    int64_t r = a % b;\n"
+        "    return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;\n"
+        "}\n"
+        "#define RT_MINMAX(T) \\\n"
+        "    static inline T rt_min_##T(T a, T b) { return a < b ? a : b; } \\\n"
+        "    static inline T rt_max_##T(T a, T b) { return a > b ? a : b; }\n"
+        "RT_MINMAX(float)\nRT_MINMAX(double)\nRT_MINMAX(int8_t)\nRT_MINMAX(int16_t)\n"
+        "RT_MINMAX(int32_t)\nRT_MINMAX(int64_t)\nRT_MINMAX(uint8_t)\n"
+        "static inline void *rt_alloc(size_t n) { return aligned_alloc(64, (n + 63) & ~(size_t)63); }\n"
+        "/* exp, erf and tanh of float32 without calls, so that loops using them\n"
+        " * vectorize: Cephes' exp (range reduction by ln 2, degree-6 polynomial),\n"
+        " * Eigen's rational erf on [-4, 4], tanh from exp (a series near 0).\n"
+        " * Errors: exp 1e-7 relative, erf 4e-7 absolute, tanh 5e-7 relative. */\n"
+        "static inline float rt_expf(float v)\n"
+        "{\n"
+        "    float x = v > 88.7228f ? 88.7228f : v;\n"
+        "    x = x < -87.3365f ? -87.3365f : x;\n"
+        "    float n = floorf(x * 1.44269504f + 0.5f);\n"
+        "    float r = x - n * 0.693359375f + n * 2.12194440e-4f;\n"
+        "    float p = 1.9875691500e-4f;\n"
+        "    p = p * r + 1.3981999507e-3f;\n"
+        "    p = p * r + 8.3334519073e-3f;\n"
+        "    p = p * r + 4.1665795894e-2f;\n"
+        "    p = p * r + 1.6666665459e-1f;\n"
+        "    p = p * r + 5.0000001201e-1f;\n"
+        "    p = p * (r * r) + r + 1.0f;\n"
+        "    int32_t k = (int32_t)n, h = k >> 1;\n"
+        "    int32_t e1 = (h + 127) << 23, e2 = (k - h + 127) << 23;\n"
+        "    float s1, s2;\n"
+        "    memcpy(&s1, &e1, sizeof s1);\n"
+        "    memcpy(&s2, &e2, sizeof s2);\n"
+        "    return v > 88.7228f ? INFINITY : p * s1 * s2;\n"
+        "}\n"
+        "static inline float rt_erff(float x)\n"
+        "{\n"
+        "    x = x > 4.0f ? 4.0f : x;\n"
+        "    x = x < -4.0f ? -4.0f : x;\n"
+        "    float x2 = x * x;\n"
+        "    float p = -2.72614225801306e-10f;\n"
+        "    p = p * x2 + 2.77068142495902e-08f;\n"
+        "    p = p * x2 - 2.10102402082508e-06f;\n"
+        "    p = p * x2 - 5.69250639462346e-05f;\n"
+        "    p = p * x2 - 7.34990630326855e-04f;\n"
+        "    p = p * x2 - 2.95459980854025e-03f;\n"
+        "    p = p * x2 - 1.60960333262415e-02f;\n"
+        "    float q = -1.45660718464996e-05f;\n"
+        "    q = q * x2 - 2.13374055278905e-04f;\n"
+        "    q = q * x2 - 1.68282697438203e-03f;\n"
+        "    q = q * x2 - 7.37332916720468e-03f;\n"
+        "    q = q * x2 - 1.42647390514189e-02f;\n"
+        "    return x * p / q;\n"
+        "}\n"
+        "static inline float rt_tanhf(float x)\n"
+        "{\n"
+        "    float c = x > 9.0f ? 9.0f : x < -9.0f ? -9.0f : x;\n"
+        "    float e = rt_expf(2.0f * c), x2 = x * x;\n"
+        "    float small = x * (1.0f - x2 * (0.333333333f - x2 * 0.133333333f));\n"
+        "    return (x < 0.0625f && x > -0.0625f) ? small : (e - 1.0f) / (e + 1.0f);\n"
+        "}\n",
+};
+
+void tg_c_prelude(su_buf *out)
+{
+    su_buf_puts(out, tg_lang_c.prelude);
+}
+
+void tg_c_func(su_buf *out, const sch_func *f, const char *name)
+{
+    sch_emit_func(out, &tg_lang_c, f, name);
+}
