@@ -45,7 +45,7 @@ static void add_calls(const ir_expr *e, tun_tasks *out, su_map *seen)
     if (!tr_is_primitive(e->u.call.fn))
         return;
     const char *tmpl;
-    char *key = tun_workload_key(e->u.call.fn, &tmpl, NULL);
+    char *key = sch_workload_key(e->u.call.fn, &tmpl, NULL);
     uintptr_t k = (uintptr_t)su_map_get(seen, key);
     if (k) {
         out->items[k - 1].count++;

@@ -791,6 +791,20 @@ const char *sch_template_name(const sch_schedule *s);
 sch_err sch_apply_template(sch_schedule *s, const char *name, const sch_hw *hw, const sch_config *cfg,
                            sch_space *space);
 
+/* ---- workload.c: what a primitive function is to tuning and compiling --- */
+
+/* The template family of an anchor call ("conv2d_nchw", "dense", ...), or
+ * NULL when the call is not tunable (the table of op families). */
+const char *sch_call_template(const ir_expr *call);
+/* The workload key of primitive function f (malloc'd), and its template
+ * name (static string) or NULL when f has no tunable anchor; *anchor (may
+ * be NULL) gets the anchor's op. */
+char *sch_workload_key(const ir_expr *f, const char **template_name, const ir_op_def **anchor);
+/* The FLOPs of f's body (the ops' own counts, summed). */
+int64_t sch_workload_flops(const ir_expr *f);
+/* Appends a tensor type's shape as a key writes it ("1x64x56x56", "scalar"). */
+void sch_shape_text(su_buf *b, const ir_type *t);
+
 /* templates/default.c: injective, reduction, pooling, softmax, layer_norm;
  * and the helpers every template shares. */
 void sch_template_default(sch_tctx *t);

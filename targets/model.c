@@ -18,8 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ir/transform/transform.h"
 #include "targets/targets.h"
-#include "tuner/tuner.h"
 
 enum { B_INPUT, B_CONST, B_TEMP, B_OUTPUT };
 
@@ -126,7 +126,7 @@ static mval *memo_find(mctx *c, const ir_expr *e)
 static int get_kernel(mctx *c, const ir_expr *f, const char *mask)
 {
     const char *tmpl = NULL;
-    char *wk = tun_workload_key(f, &tmpl, NULL);
+    char *wk = sch_workload_key(f, &tmpl, NULL);
     su_buf key = {0};
     su_buf_printf(&key, "%s|%s", mask, wk);
     for (size_t i = 0; i < c->kernels.len; i++)

@@ -47,9 +47,6 @@ typedef struct tun_tasks {
 /* Extracts the tasks of every primitive function called in m (a fused module),
  * in order of first call; functions without a tunable anchor are skipped. */
 void tun_extract_tasks(const ir_module *m, tun_tasks *out);
-/* The workload key of primitive function f (malloc'd), and its template name
- * (static string) or NULL when f has no tunable anchor. */
-char *tun_workload_key(const ir_expr *f, const char **template_name, const ir_op_def **anchor);
 /* Frees the tasks' strings and the array. */
 void tun_tasks_free(tun_tasks *t);
 
