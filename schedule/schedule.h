@@ -805,6 +805,48 @@ int64_t sch_workload_flops(const ir_expr *f);
 /* Appends a tensor type's shape as a key writes it ("1x64x56x56", "scalar"). */
 void sch_shape_text(su_buf *b, const ir_type *t);
 
+/* ---- build.c: a primitive function to LoopIR under a config ------------- */
+
+/* What a kernel is built with. The template reads its knobs through its
+ * sch_tctx, the same way whether a tuner is defining the space or a
+ * compiler applies a chosen config: only the config differs. */
+typedef struct sch_build_opts {
+    const char *template_name;  /* NULL: the function's own (sch_template_name) */
+    const sch_hw *hw;           /* the machine (NULL: sch_hw_default) */
+    const sch_config *cfg;      /* the config (NULL: the template's defaults) */
+    const char *cfg_json;       /* instead of cfg: config text from the command line,
+                                   read in the template's space (sch_config_parse) */
+    const bool *param_const;    /* per parameter: a weight, its packing hoisted (NULL: none) */
+    bool space_only;            /* stop after the template: only the space is wanted */
+} sch_build_opts;
+
+/* Where a build stopped. */
+typedef enum {
+    SCH_BUILT,                  /* it did not: the kernel is there */
+    SCH_BUILD_CREATE,           /* the function has no compute definition */
+    SCH_BUILD_CONFIG,           /* cfg_json does not fit the space */
+    SCH_BUILD_TEMPLATE,         /* the template failed (err says how; BAD_CONFIG: the config) */
+    SCH_BUILD_LOWER,            /* lowering failed */
+} sch_build_step;
+
+/* A built kernel and what it was built from. */
+typedef struct sch_kernel {
+    sch_build_step failed;      /* SCH_BUILT, or the step that failed */
+    sch_err err;                /* the schedule's error when TEMPLATE or LOWER failed */
+    char *why;                  /* a failure's reason (malloc'd), else NULL */
+    sch_schedule *s;            /* the schedule, which owns the LoopIR (NULL: CREATE failed) */
+    sch_lowered *l;             /* kernel and prologues (NULL on a failure or space_only) */
+    sch_space space;            /* the template's space (from the defaults' run with cfg_json) */
+    sch_config cfg;             /* the config applied: the one given, or the defaults */
+    su_diags diags;             /* sch_create's diagnostics */
+} sch_kernel;
+
+/* Schedules fn (typed, primitive), runs its template under the config and
+ * lowers it; false with k->failed, k->err and k->why set when a step
+ * fails. k is always to be freed with sch_kernel_free. */
+bool sch_build(const ir_expr *fn, const sch_build_opts *o, sch_kernel *k);
+void sch_kernel_free(sch_kernel *k);
+
 /* templates/default.c: injective, reduction, pooling, softmax, layer_norm;
  * and the helpers every template shares. */
 void sch_template_default(sch_tctx *t);

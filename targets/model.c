@@ -2,10 +2,12 @@
  * @main of an optimized module is a graph of calls of primitive functions
  * over its parameters (the model's inputs) and constants (its weights).
  * Each distinct primitive function (by workload key and by which of its
- * arguments are constants) is scheduled with its template — with the config
- * the caller's hook gives, else the template's defaults — and lowered with
- * the packing of its constant arguments hoisted into prologues. The
- * prologues are built and run here, so the object holds packed weights.
+ * arguments are constants) is built once (schedule/build.c) with its
+ * template — under the tuned config the caller resolved for its workload,
+ * else the template's defaults — the packing of its constant arguments
+ * hoisted into prologues. The prologues are built and run here, so the
+ * object holds packed weights. Nothing here reads a database or config
+ * text: configs arrive as values.
  * Intermediates get offsets in one arena from the liveness-based plan
  * (memplan.c). The result is C: kernel units (kernel entries hidden) and
  * one graph unit with the ABI of include/relaytune_model.h, the calls in
@@ -45,8 +47,8 @@ typedef SU_VEC(void *) ptr_vec;
 typedef struct mkernel {
     char *key;              /* workload key + constness mask */
     const ir_expr *func;
-    sch_schedule *s;
-    sch_lowered *l;
+    sch_kernel b;           /* the built kernel (its schedule owns the LoopIR) */
+    const sch_lowered *l;   /* b.l */
     bool *reads;            /* per parameter: the kernel body loads from it */
 } mkernel;
 
@@ -121,6 +123,46 @@ static mval *memo_find(mctx *c, const ir_expr *e)
     return NULL;
 }
 
+/* The tuned config of workload wk in o->configs, or NULL (the defaults). */
+static const sch_config *config_of(const mctx *c, const char *wk)
+{
+    for (int i = 0; i < c->o->nconfigs; i++)
+        if (!strcmp(c->o->configs[i].workload_key, wk))
+            return &c->o->configs[i].cfg;
+    return NULL;
+}
+
+/* Builds f with its tuned config (a config that does not apply: with the
+ * defaults, after a note) and the packs of the constants in mask hoisted. */
+static bool build_kernel(mctx *c, const ir_expr *f, const char *tmpl, const char *wk, const char *mask,
+                         sch_kernel *k)
+{
+    int np = f->u.func.nparams;
+    bool *consts = su_calloc((size_t)np + 1, sizeof *consts);
+    for (int i = 0; i < np; i++)
+        consts[i] = mask[i] == 'c';
+    const sch_config *cfg = tmpl ? config_of(c, wk) : NULL;
+    sch_build_opts bo = {.template_name = tmpl, .hw = &c->t->hw, .cfg = cfg, .param_const = consts};
+    bool ok = sch_build(f, &bo, k);
+    if (!ok && cfg && k->failed == SCH_BUILD_TEMPLATE) {
+        if (c->o->notes)
+            fprintf(c->o->notes, "relay-tune: note: config of task %s does not apply; using the defaults\n", tmpl);
+        sch_kernel_free(k);
+        bo.cfg = NULL;
+        ok = sch_build(f, &bo, k);
+    } else if (ok && cfg) {
+        c->info->ntuned++;
+    }
+    free(consts);
+    if (!ok && k->failed == SCH_BUILD_CREATE)
+        fail(c, "cannot schedule a primitive function (%s)", wk);
+    else if (!ok && k->failed == SCH_BUILD_LOWER)
+        fail(c, "cannot lower a primitive function: %s", k->why);
+    else if (!ok)
+        fail(c, "schedule template failed on %s", wk);
+    return ok;
+}
+
 /* Kernel for primitive function f called with constant arguments where
  * mask says; built once per distinct (workload, mask). */
 static int get_kernel(mctx *c, const ir_expr *f, const char *mask)
@@ -136,63 +178,17 @@ static int get_kernel(mctx *c, const ir_expr *f, const char *mask)
             return (int)i;
         }
     mkernel k = {0};
+    bool ok = build_kernel(c, f, tmpl, wk, mask, &k.b);
+    free(wk);
+    if (!ok) {
+        sch_kernel_free(&k.b);
+        su_buf_free(&key);
+        return -1;
+    }
     k.key = su_buf_take(&key);
     k.func = f;
-    su_diags d = {0};
-    k.s = sch_create(f, &d);
-    su_diags_free(&d);
-    if (!k.s) {
-        fail(c, "cannot schedule a primitive function (%s)", wk);
-        free(wk);
-        free(k.key);
-        return -1;
-    }
-    sch_space sp = {0};
-    sch_config cfg = {0};
-    sch_err e = sch_apply_template(k.s, tmpl, &c->t->hw, NULL, &sp);
-    const char *cj = tmpl && c->o->config ? c->o->config(c->o->config_ctx, wk, tmpl) : NULL;
-    if (!e && cj) {
-        char *bad = NULL;
-        if (sch_config_parse(&sp, cj, &cfg, &bad)) {
-            sch_schedule *s2 = sch_create(f, &d);
-            su_diags_free(&d);
-            sch_err e2 = s2 ? sch_apply_template(s2, tmpl, &c->t->hw, &cfg, NULL) : SCH_E_UNSUPPORTED;
-            if (s2 && !e2) {
-                sch_free(k.s);
-                k.s = s2;
-                c->info->ntuned++;
-            } else {
-                if (c->o->notes)
-                    fprintf(c->o->notes, "relay-tune: note: config of task %s does not apply; using the defaults\n",
-                            tmpl);
-                sch_free(s2);
-            }
-        } else if (c->o->notes) {
-            fprintf(c->o->notes, "relay-tune: note: config of a %s task rejected (%s); using the defaults\n", tmpl,
-                    bad ? bad : "?");
-        }
-        free(bad);
-    }
-    sch_config_free(&cfg);
-    sch_space_free(&sp);
-    if (e) {
-        fail(c, "schedule template failed on %s", wk);
-        free(wk);
-        return -1;
-    }
-    free(wk);
-    int np = f->u.func.nparams;
-    bool *consts = su_calloc((size_t)np + 1, sizeof *consts);
-    for (int i = 0; i < np; i++)
-        consts[i] = mask[i] == 'c';
-    sch_lower_opts lo = {consts, true, false};
-    k.l = sch_lower(k.s, &lo);
-    free(consts);
-    if (!k.l) {
-        fail(c, "cannot lower a primitive function: %s", k.s->err_msg ? k.s->err_msg : "?");
-        return -1;
-    }
-    k.reads = su_calloc((size_t)np + 1, sizeof *k.reads);
+    k.l = k.b.l;
+    k.reads = su_calloc((size_t)f->u.func.nparams + 1, sizeof *k.reads);
     su_vec_push(&c->kernels, k);
     return (int)c->kernels.len - 1;
 }
@@ -550,13 +546,10 @@ static bool pack_weights(mctx *c, ptr_vec *owned)
     tg_c_prelude(&src);
     int any = 0;
     for (size_t k = 0; k < c->kernels.len; k++) {
-        const sch_lowered *l = c->kernels.data[k].l;
-        for (int p = 0; p < l->nprologues; p++) {
-            char name[48];
-            snprintf(name, sizeof name, "pk%zu_%d", k, p);
-            tg_c_func(&src, l->prologues[p].fn, name);
-            any++;
-        }
+        char name[32];
+        snprintf(name, sizeof name, "k%zu", k);
+        tg_kernel_c(&src, c->kernels.data[k].l, name, TG_KERNEL_PROLOGUES);
+        any += c->kernels.data[k].l->nprologues;
     }
     if (!any) {
         su_buf_free(&src);
@@ -577,7 +570,7 @@ static bool pack_weights(mctx *c, ptr_vec *owned)
         if (b->src_const < 0)
             continue;
         char name[48];
-        snprintf(name, sizeof name, "pk%d_%d", b->src_kernel, b->src_pro);
+        snprintf(name, sizeof name, "k%d_p%d", b->src_kernel, b->src_pro);
         tg_entry_fn fn = (tg_entry_fn)tg_lib_sym(lib, name);
         void *dst = aligned_alloc(64, (size_t)align64(b->bytes ? b->bytes : 1));
         memset(dst, 0, (size_t)b->bytes);
@@ -741,7 +734,7 @@ bool tg_model_compile(const ir_module *m, const tg_target *t, const tg_model_opt
     for (int k = 0; k < nk; k++) {
         char name[32];
         snprintf(name, sizeof name, "k%d", k);
-        tg_c_func(&units[1 + k % nku], c.kernels.data[k].l->kernel, name);
+        tg_kernel_c(&units[1 + k % nku], c.kernels.data[k].l, name, TG_KERNEL_BODY);
     }
     /* the graph unit */
     su_buf *gu = &units[0];
@@ -855,7 +848,7 @@ done:
     for (size_t i = 0; i < c.kernels.len; i++) {
         free(c.kernels.data[i].key);
         free(c.kernels.data[i].reads);
-        sch_free(c.kernels.data[i].s);
+        sch_kernel_free(&c.kernels.data[i].b);
     }
     su_vec_free(&c.kernels);
     for (size_t i = 0; i < c.calls.len; i++)

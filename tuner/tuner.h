@@ -438,5 +438,11 @@ typedef struct tun_best {
  * are skipped and listed in notes. False only on a database error. */
 bool tun_best_config(db *d, const tun_space *s, const db_target *t, tun_best *out, su_buf *err);
 void tun_best_free(tun_best *b);
+/* The task's space on target tg (its string `target`, as records name it)
+ * and its best config there, as tun_best_config finds it: what compiling
+ * builds the task's kernels with. False (nothing to free) when the space
+ * or the database fails, with the reason in err; else free both. */
+bool tun_task_best(db *d, const tun_task *task, const tg_target *tg, const char *target, tun_space *sp,
+                   tun_best *out, su_buf *err);
 
 #endif

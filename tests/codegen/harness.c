@@ -107,12 +107,7 @@ tg_lib **hx_build(hx_kernel *ks, int n, int *nlibs)
         tg_c_prelude(&src[u]);
     for (int i = 0; i < n; i++) {
         su_buf *b = &src[i % nu];
-        tg_c_func(b, ks[i].l->kernel, ks[i].name);
-        for (int p = 0; p < ks[i].l->nprologues && p < 8; p++) {
-            char name[48];
-            snprintf(name, sizeof name, "%s_p%d", ks[i].name, p);
-            tg_c_func(b, ks[i].l->prologues[p].fn, name);
-        }
+        tg_kernel_c(b, ks[i].l, ks[i].name, TG_KERNEL_BODY | TG_KERNEL_PROLOGUES);
     }
     for (int u = 0; u < nu; u++) {
         texts[u] = su_buf_str(&src[u]);
