@@ -73,6 +73,17 @@ typedef struct mctx {
     SU_VEC(mkernel) kernels;
     SU_VEC(mcall) calls;
     SU_VEC(mval) memo;
+    int_vec outs;           /* the buffers of @main's result, in order */
+    int *copy_from;         /* per output: the buffer copied into it after the calls, or -1
+                               (a kernel's result written in place) */
+    const mbuf **inb, **outb; /* the buffers of the inputs and outputs, by number */
+    int nin, nout;
+    ptr_vec owned;          /* the packed weights' memory */
+    int64_t wbytes;         /* bytes of the weights' blob */
+    su_buf blob_path;       /* the file that holds it (in the cache) */
+    su_buf *units;          /* the translation units: the graph's, then the kernels' */
+    int nu;
+    int jobs;               /* compilers at once */
     su_buf err;
     bool failed;
 } mctx;
@@ -195,6 +206,37 @@ static int get_kernel(mctx *c, const ir_expr *f, const char *mask)
 
 static void eval(mctx *c, const ir_expr *e, int_vec *out);
 
+/* A new buffer of the graph shaped as the kernel's buffer a. */
+static int buffer_like(mctx *c, int kind, const sch_buffer *a)
+{
+    mbuf b = {0};
+    b.kind = kind;
+    b.dtype = a->dtype;
+    b.ndim = a->ndim;
+    b.shape = a->shape;
+    b.bytes = a->size * ir_dtype_bytes(a->dtype);
+    b.src_const = b.src_kernel = b.src_pro = -1;
+    su_vec_push(&c->bufs, b);
+    return (int)c->bufs.len - 1;
+}
+
+/* The weight prologue p of kernel k packs from constant src: one buffer
+ * per (constant, kernel, prologue), filled at compile time. */
+static int packed_weight(mctx *c, int k, int p, int src)
+{
+    for (size_t j = 0; j < c->bufs.len; j++)
+        if (c->bufs.data[j].src_const == src && c->bufs.data[j].src_kernel == k && c->bufs.data[j].src_pro == p)
+            return (int)j;
+    int id = buffer_like(c, B_CONST, c->kernels.data[k].l->prologues[p].packed);
+    mbuf *b = &c->bufs.data[id];
+    b->stored = true;
+    b->src_const = src;
+    b->src_kernel = k;
+    b->src_pro = p;
+    c->info->npacked++;
+    return id;
+}
+
 /* A call of a primitive function: a step of the graph. */
 static void eval_call(mctx *c, const ir_expr *e, int_vec *out)
 {
@@ -234,45 +276,14 @@ static void eval_call(mctx *c, const ir_expr *e, int_vec *out)
             c->bufs.data[b].last = step;
     }
     /* packed weights: one per (constant, kernel, prologue) */
-    for (int p = 0; p < kn->l->nprologues; p++) {
-        int src = args.data[kn->l->prologues[p].param];
-        int found = -1;
-        for (size_t j = 0; j < c->bufs.len; j++)
-            if (c->bufs.data[j].src_const == src && c->bufs.data[j].src_kernel == k && c->bufs.data[j].src_pro == p)
-                found = (int)j;
-        if (found < 0) {
-            const sch_buffer *pb = kn->l->prologues[p].packed;
-            mbuf b = {0};
-            b.kind = B_CONST;
-            b.dtype = pb->dtype;
-            b.ndim = pb->ndim;
-            b.shape = pb->shape;
-            b.bytes = pb->size * ir_dtype_bytes(pb->dtype);
-            b.stored = true;
-            b.src_const = src;
-            b.src_kernel = k;
-            b.src_pro = p;
-            su_vec_push(&c->bufs, b);
-            found = (int)c->bufs.len - 1;
-            c->info->npacked++;
-        }
-        su_vec_push(&call.args, found);
-    }
+    for (int p = 0; p < kn->l->nprologues; p++)
+        su_vec_push(&call.args, packed_weight(c, k, p, args.data[kn->l->prologues[p].param]));
     const sch_func *kf = kn->l->kernel;
     for (int i = 0; i < kf->nargs; i++) {
-        const sch_buffer *a = kf->args[i];
-        if (a->scope != SCH_SCOPE_OUTPUT)
+        if (kf->args[i]->scope != SCH_SCOPE_OUTPUT)
             continue;
-        mbuf b = {0};
-        b.kind = B_TEMP;
-        b.dtype = a->dtype;
-        b.ndim = a->ndim;
-        b.shape = a->shape;
-        b.bytes = a->size * ir_dtype_bytes(a->dtype);
-        b.first = b.last = step;
-        b.src_const = b.src_kernel = b.src_pro = -1;
-        su_vec_push(&c->bufs, b);
-        int id = (int)c->bufs.len - 1;
+        int id = buffer_like(c, B_TEMP, kf->args[i]);
+        c->bufs.data[id].first = c->bufs.data[id].last = step;
         su_vec_push(&call.args, id);
         su_vec_push(out, id);
     }
@@ -600,6 +611,296 @@ static void emit_arg(su_buf *g, const mbuf *b)
     }
 }
 
+/* ---- the phases of tg_model_compile ------------------------------------ */
+
+/* @main's graph: its inputs (first, so their numbers are the parameters'),
+ * then the calls its body makes, kernels built as they are met. */
+static bool read_graph(mctx *c, const ir_module *m)
+{
+    ir_global_def *g = ir_module_find(m, "main");
+    if (!g) {
+        fail(c, "%s", "the module has no @main");
+        return false;
+    }
+    c->main = g->func;
+    if (c->main->u.func.ntparams) {
+        /* the inputs' and outputs' buffers need their types known */
+        fail(c, "%s", "@main has type parameters: a compiled model needs the types of its inputs and outputs");
+        return false;
+    }
+    for (int i = 0; i < c->main->u.func.nparams; i++) {
+        int_vec tmp = {0};
+        eval(c, c->main->u.func.params[i], &tmp);
+        su_vec_free(&tmp);
+    }
+    eval(c, c->main->u.func.body, &c->outs);
+    return !c->failed;
+}
+
+/* Which constants go into the blob: those some kernel body reads (a
+ * constant only packed is not stored). */
+static void mark_stored(mctx *c)
+{
+    for (size_t k = 0; k < c->kernels.len; k++) {
+        mkernel *kn = &c->kernels.data[k];
+        for (int i = 0; i < kn->func->u.func.nparams; i++)
+            kn->reads[i] = body_reads(kn->l->kernel, kn->l->kernel->args[i]);
+    }
+    for (size_t s = 0; s < c->calls.len; s++) {
+        const mcall *cl = &c->calls.data[s];
+        const mkernel *kn = &c->kernels.data[cl->kernel];
+        for (int i = 0; i < kn->func->u.func.nparams; i++)
+            if (kn->reads[i] && c->bufs.data[cl->args.data[i]].kind == B_CONST)
+                c->bufs.data[cl->args.data[i]].stored = true;
+    }
+}
+
+/* The model's inputs and outputs: kernel results written in place (first
+ * occurrence), the rest copied after the last call. */
+static void place_outputs(mctx *c)
+{
+    c->nout = (int)c->outs.len;
+    c->nin = c->main->u.func.nparams;
+    c->outb = su_calloc((size_t)c->nout + 1, sizeof *c->outb);
+    c->inb = su_calloc((size_t)c->nin + 1, sizeof *c->inb);
+    c->copy_from = su_calloc((size_t)c->nout + 1, sizeof *c->copy_from);
+    for (int i = 0; i < c->nout; i++) {
+        mbuf *b = &c->bufs.data[c->outs.data[i]];
+        c->copy_from[i] = -1;
+        if (b->kind == B_TEMP) {
+            b->kind = B_OUTPUT;
+            b->index = i;
+        } else {
+            c->copy_from[i] = c->outs.data[i];
+            if (b->kind == B_CONST)
+                b->stored = true;
+        }
+    }
+    for (size_t i = 0; i < c->bufs.len; i++)
+        if (c->bufs.data[i].kind == B_INPUT && !c->inb[c->bufs.data[i].index])
+            c->inb[c->bufs.data[i].index] = &c->bufs.data[i];
+}
+
+/* The intermediates' offsets in the arena (memplan.c). */
+static void plan_memory(mctx *c)
+{
+    SU_VEC(tg_mem_item) items = {0};
+    for (size_t i = 0; i < c->bufs.len; i++) {
+        mbuf *b = &c->bufs.data[i];
+        if (b->kind != B_TEMP)
+            continue;
+        b->index = (int)items.len;
+        tg_mem_item it = {b->bytes, b->first, b->last, 0};
+        su_vec_push(&items, it);
+    }
+    c->info->mem = tg_memplan(items.data, (int)items.len, 64);
+    c->info->nintermediates = (int)items.len;
+    for (size_t i = 0; i < c->bufs.len; i++)
+        if (c->bufs.data[i].kind == B_TEMP)
+            c->bufs.data[i].offset = items.data[c->bufs.data[i].index].offset;
+    su_vec_free(&items);
+}
+
+/* The weights: packed, laid out in one blob and written to the cache under
+ * the hash of their bytes (so the assembler's .incbin finds them). */
+static bool store_weights(mctx *c)
+{
+    if (!pack_weights(c, &c->owned))
+        return false;
+    for (size_t i = 0; i < c->bufs.len; i++) {
+        mbuf *b = &c->bufs.data[i];
+        if (b->kind == B_CONST && b->stored) {
+            b->offset = c->wbytes;
+            c->wbytes = align64(c->wbytes + b->bytes);
+            c->info->nconsts++;
+        }
+    }
+    c->info->weight_bytes = c->wbytes;
+    if (!c->wbytes)
+        return true;
+    unsigned char *blob = aligned_alloc(64, (size_t)c->wbytes);
+    memset(blob, 0, (size_t)c->wbytes);
+    for (size_t i = 0; i < c->bufs.len; i++) {
+        mbuf *b = &c->bufs.data[i];
+        if (b->kind == B_CONST && b->stored && b->bytes)
+            memcpy(blob + b->offset, b->data, (size_t)b->bytes);
+    }
+    uint64_t h1 = su_hash_bytes(SU_HASH_INIT, blob, (size_t)c->wbytes);
+    uint64_t h2 = su_hash_bytes(su_hash_u64(SU_HASH_INIT, 0x9e3779b97f4a7c15ULL), blob, (size_t)c->wbytes);
+    char *dir = tg_cache_dir();
+    su_buf_printf(&c->blob_path, "%s/w%016llx%016llx.bin", dir, (unsigned long long)h1, (unsigned long long)h2);
+    free(dir);
+    const char *path = su_buf_str(&c->blob_path);
+    bool wrote = plain_path(path) && write_blob(path, blob, (size_t)c->wbytes);
+    free(blob);
+    if (!wrote)
+        fail(c, "cannot write the weights to %s (or the path has characters the assembler cannot take)", path);
+    return wrote;
+}
+
+/* The kernels' units: round robin over a few units compiled side by side
+ * (units[0] is left for the graph). */
+static void kernel_units(mctx *c)
+{
+    int nk = (int)c->kernels.len;
+    int nku = nk < 2 * c->jobs ? nk : 2 * c->jobs;
+    c->nu = nku + 1;
+    c->units = su_calloc((size_t)c->nu, sizeof *c->units);
+    for (int u = 0; u < nku; u++) {
+        tg_c_prelude(&c->units[u + 1]);
+        su_buf_puts(&c->units[u + 1], "#pragma GCC visibility push(hidden)\n");
+    }
+    for (int k = 0; k < nk; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "k%d", k);
+        tg_kernel_c(&c->units[1 + k % nku], c->kernels.data[k].l, name, TG_KERNEL_BODY);
+    }
+}
+
+/* The graph unit's head: includes, sizes, the kernels' declarations and
+ * the weights pulled in by the assembler. */
+static void graph_head(mctx *c, su_buf *gu)
+{
+    su_buf_puts(gu, "/* relay-tune compiled model: the graph, the weights and the ABI of relaytune_model.h */\n"
+                    "#include <stddef.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n"
+                    "#define RTM_API __attribute__((visibility(\"default\")))\n"
+                    "typedef struct rtm_model rtm_model;\n");
+    su_buf_printf(gu, "#define NIN %d\n#define NOUT %d\n#define ARENA %lld\n", c->nin, c->nout,
+                  (long long)c->info->mem.peak);
+    for (size_t k = 0; k < c->kernels.len; k++)
+        su_buf_printf(gu, "__attribute__((visibility(\"hidden\"))) int k%zu(void *const *args);\n", k);
+    if (!c->wbytes)
+        return;
+    su_buf_printf(gu,
+                  "__asm__(\".pushsection .rodata\\n.balign 64\\n.globl rtm_weights\\n.hidden rtm_weights\\n"
+                  ".type rtm_weights, @object\\nrtm_weights:\\n.incbin \\\"%s\\\"\\n.size rtm_weights, %lld\\n"
+                  ".popsection\\n\");\n",
+                  su_buf_str(&c->blob_path), (long long)c->wbytes);
+    su_buf_puts(gu, "extern const unsigned char rtm_weights[] __attribute__((visibility(\"hidden\"), aligned(64)));\n");
+}
+
+/* The ABI's tables of the inputs (named after @main's parameters) and the
+ * outputs (named by number). */
+static void graph_tables(mctx *c, su_buf *gu)
+{
+    const char **in_names = su_calloc((size_t)c->nin + 1, sizeof *in_names);
+    const char **out_names = su_calloc((size_t)c->nout + 1, sizeof *out_names);
+    char (*onames)[16] = su_calloc((size_t)c->nout + 1, sizeof *onames);
+    for (int i = 0; i < c->nin; i++)
+        in_names[i] = c->main->u.func.params[i]->u.var.name;
+    for (int i = 0; i < c->nout; i++) {
+        snprintf(onames[i], sizeof onames[i], "%d", i);
+        out_names[i] = onames[i];
+        c->outb[i] = &c->bufs.data[c->outs.data[i]];
+    }
+    emit_side(gu, "in", c->nin, c->inb, in_names);
+    emit_side(gu, "out", c->nout, c->outb, out_names);
+    free(in_names);
+    free(out_names);
+    free(onames);
+}
+
+/* rtm_run: the calls in order, then the outputs that are copies. */
+static void graph_run(mctx *c, su_buf *gu)
+{
+    su_buf_printf(gu, "RTM_API int rtm_run(rtm_model *m)\n{\n    unsigned char *A = m->arena;\n");
+    su_buf_printf(gu, "    const unsigned char *W = %s;\n    (void)A;\n    (void)W;\n", c->wbytes ? "rtm_weights" : "0");
+    for (size_t s = 0; s < c->calls.len; s++) {
+        const mcall *cl = &c->calls.data[s];
+        su_buf_printf(gu, "    {\n        void *const a[] = {");
+        for (size_t i = 0; i < cl->args.len; i++) {
+            if (i)
+                su_buf_puts(gu, ", ");
+            emit_arg(gu, &c->bufs.data[cl->args.data[i]]);
+        }
+        su_buf_printf(gu, "};\n        if (k%d(a))\n            return -1;\n    }\n", cl->kernel);
+    }
+    for (int i = 0; i < c->nout; i++) {
+        if (c->copy_from[i] < 0)
+            continue;
+        su_buf_printf(gu, "    memcpy(m->out[%d], ", i);
+        emit_arg(gu, &c->bufs.data[c->copy_from[i]]);
+        su_buf_printf(gu, ", %lld);\n", (long long)c->outb[i]->bytes);
+    }
+    su_buf_puts(gu, "    return 0;\n}\n");
+}
+
+/* The graph unit: the ABI of relaytune_model.h over the plan. */
+static void graph_unit(mctx *c, su_buf *gu)
+{
+    graph_head(c, gu);
+    graph_tables(c, gu);
+    su_buf_puts(gu, abi_functions);
+    /* the ISA the kernels need, so that a loader can refuse a host without it
+     * (tg_isa_name's names only: no text from the model) */
+    su_buf_printf(gu, "RTM_API const char *rtm_target_isa(void) { return \"%s\"; }\n", tg_isa_name(c->t->isa));
+    graph_run(c, gu);
+}
+
+/* Compiles the units and links them into the model's shared object: at
+ * o->out_path, else in the cache under the hash of the sources (an object
+ * already there is reused). */
+static bool link_model(mctx *c)
+{
+    const char **srcs = su_calloc((size_t)c->nu, sizeof *srcs);
+    for (int u = 0; u < c->nu; u++)
+        srcs[u] = su_buf_str(&c->units[u]);
+    char *log = NULL;
+    su_buf path = {0};
+    if (c->o->out_path) {
+        su_buf_puts(&path, c->o->out_path);
+    } else {
+        uint64_t h1 = su_hash_str(c->t->cflags), h2 = su_hash_u64(SU_HASH_INIT, 0x9e3779b97f4a7c15ULL);
+        for (int u = 0; u < c->nu; u++) {
+            h1 = su_hash_bytes(h1, srcs[u], strlen(srcs[u]) + 1);
+            h2 = su_hash_bytes(h2, srcs[u], strlen(srcs[u]) + 1);
+        }
+        char *cdir = tg_cache_dir();
+        su_buf_printf(&path, "%s/m%016llx%016llx.so", cdir, (unsigned long long)h1, (unsigned long long)h2);
+        free(cdir);
+    }
+    tg_err e = !c->o->out_path && access(su_buf_str(&path), R_OK) == 0
+                   ? TG_E_OK
+                   : tg_build_shared(srcs, c->nu, c->t, c->jobs, su_buf_str(&path), &log);
+    c->info->path = su_buf_take(&path);
+    free(srcs);
+    if (e) {
+        su_buf_printf(&c->err, "%s: %s", tg_err_name(e), log ? log : "");
+        c->failed = true;
+    }
+    free(log);
+    return !e;
+}
+
+static void mctx_free(mctx *c)
+{
+    su_buf_free(&c->err);
+    for (int u = 0; u < c->nu; u++)
+        su_buf_free(&c->units[u]);
+    free(c->units);
+    for (size_t i = 0; i < c->owned.len; i++)
+        free(c->owned.data[i]);
+    su_vec_free(&c->owned);
+    su_vec_free(&c->outs);
+    free(c->outb);
+    free(c->inb);
+    free(c->copy_from);
+    su_buf_free(&c->blob_path);
+    for (size_t i = 0; i < c->kernels.len; i++) {
+        free(c->kernels.data[i].key);
+        free(c->kernels.data[i].reads);
+        sch_kernel_free(&c->kernels.data[i].b);
+    }
+    su_vec_free(&c->kernels);
+    for (size_t i = 0; i < c->calls.len; i++)
+        su_vec_free(&c->calls.data[i].args);
+    su_vec_free(&c->calls);
+    for (size_t i = 0; i < c->memo.len; i++)
+        su_vec_free(&c->memo.data[i].bufs);
+    su_vec_free(&c->memo);
+    su_vec_free(&c->bufs);
+}
+
 bool tg_model_compile(const ir_module *m, const tg_target *t, const tg_model_opts *o, tg_model_info *info,
                       char **err)
 {
@@ -607,256 +908,27 @@ bool tg_model_compile(const ir_module *m, const tg_target *t, const tg_model_opt
     c.t = t;
     c.o = o;
     c.info = info;
+    c.jobs = o->jobs > 0 ? o->jobs : t->cores;
     memset(info, 0, sizeof *info);
     *err = NULL;
-    ir_global_def *g = ir_module_find(m, "main");
-    if (!g) {
-        *err = su_strdup("the module has no @main");
-        return false;
+    bool ok = read_graph(&c, m);
+    if (ok) {
+        mark_stored(&c);
+        place_outputs(&c);
+        plan_memory(&c);
+        ok = store_weights(&c);
     }
-    c.main = g->func;
-    if (c.main->u.func.ntparams) {
-        /* the inputs' and outputs' buffers need their types known */
-        *err = su_strdup("@main has type parameters: a compiled model needs the types of its inputs and outputs");
-        return false;
-    }
-    int_vec outs = {0};
-    /* the inputs first, in parameter order, so their numbers are the params' */
-    for (int i = 0; i < c.main->u.func.nparams; i++) {
-        int_vec tmp = {0};
-        eval(&c, c.main->u.func.params[i], &tmp);
-        su_vec_free(&tmp);
-    }
-    eval(&c, c.main->u.func.body, &outs);
-    ptr_vec owned = {0};
-    su_buf *units = NULL;
-    int nu = 0;
-    bool okk = false;
-    if (c.failed)
-        goto done;
-    /* which parameters each kernel reads (a constant only packed is not stored) */
-    for (size_t k = 0; k < c.kernels.len; k++) {
-        mkernel *kn = &c.kernels.data[k];
-        for (int i = 0; i < kn->func->u.func.nparams; i++)
-            kn->reads[i] = body_reads(kn->l->kernel, kn->l->kernel->args[i]);
-    }
-    for (size_t s = 0; s < c.calls.len; s++) {
-        const mcall *cl = &c.calls.data[s];
-        const mkernel *kn = &c.kernels.data[cl->kernel];
-        for (int i = 0; i < kn->func->u.func.nparams; i++)
-            if (kn->reads[i] && c.bufs.data[cl->args.data[i]].kind == B_CONST)
-                c.bufs.data[cl->args.data[i]].stored = true;
-    }
-    /* the outputs: kernel results written in place (first occurrence), the
-     * rest copied after the last call */
-    int nout = (int)outs.len, nin = c.main->u.func.nparams;
-    const mbuf **outb = su_calloc((size_t)nout + 1, sizeof *outb);
-    const mbuf **inb = su_calloc((size_t)nin + 1, sizeof *inb);
-    int *copy_from = su_calloc((size_t)nout + 1, sizeof *copy_from);
-    for (int i = 0; i < nout; i++) {
-        mbuf *b = &c.bufs.data[outs.data[i]];
-        copy_from[i] = -1;
-        if (b->kind == B_TEMP) {
-            b->kind = B_OUTPUT;
-            b->index = i;
-        } else {
-            copy_from[i] = outs.data[i];
-            if (b->kind == B_CONST)
-                b->stored = true;
-        }
-    }
-    for (size_t i = 0; i < c.bufs.len; i++)
-        if (c.bufs.data[i].kind == B_INPUT && !inb[c.bufs.data[i].index])
-            inb[c.bufs.data[i].index] = &c.bufs.data[i];
-    /* the memory plan */
-    SU_VEC(tg_mem_item) items = {0};
-    for (size_t i = 0; i < c.bufs.len; i++) {
-        mbuf *b = &c.bufs.data[i];
-        if (b->kind != B_TEMP)
-            continue;
-        b->index = (int)items.len;
-        tg_mem_item it = {b->bytes, b->first, b->last, 0};
-        su_vec_push(&items, it);
-    }
-    info->mem = tg_memplan(items.data, (int)items.len, 64);
-    info->nintermediates = (int)items.len;
-    for (size_t i = 0; i < c.bufs.len; i++)
-        if (c.bufs.data[i].kind == B_TEMP)
-            c.bufs.data[i].offset = items.data[c.bufs.data[i].index].offset;
-    su_vec_free(&items);
-    /* weights */
-    if (!pack_weights(&c, &owned))
-        goto done_free;
-    int64_t wbytes = 0;
-    for (size_t i = 0; i < c.bufs.len; i++) {
-        mbuf *b = &c.bufs.data[i];
-        if (b->kind == B_CONST && b->stored) {
-            b->offset = wbytes;
-            wbytes = align64(wbytes + b->bytes);
-            info->nconsts++;
-        }
-    }
-    info->weight_bytes = wbytes;
-    char *dir = tg_cache_dir();
-    su_buf blob_path = {0};
-    if (wbytes) {
-        unsigned char *blob = aligned_alloc(64, (size_t)wbytes);
-        memset(blob, 0, (size_t)wbytes);
-        for (size_t i = 0; i < c.bufs.len; i++) {
-            mbuf *b = &c.bufs.data[i];
-            if (b->kind == B_CONST && b->stored && b->bytes)
-                memcpy(blob + b->offset, b->data, (size_t)b->bytes);
-        }
-        uint64_t h1 = su_hash_bytes(SU_HASH_INIT, blob, (size_t)wbytes);
-        uint64_t h2 = su_hash_bytes(su_hash_u64(SU_HASH_INIT, 0x9e3779b97f4a7c15ULL), blob, (size_t)wbytes);
-        su_buf_printf(&blob_path, "%s/w%016llx%016llx.bin", dir, (unsigned long long)h1, (unsigned long long)h2);
-        bool wrote = plain_path(su_buf_str(&blob_path)) && write_blob(su_buf_str(&blob_path), blob, (size_t)wbytes);
-        free(blob);
-        if (!wrote) {
-            fail(&c, "cannot write the weights to %s (or the path has characters the assembler cannot take)",
-                 su_buf_str(&blob_path));
-            free(dir);
-            su_buf_free(&blob_path);
-            goto done_free;
-        }
-    }
-    free(dir);
-    /* kernel units: round robin over a few units compiled side by side */
-    int jobs = o->jobs > 0 ? o->jobs : t->cores;
-    int nk = (int)c.kernels.len;
-    int nku = nk < 2 * jobs ? nk : 2 * jobs;
-    nu = nku + 1;
-    units = su_calloc((size_t)nu, sizeof *units);
-    for (int u = 0; u < nku; u++) {
-        tg_c_prelude(&units[u + 1]);
-        su_buf_puts(&units[u + 1], "#pragma GCC visibility push(hidden)\n");
-    }
-    for (int k = 0; k < nk; k++) {
-        char name[32];
-        snprintf(name, sizeof name, "k%d", k);
-        tg_kernel_c(&units[1 + k % nku], c.kernels.data[k].l, name, TG_KERNEL_BODY);
-    }
-    /* the graph unit */
-    su_buf *gu = &units[0];
-    su_buf_puts(gu, "/* relay-tune compiled model: the graph, the weights and the ABI of relaytune_model.h */\n"
-                    "#include <stddef.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n"
-                    "#define RTM_API __attribute__((visibility(\"default\")))\n"
-                    "typedef struct rtm_model rtm_model;\n");
-    su_buf_printf(gu, "#define NIN %d\n#define NOUT %d\n#define ARENA %lld\n", nin, nout,
-                  (long long)info->mem.peak);
-    for (int k = 0; k < nk; k++)
-        su_buf_printf(gu, "__attribute__((visibility(\"hidden\"))) int k%d(void *const *args);\n", k);
-    if (wbytes) {
-        su_buf_printf(gu,
-                      "__asm__(\".pushsection .rodata\\n.balign 64\\n.globl rtm_weights\\n.hidden rtm_weights\\n"
-                      ".type rtm_weights, @object\\nrtm_weights:\\n.incbin \\\"%s\\\"\\n.size rtm_weights, %lld\\n"
-                      ".popsection\\n\");\n",
-                      su_buf_str(&blob_path), (long long)wbytes);
-        su_buf_puts(gu, "extern const unsigned char rtm_weights[] __attribute__((visibility(\"hidden\"), aligned(64)));\n");
-    }
-    su_buf_free(&blob_path);
-    {
-        const char **in_names = su_calloc((size_t)nin + 1, sizeof *in_names);
-        const char **out_names = su_calloc((size_t)nout + 1, sizeof *out_names);
-        char (*onames)[16] = su_calloc((size_t)nout + 1, sizeof *onames);
-        for (int i = 0; i < nin; i++)
-            in_names[i] = c.main->u.func.params[i]->u.var.name;
-        for (int i = 0; i < nout; i++) {
-            snprintf(onames[i], sizeof onames[i], "%d", i);
-            out_names[i] = onames[i];
-            outb[i] = &c.bufs.data[outs.data[i]];
-        }
-        emit_side(gu, "in", nin, inb, in_names);
-        emit_side(gu, "out", nout, outb, out_names);
-        free(in_names);
-        free(out_names);
-        free(onames);
-    }
-    su_buf_puts(gu, abi_functions);
-    /* the ISA the kernels need, so that a loader can refuse a host without it
-     * (tg_isa_name's names only: no text from the model) */
-    su_buf_printf(gu, "RTM_API const char *rtm_target_isa(void) { return \"%s\"; }\n", tg_isa_name(t->isa));
-    su_buf_printf(gu, "RTM_API int rtm_run(rtm_model *m)\n{\n    unsigned char *A = m->arena;\n");
-    su_buf_printf(gu, "    const unsigned char *W = %s;\n    (void)A;\n    (void)W;\n", wbytes ? "rtm_weights" : "0");
-    for (size_t s = 0; s < c.calls.len; s++) {
-        const mcall *cl = &c.calls.data[s];
-        su_buf_printf(gu, "    {\n        void *const a[] = {");
-        for (size_t i = 0; i < cl->args.len; i++) {
-            if (i)
-                su_buf_puts(gu, ", ");
-            emit_arg(gu, &c.bufs.data[cl->args.data[i]]);
-        }
-        su_buf_printf(gu, "};\n        if (k%d(a))\n            return -1;\n    }\n", cl->kernel);
-    }
-    for (int i = 0; i < nout; i++) {
-        if (copy_from[i] < 0)
-            continue;
-        su_buf_printf(gu, "    memcpy(m->out[%d], ", i);
-        emit_arg(gu, &c.bufs.data[copy_from[i]]);
-        su_buf_printf(gu, ", %lld);\n", (long long)outb[i]->bytes);
-    }
-    su_buf_puts(gu, "    return 0;\n}\n");
-    {
-        const char **srcs = su_calloc((size_t)nu, sizeof *srcs);
-        for (int u = 0; u < nu; u++)
-            srcs[u] = su_buf_str(&units[u]);
-        char *log = NULL;
-        su_buf path = {0};
-        if (o->out_path) {
-            su_buf_puts(&path, o->out_path);
-        } else {
-            uint64_t h1 = su_hash_str(t->cflags), h2 = su_hash_u64(SU_HASH_INIT, 0x9e3779b97f4a7c15ULL);
-            for (int u = 0; u < nu; u++) {
-                h1 = su_hash_bytes(h1, srcs[u], strlen(srcs[u]) + 1);
-                h2 = su_hash_bytes(h2, srcs[u], strlen(srcs[u]) + 1);
-            }
-            char *cdir = tg_cache_dir();
-            su_buf_printf(&path, "%s/m%016llx%016llx.so", cdir, (unsigned long long)h1, (unsigned long long)h2);
-            free(cdir);
-        }
-        tg_err e = !o->out_path && access(su_buf_str(&path), R_OK) == 0
-                       ? TG_E_OK
-                       : tg_build_shared(srcs, nu, t, jobs, su_buf_str(&path), &log);
-        info->path = su_buf_take(&path);
-        free(srcs);
-        if (e) {
-            su_buf_printf(&c.err, "%s: %s", tg_err_name(e), log ? log : "");
-            c.failed = true;
-        }
-        free(log);
+    if (ok) {
+        kernel_units(&c);
+        graph_unit(&c, &c.units[0]);
+        ok = link_model(&c);
     }
     info->ncalls = (int)c.calls.len;
-    info->nkernels = nk;
-    info->ninputs = nin;
-    info->noutputs = nout;
-    okk = !c.failed;
-done_free:
-    free(outb);
-    free(inb);
-    free(copy_from);
-done:
-    if (!okk)
+    info->nkernels = (int)c.kernels.len;
+    info->ninputs = c.nin;
+    info->noutputs = c.nout;
+    if (!ok)
         *err = c.err.len ? su_buf_take(&c.err) : su_strdup("compile failed");
-    su_buf_free(&c.err);
-    for (int u = 0; u < nu; u++)
-        su_buf_free(&units[u]);
-    free(units);
-    for (size_t i = 0; i < owned.len; i++)
-        free(owned.data[i]);
-    su_vec_free(&owned);
-    su_vec_free(&outs);
-    for (size_t i = 0; i < c.kernels.len; i++) {
-        free(c.kernels.data[i].key);
-        free(c.kernels.data[i].reads);
-        sch_kernel_free(&c.kernels.data[i].b);
-    }
-    su_vec_free(&c.kernels);
-    for (size_t i = 0; i < c.calls.len; i++)
-        su_vec_free(&c.calls.data[i].args);
-    su_vec_free(&c.calls);
-    for (size_t i = 0; i < c.memo.len; i++)
-        su_vec_free(&c.memo.data[i].bufs);
-    su_vec_free(&c.memo);
-    su_vec_free(&c.bufs);
-    return okk;
+    mctx_free(&c);
+    return ok;
 }
