@@ -103,17 +103,23 @@ static int64_t tensor_bytes(ir_dtype dt, int ndim, const int64_t *shape)
     return n;
 }
 
-static int new_buf(mctx *c, int kind, const ir_type *ty)
+/* A new buffer of the graph (not packed from anything). */
+static int push_buf(mctx *c, int kind, ir_dtype dt, int ndim, const int64_t *shape, int64_t bytes)
 {
     mbuf b = {0};
     b.kind = kind;
-    b.dtype = ty->dtype;
-    b.ndim = ty->ndim;
-    b.shape = ty->shape;
-    b.bytes = tensor_bytes(ty->dtype, ty->ndim, ty->shape);
+    b.dtype = dt;
+    b.ndim = ndim;
+    b.shape = shape;
+    b.bytes = bytes;
     b.src_const = b.src_kernel = b.src_pro = -1;
     su_vec_push(&c->bufs, b);
     return (int)c->bufs.len - 1;
+}
+
+static int new_buf(mctx *c, int kind, const ir_type *ty)
+{
+    return push_buf(c, kind, ty->dtype, ty->ndim, ty->shape, tensor_bytes(ty->dtype, ty->ndim, ty->shape));
 }
 
 static int leaves(const ir_type *t)
@@ -209,15 +215,7 @@ static void eval(mctx *c, const ir_expr *e, int_vec *out);
 /* A new buffer of the graph shaped as the kernel's buffer a. */
 static int buffer_like(mctx *c, int kind, const sch_buffer *a)
 {
-    mbuf b = {0};
-    b.kind = kind;
-    b.dtype = a->dtype;
-    b.ndim = a->ndim;
-    b.shape = a->shape;
-    b.bytes = a->size * ir_dtype_bytes(a->dtype);
-    b.src_const = b.src_kernel = b.src_pro = -1;
-    su_vec_push(&c->bufs, b);
-    return (int)c->bufs.len - 1;
+    return push_buf(c, kind, a->dtype, a->ndim, a->shape, a->size * ir_dtype_bytes(a->dtype));
 }
 
 /* The weight prologue p of kernel k packs from constant src: one buffer
