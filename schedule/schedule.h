@@ -18,6 +18,9 @@
  *                           attached stages computed inside their consumer's
  *                           loop over the region it reads, indices simplified
  *
+ * sch_build (build.c) is the three in one call, with a config value; it is
+ * how every part of the project turns a function into a kernel.
+ *
  * Ownership: everything a schedule creates (stages, expressions, LoopIR)
  * lives in the schedule's arena and is freed by sch_free. Names of stages,
  * loops and buffers come from op names and counters, never from user text. */

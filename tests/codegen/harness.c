@@ -59,6 +59,15 @@ size_t hx_primitives(const ir_module *m, const ir_expr ***out)
     return v.len;
 }
 
+const ir_expr *hx_last_primitive(const ir_module *m)
+{
+    const ir_expr **fs;
+    size_t n = hx_primitives(m, &fs);
+    const ir_expr *f = n ? fs[n - 1] : NULL;
+    free(fs);
+    return f;
+}
+
 static int next_kernel;
 
 bool hx_prepare(hx_kernel *k, const ir_expr *func, const char *tmpl, const sch_config *cfg, bool naive, bool hoist)
