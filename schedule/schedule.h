@@ -839,7 +839,8 @@ typedef struct sch_kernel {
     char *why;                  /* a failure's reason (malloc'd), else NULL */
     sch_schedule *s;            /* the schedule, which owns the LoopIR (NULL: CREATE failed) */
     sch_lowered *l;             /* kernel and prologues (NULL on a failure or space_only) */
-    sch_space space;            /* the template's space (from the defaults' run with cfg_json) */
+    sch_space space;            /* the template's space, as the run that applied cfg defined it
+                                   (with cfg_json: the defaults' run, which read the text) */
     sch_config cfg;             /* the config applied: the one given, or the defaults */
     su_diags diags;             /* sch_create's diagnostics */
 } sch_kernel;
