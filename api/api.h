@@ -52,14 +52,5 @@ struct rt_runner {
     ms_runner *r;           /* the fork server */
 };
 
-/* For compiling a whole model: the config of the task of m whose workload
- * key is `key`, as schedule JSON for sch_config_parse (malloc'd), from the
- * best valid record of d for target (exact target string, then the same
- * ISA); NULL for the default config. *task gets the task's index (-1: no
- * task has that key), *kind 1 (this target), 2 (same ISA), 0 (default
- * config) or -1 (no task, or an error written to notes). Stale and invalid
- * records skipped are noted to `notes` (may be NULL). */
-char *api_best_config_for_key(rt_module *m, db *d, const char *target, const char *key, FILE *notes, long *task,
-                              int *kind);
 
 #endif

@@ -1,6 +1,7 @@
-/* lower.c — rt_task_lower: one task of an optimized module, scheduled with
- * its template and a config (checked against the template's space), as
- * LoopIR, C, the schedule's trace, the config space or the config. */
+/* lower.c — rt_task_lower: one task of an optimized module, built with its
+ * template and a config (checked against the template's space) by
+ * sch_build, as LoopIR, C (targets/kernel.c's kernel and prologues), the
+ * schedule's trace, the config space or the config. */
 #include <string.h>
 
 #include "api/api.h"
@@ -34,65 +35,42 @@ char *rt_task_lower(rt_module *m, size_t index, const char *config_json, const c
         return NULL;
     }
     const tun_task *task = &m->tasks.items[index];
-    su_diags d = {0};
-    sch_schedule *s = sch_create(task->func, &d);
-    report(&d, errs);
-    if (!s)
-        return NULL;
-    sch_space sp = {0};
-    sch_config cfg = {0};
-    char *out = NULL, *bad = NULL;
-    sch_err e = sch_apply_template(s, task->template_name, &tg.hw, NULL, &sp);
-    if (!e && config_json) {
-        /* the space is known now: check the config against it, then apply it
-         * to a fresh schedule */
-        if (!sch_config_parse(&sp, config_json, &cfg, &bad)) {
-            if (errs)
-                fprintf(errs, "relay-tune: error: config: %s\n", bad);
-            free(bad);
-            goto done;
-        }
-        sch_free(s);
-        s = sch_create(task->func, &d);
-        e = sch_apply_template(s, task->template_name, &tg.hw, &cfg, NULL);
-    } else if (!e) {
-        sch_config_default(&sp, &cfg);
-    }
-    if (e) {
-        if (errs)
-            fprintf(errs, "relay-tune: error: schedule: %s: %s\n", sch_err_name(e), s->err_msg ? s->err_msg : "");
-        goto done;
-    }
-    bool *consts = su_calloc((size_t)s->nparams + 1, sizeof *consts);
+    /* a dense or conv task: every parameter taken as a weight, so that the
+     * packing a compiled model hoists shows as a prologue */
+    bool *consts = su_calloc((size_t)task->func->u.func.nparams + 1, sizeof *consts);
     bool weights = !strcmp(task->template_name, "dense") || !strncmp(task->template_name, "conv2d", 6) ||
                    strstr(task->template_name, "conv2d") != NULL;
-    for (int i = 0; i < s->nparams; i++)
+    for (int i = 0; i < task->func->u.func.nparams; i++)
         consts[i] = weights;
-    sch_lower_opts lo = {consts, true, false};
-    sch_lowered *l = sch_lower(s, &lo);
+    sch_build_opts bo = {.template_name = task->template_name, .hw = &tg.hw, .cfg_json = config_json,
+                         .param_const = consts};
+    sch_kernel k;
+    bool built = sch_build(task->func, &bo, &k);
     free(consts);
-    if (!l) {
-        if (errs)
-            fprintf(errs, "relay-tune: error: lower: %s\n", s->err_msg ? s->err_msg : "");
+    report(&k.diags, errs);
+    char *out = NULL;
+    if (!built) {
+        /* (a function that cannot be scheduled said why in its diagnostics) */
+        if (errs && k.failed == SCH_BUILD_TEMPLATE)
+            fprintf(errs, "relay-tune: error: schedule: %s: %s\n", sch_err_name(k.err), k.why);
+        else if (errs && k.failed != SCH_BUILD_CREATE)
+            fprintf(errs, "relay-tune: error: %s: %s\n", k.failed == SCH_BUILD_CONFIG ? "config" : "lower", k.why);
         goto done;
     }
+    const sch_lowered *l = k.l;
     su_buf b = {0};
     switch (what) {
     case RT_LOWER_C: {
         tg_c_prelude(&b);
         char name[40];
-        for (int i = 0; i < l->nprologues; i++) {
-            snprintf(name, sizeof name, "pack_%s_%d", task->hash, l->prologues[i].param);
-            tg_c_func(&b, l->prologues[i].fn, name);
-        }
         snprintf(name, sizeof name, "kernel_%s", task->hash);
-        tg_c_func(&b, l->kernel, name);
+        tg_kernel_c(&b, l, name, TG_KERNEL_BODY | TG_KERNEL_PROLOGUES);
         break;
     }
-    case RT_LOWER_TRACE: sch_trace_print(&b, s); break;
-    case RT_LOWER_SPACE: sch_space_print(&b, &sp); break;
+    case RT_LOWER_TRACE: sch_trace_print(&b, k.s); break;
+    case RT_LOWER_SPACE: sch_space_print(&b, &k.space); break;
     case RT_LOWER_CONFIG: {
-        char *j = sch_config_json(&sp, &cfg);
+        char *j = sch_config_json(&k.space, &k.cfg);
         su_buf_printf(&b, "%s\n", j);
         free(j);
         break;
@@ -104,8 +82,6 @@ char *rt_task_lower(rt_module *m, size_t index, const char *config_json, const c
     }
     out = su_buf_take(&b);
 done:
-    sch_config_free(&cfg);
-    sch_space_free(&sp);
-    sch_free(s);
+    sch_kernel_free(&k);
     return out;
 }

@@ -1,6 +1,7 @@
 /* model.c — compiled models in the public API: rt_model_compile (the
  * module's @main through tg_model_compile, with the best configs of a
- * tuning database when one is given) and rt_cmodel, a compiled model
+ * tuning database when one is given, resolved once up front as parsed
+ * configs) and rt_cmodel, a compiled model
  * loaded with dlopen and driven through the ABI of relaytune_model.h, with
  * the user's tensors checked against the model's inputs by name, dtype and
  * shape. */
@@ -15,35 +16,110 @@
 
 /* ---- compiling ----------------------------------------------------------- */
 
-typedef struct db_lookup {
-    db *d;
-    rt_module *m;           /* whose tasks the workloads are */
-    const char *target;     /* the target string records are looked up by */
-    FILE *notes;            /* stale records and fallbacks are said here */
-    su_arena arena;         /* the configs handed out */
+/* The tuned configs of a module's tasks, resolved once before compiling. */
+typedef struct resolved {
+    SU_VEC(tg_kernel_config) cfgs; /* per tuned task: its key and parsed config */
     su_buf fallback;        /* tasks compiled with their default config */
     su_buf isa;             /* tasks with a config of another target of the same ISA */
-} db_lookup;
+} resolved;
 
-/* The config of a workload: its task's best valid record in the tuning
- * database (tuner/best.c: exact target, then same ISA; stale and invalid
- * records skipped), as schedule JSON; NULL for the default config. */
-static const char *best_config(void *ctx, const char *key, const char *template_name)
+/* Says each line of a task's notes (records skipped and why). */
+static void print_notes(FILE *notes, size_t task, const char *hash, const char *text)
 {
-    (void)template_name;
-    db_lookup *l = ctx;
-    long task;
-    int kind;
-    char *json = api_best_config_for_key(l->m, l->d, l->target, key, l->notes, &task, &kind);
-    if (task >= 0 && kind == 0)
-        su_buf_printf(&l->fallback, " %ld", task);
-    if (task >= 0 && kind == 2)
-        su_buf_printf(&l->isa, " %ld", task);
-    if (!json)
-        return NULL;
-    const char *r = su_arena_strdup(&l->arena, json);
-    free(json);
-    return r;
+    for (const char *line = text, *end; notes && line && *line; line = end + 1) {
+        end = strchr(line, '\n');
+        if (!end)
+            end = line + strlen(line) - 1;
+        fprintf(notes, "relay-tune: note: task %zu (%s): %.*s\n", task, hash, (int)(end - line), line);
+    }
+}
+
+/* The best valid record of every task of m in d for target t (named
+ * `tname` in records; tuner/best.c: exact target, then same ISA, stale and
+ * invalid records skipped), as parsed configs: targets/ builds each kernel
+ * with its workload's and never reads the database itself. */
+static void resolve_configs(rt_module *m, db *d, const tg_target *t, const char *tname, FILE *notes, resolved *r)
+{
+    const rt_task *pub;
+    size_t n;
+    if (!m->pub)
+        rt_module_tasks(m, &pub, &n);
+    for (size_t i = 0; i < m->tasks.len; i++) {
+        const tun_task *task = &m->tasks.items[i];
+        tun_space sp;
+        tun_best b;
+        su_buf err = {0};
+        if (!tun_task_best(d, task, t, tname, &sp, &b, &err)) {
+            if (notes)
+                fprintf(notes, "relay-tune: error: %s\n", su_buf_str(&err));
+            su_buf_free(&err);
+            continue;
+        }
+        su_buf_free(&err);
+        print_notes(notes, i, task->hash, b.notes);
+        if (b.kind == TUN_BEST_NONE) {
+            su_buf_printf(&r->fallback, " %zu", i);
+        } else {
+            if (b.kind == TUN_BEST_ISA)
+                su_buf_printf(&r->isa, " %zu", i);
+            tg_kernel_config kc = {task->key, b.cfg};
+            b.cfg = (sch_config){0};
+            su_vec_push(&r->cfgs, kc);
+        }
+        tun_best_free(&b);
+        tun_space_free(&sp);
+    }
+}
+
+static void resolved_free(resolved *r)
+{
+    for (size_t i = 0; i < r->cfgs.len; i++)
+        sch_config_free(&r->cfgs.data[i].cfg);
+    su_vec_free(&r->cfgs);
+    su_buf_free(&r->fallback);
+    su_buf_free(&r->isa);
+}
+
+/* The target of a compile: a cpu target string; false after a message. */
+static bool compile_target(const char *text, tg_target *t, FILE *errs)
+{
+    const char *why;
+    if (!tg_target_parse(text ? text : "cpu", t, &why)) {
+        if (errs)
+            fprintf(errs, "relay-tune: error: target '%s': %s\n", text, why);
+        return false;
+    }
+    if (t->kind != TG_CPU) {
+        if (errs)
+            fprintf(errs, "relay-tune: error: target '%s': compiled models are for cpu only\n", text);
+        return false;
+    }
+    return true;
+}
+
+/* The configs of the database at path for target t (none without a path);
+ * false after a message when it cannot be opened. */
+static bool configs_from_db(rt_module *m, const char *path, const tg_target *t, const char *tname, FILE *errs,
+                            resolved *r)
+{
+    if (!path)
+        return true;
+    struct stat sb;
+    if (stat(path, &sb) != 0) {
+        if (errs)
+            fprintf(errs, "relay-tune: error: %s: no such database\n", path);
+        return false;
+    }
+    su_buf err = {0};
+    db_open_opts dopts = {DB_OPEN_NO_CREATE | DB_OPEN_READONLY, 0, 0};
+    db *d = db_open(path, &dopts, &err);
+    if (!d && errs)
+        fprintf(errs, "relay-tune: error: %s\n", su_buf_str(&err));
+    su_buf_free(&err);
+    if (d)
+        resolve_configs(m, d, t, tname, errs, r);
+    db_close(d);
+    return d != NULL;
 }
 
 char *rt_model_compile(rt_module *m, const char *out_path, const rt_compile_options *o, rt_compile_report *report,
@@ -53,60 +129,28 @@ char *rt_model_compile(rt_module *m, const char *out_path, const rt_compile_opti
     if (!o)
         o = &none;
     tg_target t;
-    const char *why;
-    if (!tg_target_parse(o->target ? o->target : "cpu", &t, &why)) {
-        if (errs)
-            fprintf(errs, "relay-tune: error: target '%s': %s\n", o->target, why);
+    if (!compile_target(o->target, &t, errs))
         return NULL;
-    }
-    if (t.kind != TG_CPU) {
-        if (errs)
-            fprintf(errs, "relay-tune: error: target '%s': compiled models are for cpu only\n", o->target);
+    const char *tname = o->target ? o->target : "cpu";
+    resolved r = {0};
+    if (!configs_from_db(m, o->db_path, &t, tname, errs, &r))
         return NULL;
-    }
-    db_lookup look = {0};
-    look.m = m;
-    look.target = o->target ? o->target : "cpu";
-    look.notes = errs;
-    if (o->db_path) {
-        struct stat sb;
-        if (stat(o->db_path, &sb) != 0) {
-            if (errs)
-                fprintf(errs, "relay-tune: error: %s: no such database\n", o->db_path);
-            return NULL;
-        }
-        su_buf err = {0};
-        db_open_opts dopts = {DB_OPEN_NO_CREATE | DB_OPEN_READONLY, 0, 0};
-        look.d = db_open(o->db_path, &dopts, &err);
-        if (!look.d) {
-            if (errs)
-                fprintf(errs, "relay-tune: error: %s\n", su_buf_str(&err));
-            su_buf_free(&err);
-            return NULL;
-        }
-        su_buf_free(&err);
-    }
-    tg_model_opts to = {out_path, look.d ? best_config : NULL, &look, o->jobs, errs};
+    tg_model_opts to = {out_path, r.cfgs.data, (int)r.cfgs.len, o->jobs, errs};
     tg_model_info info;
     char *err = NULL;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     bool okk = tg_model_compile(m->ir, &t, &to, &info, &err);
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    if (look.d) {
-        /* the tasks that fell back to the default config, and those that
-         * took a config of another target */
-        if (okk && errs && look.isa.len)
-            fprintf(errs, "relay-tune: note: tasks with configs of target than %s with the same ISA:%s\n",
-                    look.target, su_buf_str(&look.isa));
-        if (okk && errs && look.fallback.len)
-            fprintf(errs, "relay-tune: note: tasks with no valid tuning record for %s (default config):%s\n",
-                    look.target, su_buf_str(&look.fallback));
-        db_close(look.d);
-        su_arena_free(&look.arena);
-        su_buf_free(&look.isa);
-        su_buf_free(&look.fallback);
-    }
+    /* the tasks that fell back to the default config, and those that took
+     * a config of another target */
+    if (okk && errs && r.isa.len)
+        fprintf(errs, "relay-tune: note: tasks with configs of target than %s with the same ISA:%s\n", tname,
+                su_buf_str(&r.isa));
+    if (okk && errs && r.fallback.len)
+        fprintf(errs, "relay-tune: note: tasks with no valid tuning record for %s (default config):%s\n", tname,
+                su_buf_str(&r.fallback));
+    resolved_free(&r);
     if (!okk) {
         if (errs)
             fprintf(errs, "relay-tune: error: compile: %s\n", err);

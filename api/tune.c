@@ -424,33 +424,24 @@ static char *best_json(rt_module *m, size_t index, db *d, const char *tname, int
         fail(errs, "target '%s': %s", tname, why);
         return NULL;
     }
-    su_arena a;
-    su_arena_init(&a);
-    db_target dt;
-    tun_target_describe(&tg, tname, &a, &dt);
     tun_space sp;
+    tun_best b;
     su_buf err = {0};
     char *json = NULL;
-    if (!tun_space_init(&sp, &m->tasks.items[index], &tg.hw, &err)) {
+    if (!tun_task_best(d, &m->tasks.items[index], &tg, tname, &sp, &b, &err)) {
         fail(errs, "%s", su_buf_str(&err));
     } else {
-        tun_best b;
-        if (!tun_best_config(d, &sp, &dt, &b, &err)) {
-            fail(errs, "%s", su_buf_str(&err));
-        } else {
-            *kind = b.kind == TUN_BEST_EXACT ? 1 : b.kind == TUN_BEST_ISA ? 2 : 0;
-            if (*kind)
-                json = tun_config_sch_json(&sp, &b.cfg);
-            if (notes) {
-                *notes = b.notes;
-                b.notes = NULL;
-            }
+        *kind = b.kind == TUN_BEST_EXACT ? 1 : b.kind == TUN_BEST_ISA ? 2 : 0;
+        if (*kind)
+            json = tun_config_sch_json(&sp, &b.cfg);
+        if (notes) {
+            *notes = b.notes;
+            b.notes = NULL;
         }
         tun_best_free(&b);
         tun_space_free(&sp);
     }
     su_buf_free(&err);
-    su_arena_free(&a);
     return json;
 }
 
@@ -468,29 +459,4 @@ int rt_task_best_config(rt_module *m, size_t index, rt_db *h, const char *target
     int kind;
     *config_json = best_json(m, index, h->d, target ? target : "cpu", &kind, notes, errs);
     return kind;
-}
-
-char *api_best_config_for_key(rt_module *m, db *d, const char *target, const char *key, FILE *notes, long *task,
-                              int *kind)
-{
-    *task = -1;
-    *kind = -1;
-    ensure_tasks(m);
-    for (size_t i = 0; i < m->tasks.len; i++) {
-        if (strcmp(m->tasks.items[i].key, key) != 0)
-            continue;
-        char *why = NULL;
-        char *json = best_json(m, i, d, target ? target : "cpu", kind, &why, notes);
-        *task = (long)i;
-        for (char *line = why, *end; notes && line && *line; line = end + 1) {
-            end = strchr(line, '\n');
-            if (!end)
-                end = line + strlen(line) - 1;
-            fprintf(notes, "relay-tune: note: task %zu (%s): %.*s\n", i, m->tasks.items[i].hash, (int)(end - line),
-                    line);
-        }
-        free(why);
-        return json;
-    }
-    return NULL;
 }

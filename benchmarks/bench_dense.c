@@ -121,40 +121,20 @@ int main(int argc, char **argv)
     /* main's body calls the one primitive function */
     const ir_expr *call = ir_module_find(m, "main")->func->u.func.body;
     const ir_expr *f = call->u.call.fn;
-    sch_schedule *s = sch_create(f, &d);
     tg_target t;
     const char *why;
-    if (!s || !tg_target_parse("cpu", &t, &why)) {
-        su_diags_print(stderr, &d);
+    if (!tg_target_parse("cpu", &t, &why)) {
+        fprintf(stderr, "bench_dense: %s\n", why);
         return 1;
-    }
-    sch_space sp = {0};
-    sch_config cfg = {0};
-    sch_err e = sch_apply_template(s, NULL, &t.hw, NULL, &sp);
-    if (!e && config) {
-        char *bad = NULL;
-        if (!sch_config_parse(&sp, config, &cfg, &bad)) {
-            fprintf(stderr, "bench_dense: %s\n", bad);
-            return 2;
-        }
-        sch_free(s);
-        s = sch_create(f, &d);
-        e = sch_apply_template(s, NULL, &t.hw, &cfg, NULL);
-    } else if (!e) {
-        sch_config_default(&sp, &cfg);
     }
     bool consts[2] = {false, true};
-    sch_lower_opts lo = {consts, true, false};
-    sch_lowered *l = e ? NULL : sch_lower(s, &lo);
-    if (!l) {
-        fprintf(stderr, "bench_dense: %s\n", s->err_msg);
-        return 1;
-    }
     su_buf src = {0};
     tg_c_prelude(&src);
-    tg_c_func(&src, l->kernel, "dense_kernel");
-    if (l->nprologues)
-        tg_c_func(&src, l->prologues[0].fn, "dense_pack");
+    sch_kernel kn;
+    const sch_lowered *l = bench_lower(f, NULL, &t.hw, config, consts, "dense_kernel",
+                                       TG_KERNEL_BODY | TG_KERNEL_PROLOGUES, &src, &kn);
+    if (!l)
+        return kn.failed == SCH_BUILD_CONFIG ? 2 : 1;
     if (emit) {
         FILE *out = fopen(emit, "w");
         if (out) {
@@ -168,7 +148,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_dense: build failed:\n%s\n", log ? log : "");
         return 1;
     }
-    char *cj = sch_config_json(&sp, &cfg), peak_why[160], line[256];
+    char *cj = sch_config_json(&kn.space, &kn.cfg), peak_why[160], line[256];
     printf("dense %dx%dx%d, %d threads, config %s\n", n, n, n, t.cores, cj);
     free(cj);
     bench_peak peak;
@@ -188,7 +168,7 @@ int main(int argc, char **argv)
     double gflop = 2.0 * n * n * n * 1e-9, best, median;
     kctx k = {(tg_entry_fn)tg_lib_sym(lib, "dense_kernel"), {x, w, wp ? (void *)wp : (void *)y, y}};
     if (wp) {
-        tg_entry_fn pack = (tg_entry_fn)tg_lib_sym(lib, "dense_pack");
+        tg_entry_fn pack = (tg_entry_fn)tg_lib_sym(lib, "dense_kernel_p0");
         void *pa[2] = {w, wp};
         double t0 = bench_now();
         pack(pa);
@@ -224,9 +204,7 @@ int main(int argc, char **argv)
     free(tuned);
     su_buf_free(&src);
     tg_lib_close(lib);
-    sch_config_free(&cfg);
-    sch_space_free(&sp);
-    sch_free(s);
+    sch_kernel_free(&kn);
     ir_module_free(m);
     su_diags_free(&d);
     return 0;

@@ -137,8 +137,8 @@ static bool time_ours(row *rows, size_t n, const options *o)
         return false;
     su_buf src = {0};
     tg_c_prelude(&src);
-    sch_schedule **ss = calloc(2 * n, sizeof *ss);
-    sch_lowered **ls = calloc(2 * n, sizeof *ls);
+    sch_kernel *ks = calloc(2 * n, sizeof *ks);
+    const sch_lowered **ls = calloc(2 * n, sizeof *ls);
     bool good = true;
     for (size_t i = 0; i < 2 * n && good; i++) {
         row *r = &rows[i / 2];
@@ -147,7 +147,7 @@ static bool time_ours(row *rows, size_t n, const options *o)
         char name[40];
         snprintf(name, sizeof name, "k%zu_%s", i / 2, source_names[i % 2]);
         ls[i] = bench_lower(r->task->func, r->task->template_name, &t.hw, i % 2 ? r->tuned : NULL,
-                            r->task->param_const, name, &src, &ss[i]);
+                            r->task->param_const, name, TG_KERNEL_BODY, &src, &ks[i]);
         good = ls[i] != NULL;
     }
     tg_lib *lib = NULL;
@@ -172,8 +172,8 @@ static bool time_ours(row *rows, size_t n, const options *o)
     if (lib)
         tg_lib_close(lib);
     for (size_t i = 0; i < 2 * n; i++)
-        sch_free(ss[i]);
-    free(ss);
+        sch_kernel_free(&ks[i]);
+    free(ks);
     free(ls);
     su_buf_free(&src);
     return good;

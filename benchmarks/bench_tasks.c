@@ -45,7 +45,7 @@ static void add_calls(const ir_expr *e, tun_tasks *out, su_map *seen)
     if (!tr_is_primitive(e->u.call.fn))
         return;
     const char *tmpl;
-    char *key = tun_workload_key(e->u.call.fn, &tmpl, NULL);
+    char *key = sch_workload_key(e->u.call.fn, &tmpl, NULL);
     uintptr_t k = (uintptr_t)su_map_get(seen, key);
     if (k) {
         out->items[k - 1].count++;
@@ -126,44 +126,23 @@ int main(int argc, char **argv)
     else
         tun_extract_tasks(m, &tasks);
     size_t n = tasks.len;
-    sch_schedule **ss = calloc(n, sizeof *ss);
-    sch_lowered **ls = calloc(n, sizeof *ls);
+    sch_kernel *ks = calloc(n + 1, sizeof *ks);
+    const sch_lowered **ls = calloc(n + 1, sizeof *ls);
     su_buf src = {0};
     tg_c_prelude(&src);
+    /* every parameter but the first is a weight */
+    bool consts[64];
+    for (int k = 0; k < 64; k++)
+        consts[k] = k > 0;
     for (size_t i = 0; i < n; i++) {
         if (only >= 0 && (long)i != only)
             continue;
-        ss[i] = sch_create(tasks.items[i].func, &d);
-        sch_config cfg = {0};
-        if (ss[i] && config && only >= 0) {
-            sch_space sp = {0};
-            char *bad = NULL;
-            sch_schedule *probe = sch_create(tasks.items[i].func, &d);
-            sch_apply_template(probe, tasks.items[i].template_name, &t.hw, NULL, &sp);
-            sch_free(probe);
-            if (!sch_config_parse(&sp, config, &cfg, &bad)) {
-                fprintf(stderr, "config: %s\n", bad);
-                return 2;
-            }
-            sch_space_free(&sp);
-        }
-        sch_err serr = ss[i] ? sch_apply_template(ss[i], tasks.items[i].template_name, &t.hw, cfg.n ? &cfg : NULL, NULL)
-                             : SCH_E_UNSUPPORTED;
-        sch_config_free(&cfg);
-        if (serr) {
-            fprintf(stderr, "task %zu: %s\n", i, ss[i] && ss[i]->err_msg ? ss[i]->err_msg : "cannot schedule");
-            return 1;
-        }
-        bool consts[64];
-        for (int k = 0; k < 64; k++)
-            consts[k] = k > 0;
-        sch_lower_opts lo = {consts, true, false};
-        ls[i] = sch_lower(ss[i], &lo);
-        if (!ls[i])
-            return 1;
         char name[32];
         snprintf(name, sizeof name, "k%zu", i);
-        tg_c_func(&src, ls[i]->kernel, name);
+        ls[i] = bench_lower(tasks.items[i].func, tasks.items[i].template_name, &t.hw, only >= 0 ? config : NULL,
+                            consts, name, TG_KERNEL_BODY, &src, &ks[i]);
+        if (!ls[i])
+            return 1;
     }
     tg_lib *lib;
     char *log;
@@ -213,8 +192,8 @@ int main(int argc, char **argv)
            total_flop * 1e-9);
     tg_lib_close(lib);
     for (size_t i = 0; i < n; i++)
-        sch_free(ss[i]);
-    free(ss);
+        sch_kernel_free(&ks[i]);
+    free(ks);
     free(ls);
     su_buf_free(&src);
     tun_tasks_free(&tasks);

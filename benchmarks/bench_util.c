@@ -73,45 +73,20 @@ bench_stats bench_time(bench_fn fn, void *ctx, const bench_opts *o)
     return st;
 }
 
-sch_lowered *bench_lower(const ir_expr *f, const char *tmpl, const sch_hw *hw, const char *config,
-                         const bool *consts, const char *name, su_buf *src, sch_schedule **sched)
+const sch_lowered *bench_lower(const ir_expr *f, const char *tmpl, const sch_hw *hw, const char *config,
+                               const bool *consts, const char *name, unsigned parts, su_buf *src, sch_kernel *k)
 {
-    su_diags d = {0};
-    sch_space sp = {0};
-    sch_config cfg = {0};
-    sch_lowered *l = NULL;
-    sch_schedule *s = sch_create(f, &d);
-    sch_err e = s ? sch_apply_template(s, tmpl, hw, NULL, &sp) : SCH_E_UNSUPPORTED;
-    if (!e && config) {
-        /* the space is known now: read the config in it, then apply it to a
-         * fresh schedule */
-        char *bad = NULL;
-        if (!sch_config_parse(&sp, config, &cfg, &bad)) {
-            fprintf(stderr, "%s: config: %s\n", name, bad);
-            free(bad);
-            goto done;
-        }
-        sch_free(s);
-        s = sch_create(f, &d);
-        e = s ? sch_apply_template(s, tmpl, hw, &cfg, NULL) : SCH_E_UNSUPPORTED;
-    }
-    if (e) {
-        fprintf(stderr, "%s: cannot schedule: %s\n", name, s && s->err_msg ? s->err_msg : sch_err_name(e));
-        goto done;
-    }
-    sch_lower_opts lo = {consts, true, false};
-    l = sch_lower(s, &lo);
-    if (!l)
-        fprintf(stderr, "%s: cannot lower: %s\n", name, s->err_msg ? s->err_msg : "");
+    sch_build_opts bo = {.template_name = tmpl, .hw = hw, .cfg_json = config, .param_const = consts};
+    if (sch_build(f, &bo, k))
+        tg_kernel_c(src, k->l, name, parts);
+    else if (k->failed == SCH_BUILD_CONFIG)
+        fprintf(stderr, "%s: config: %s\n", name, k->why);
+    else if (k->failed == SCH_BUILD_LOWER)
+        fprintf(stderr, "%s: cannot lower: %s\n", name, k->why);
     else
-        tg_c_func(src, l->kernel, name);
-done:
-    su_diags_print(stderr, &d);
-    su_diags_free(&d);
-    sch_config_free(&cfg);
-    sch_space_free(&sp);
-    *sched = s;
-    return l;
+        fprintf(stderr, "%s: cannot schedule: %s\n", name, k->why && *k->why ? k->why : sch_err_name(k->err));
+    su_diags_print(stderr, &k->diags);
+    return k->l;
 }
 
 void **bench_kernel_args(const sch_func *f)

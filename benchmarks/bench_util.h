@@ -44,13 +44,14 @@ typedef struct bench_stats {
 /* Times fn(ctx) as o says. */
 bench_stats bench_time(bench_fn fn, void *ctx, const bench_opts *o);
 
-/* Schedules primitive function f with template tmpl (NULL: by its anchor)
- * and config (schedule JSON as sch_config_parse reads it; NULL: the
- * template's default), lowers it (consts: per parameter, a weight whose
- * packing becomes a prologue) and appends the kernel to src as `name`.
- * *sched (to sch_free) owns the result; NULL after a message to stderr. */
-sch_lowered *bench_lower(const ir_expr *f, const char *tmpl, const sch_hw *hw, const char *config,
-                         const bool *consts, const char *name, su_buf *src, sch_schedule **sched);
+/* Builds primitive function f (sch_build) with template tmpl (NULL: by its
+ * anchor) and config (schedule JSON as sch_config_parse reads it; NULL:
+ * the template's default), consts (per parameter, a weight whose packing
+ * becomes a prologue), and appends its parts (TG_KERNEL_*) to src under
+ * `name`. *k (to sch_kernel_free) owns the result; NULL after a message to
+ * stderr. */
+const sch_lowered *bench_lower(const ir_expr *f, const char *tmpl, const sch_hw *hw, const char *config,
+                               const bool *consts, const char *name, unsigned parts, su_buf *src, sch_kernel *k);
 /* A compiled kernel and its arguments; bench_run_entry calls it (for
  * bench_time) and exits when it reports a failure. */
 typedef struct bench_entry {

@@ -11,11 +11,8 @@
  *     its candidates is compiled again on its own, so that one bad
  *     candidate does not sink its neighbours; what still fails is its
  *     COMPILE_ERROR or COMPILE_TIMEOUT.
- * A candidate with prologues gets a small wrapper entry: on its first call
- * it packs the weights into static buffers, then it runs the kernel, as the
- * compiled model does with weights packed once. The runner's first call
- * (the output check) pays for the packing; the timed calls are the
- * kernel's alone. */
+ * A candidate with prologues gets targets/kernel.c's wrapper entry, which
+ * packs the weights once, as the compiled model does. */
 #include <string.h>
 #include <time.h>
 
@@ -56,80 +53,24 @@ static void set_log(ms_built *b, su_merr e, const char *what, const char *log)
     set_msg(b, e, "%s%s%.*s%s", what, n ? ":\n" : "", (int)n, log ? log : "", n < (log ? strlen(log) : 0) ? "\n..." : "");
 }
 
-/* Schedules, lowers and emits one candidate into src; false with out's
- * error set when it cannot. */
+/* Builds one candidate (schedule/build.c) and writes its C (targets/
+ * kernel.c) into src; false with out's error set when it cannot. */
 static bool emit(const ms_candidate *c, const tg_target *t, su_buf *src, ms_built *out)
 {
-    su_diags d = {0};
-    sch_schedule *s = sch_create(c->func, &d);
-    if (!s) {
-        su_buf why = {0};
-        for (size_t i = 0; i < d.len; i++)
-            su_buf_printf(&why, "%s%s", i ? "; " : "", d.items[i].msg);
-        set_msg(out, SU_MERR_INSTANTIATION, "the function cannot be scheduled: %s", su_buf_str(&why));
-        su_buf_free(&why);
-        su_diags_free(&d);
-        return false;
-    }
-    su_diags_free(&d);
-    sch_err e = sch_apply_template(s, c->template_name, &t->hw, c->cfg, NULL);
-    if (e) {
-        set_msg(out, e == SCH_E_BAD_CONFIG ? SU_MERR_INVALID_CONFIG : SU_MERR_INSTANTIATION, "%s: %s", sch_err_name(e),
-                s->err_msg ? s->err_msg : "");
-        sch_free(s);
-        return false;
-    }
-    sch_lower_opts lo = {c->param_const, true, false};
-    sch_lowered *l = sch_lower(s, &lo);
-    if (!l) {
-        set_msg(out, SU_MERR_INSTANTIATION, "lowering failed: %s", s->err_msg ? s->err_msg : "");
-        sch_free(s);
-        return false;
-    }
-    char name[160];
-    if (!l->nprologues) {
-        tg_c_func(src, l->kernel, c->symbol);
-        sch_free(s);
-        return true;
-    }
-    for (int p = 0; p < l->nprologues; p++) {
-        snprintf(name, sizeof name, "%s_p%d", c->symbol, p);
-        tg_c_func(src, l->prologues[p].fn, name);
-    }
-    snprintf(name, sizeof name, "%s_k", c->symbol);
-    tg_c_func(src, l->kernel, name);
-    /* the wrapper: prologues once into static buffers, then the kernel */
-    int np = s->nparams, npro = l->nprologues, nargs = l->kernel->nargs;
-    su_buf_printf(src, "\n/* %s: weights packed on the first call, as the compiled model packs them once */\n",
-                  c->symbol);
-    su_buf_printf(src, "int %s(void *const *args)\n{\n    static void *w[%d];\n    static int ready;\n", c->symbol, npro);
-    su_buf_puts(src, "    if (!ready) {\n");
-    for (int p = 0; p < npro; p++) {
-        const sch_buffer *b = l->prologues[p].packed;
-        size_t bytes = (size_t)(b->size ? b->size : 1) * (size_t)ir_dtype_bytes(b->dtype);
-        su_buf_printf(src,
-                      "        w[%d] = rt_alloc(%zu);\n"
-                      "        if (!w[%d])\n            return -1;\n"
-                      "        __builtin_memset(w[%d], 0, %zu);\n"
-                      "        void *a%d[2] = {args[%d], w[%d]};\n"
-                      "        if (%s_p%d(a%d) != 0)\n            return -1;\n",
-                      p, bytes, p, p, bytes, p, l->prologues[p].param, p, c->symbol, p, p);
-    }
-    su_buf_puts(src, "        ready = 1;\n    }\n");
-    su_buf_printf(src, "    void *a[%d] = {", nargs);
-    for (int i = 0; i < nargs; i++) {
-        if (i)
-            su_buf_puts(src, ", ");
-        if (i < np)
-            su_buf_printf(src, "args[%d]", i);
-        else if (i < np + npro)
-            su_buf_printf(src, "w[%d]", i - np);
-        else
-            su_buf_printf(src, "args[%d]", i - npro);
-    }
-    su_buf_printf(src, "};\n    return %s_k(a);\n}\n", c->symbol);
-    sch_free(s);
-    return true;
+    sch_build_opts bo = {.template_name = c->template_name, .hw = &t->hw, .cfg = c->cfg, .param_const = c->param_const};
+    sch_kernel k;
+    bool ok = sch_build(c->func, &bo, &k);
+    if (ok)
+        tg_kernel_c(src, k.l, c->symbol, TG_KERNEL_MEASURED);
+    else if (k.failed == SCH_BUILD_CREATE)
+        set_msg(out, SU_MERR_INSTANTIATION, "the function cannot be scheduled: %s", k.why);
+    else if (k.failed == SCH_BUILD_LOWER)
+        set_msg(out, SU_MERR_INSTANTIATION, "lowering failed: %s", k.why);
+    else
+        set_msg(out, k.err == SCH_E_BAD_CONFIG ? SU_MERR_INVALID_CONFIG : SU_MERR_INSTANTIATION, "%s: %s",
+                sch_err_name(k.err), k.why);
+    sch_kernel_free(&k);
+    return ok;
 }
 
 typedef SU_VEC(int) int_vec;

@@ -18,6 +18,9 @@
  *                           attached stages computed inside their consumer's
  *                           loop over the region it reads, indices simplified
  *
+ * sch_build (build.c) is the three in one call, with a config value; it is
+ * how every part of the project turns a function into a kernel.
+ *
  * Ownership: everything a schedule creates (stages, expressions, LoopIR)
  * lives in the schedule's arena and is freed by sch_free. Names of stages,
  * loops and buffers come from op names and counters, never from user text. */
@@ -924,6 +927,63 @@ const char *sch_template_name(const sch_schedule *s);
  * returns its error (s->err_msg says why). */
 sch_err sch_apply_template(sch_schedule *s, const char *name, const sch_hw *hw, const sch_config *cfg,
                            sch_space *space);
+
+/* ---- workload.c: what a primitive function is to tuning and compiling --- */
+
+/* The template family of an anchor call ("conv2d_nchw", "dense", ...), or
+ * NULL when the call is not tunable (the table of op families). */
+const char *sch_call_template(const ir_expr *call);
+/* The workload key of primitive function f (malloc'd), and its template
+ * name (static string) or NULL when f has no tunable anchor; *anchor (may
+ * be NULL) gets the anchor's op. */
+char *sch_workload_key(const ir_expr *f, const char **template_name, const ir_op_def **anchor);
+/* The FLOPs of f's body (the ops' own counts, summed). */
+int64_t sch_workload_flops(const ir_expr *f);
+/* Appends a tensor type's shape as a key writes it ("1x64x56x56", "scalar"). */
+void sch_shape_text(su_buf *b, const ir_type *t);
+
+/* ---- build.c: a primitive function to LoopIR under a config ------------- */
+
+/* What a kernel is built with. The template reads its knobs through its
+ * sch_tctx, the same way whether a tuner is defining the space or a
+ * compiler applies a chosen config: only the config differs. */
+typedef struct sch_build_opts {
+    const char *template_name;  /* NULL: the function's own (sch_template_name) */
+    const sch_hw *hw;           /* the machine (NULL: sch_hw_default) */
+    const sch_config *cfg;      /* the config (NULL: the template's defaults) */
+    const char *cfg_json;       /* instead of cfg: config text from the command line,
+                                   read in the template's space (sch_config_parse) */
+    const bool *param_const;    /* per parameter: a weight, its packing hoisted (NULL: none) */
+    bool space_only;            /* stop after the template: only the space is wanted */
+} sch_build_opts;
+
+/* Where a build stopped. */
+typedef enum {
+    SCH_BUILT,                  /* it did not: the kernel is there */
+    SCH_BUILD_CREATE,           /* the function has no compute definition */
+    SCH_BUILD_CONFIG,           /* cfg_json does not fit the space */
+    SCH_BUILD_TEMPLATE,         /* the template failed (err says how; BAD_CONFIG: the config) */
+    SCH_BUILD_LOWER,            /* lowering failed */
+} sch_build_step;
+
+/* A built kernel and what it was built from. */
+typedef struct sch_kernel {
+    sch_build_step failed;      /* SCH_BUILT, or the step that failed */
+    sch_err err;                /* the schedule's error when TEMPLATE or LOWER failed */
+    char *why;                  /* a failure's reason (malloc'd), else NULL */
+    sch_schedule *s;            /* the schedule, which owns the LoopIR (NULL: CREATE failed) */
+    sch_lowered *l;             /* kernel and prologues (NULL on a failure or space_only) */
+    sch_space space;            /* the template's space, as the run that applied cfg defined it
+                                   (with cfg_json: the defaults' run, which read the text) */
+    sch_config cfg;             /* the config applied: the one given, or the defaults */
+    su_diags diags;             /* sch_create's diagnostics */
+} sch_kernel;
+
+/* Schedules fn (typed, primitive), runs its template under the config and
+ * lowers it; false with k->failed, k->err and k->why set when a step
+ * fails. k is always to be freed with sch_kernel_free. */
+bool sch_build(const ir_expr *fn, const sch_build_opts *o, sch_kernel *k);
+void sch_kernel_free(sch_kernel *k);
 
 /* templates/default.c: injective, reduction, pooling, softmax, layer_norm;
  * and the helpers every template shares. */

@@ -3,8 +3,8 @@
  * its knob in the space the first time (in the same order every run, so a
  * config is just one index per knob) and returns the value the config
  * chose, or the knob's default, the template's own heuristic for a machine
- * it has not measured. The template family comes from the anchor op, as the
- * tuner's task extraction names it. */
+ * it has not measured. The template family comes from the anchor op, by
+ * workload.c's table of op families. */
 #include <string.h>
 
 #include "schedule/schedule.h"
@@ -88,26 +88,8 @@ static const char *canonical_name(const char *name)
 const char *sch_template_name(const sch_schedule *s)
 {
     const sch_tensor *a = sch_anchor(s);
-    if (!a || !a->op)
-        return "default";
-    if (!strcmp(a->op, "nn.dense"))
-        return "dense";
-    if (!strcmp(a->op, "nn.batch_matmul"))
-        return "batch_matmul";
-    if (strcmp(a->op, "nn.conv2d") != 0)
-        return "default";
-    /* as the tuner's task extraction: groups and the weight's shape decide;
-     * the conv2d templates are written for NCHW/OIHW */
-    const ir_expr *call = a->call;
-    if (call && !ir_conv2d_is_nchw(call))
-        return "default";
-    int64_t groups = call ? ir_call_attr(call, "groups")->i : 1;
-    const ir_type *w = call ? call->u.call.args[1]->type : NULL;
-    if (groups == 1)
-        return "conv2d_nchw";
-    if (w && w->ndim == 4 && w->shape[1] == 1 && groups == w->shape[0])
-        return "depthwise_conv2d_nchw";
-    return "group_conv2d_nchw";
+    const char *name = a ? sch_call_template(a->call) : NULL;
+    return name ? name : "default";
 }
 
 static sch_knob *knob_at(sch_tctx *t, const char *name, sch_knob_kind kind)

@@ -2,10 +2,12 @@
  * @main of an optimized module is a graph of calls of primitive functions
  * over its parameters (the model's inputs) and constants (its weights).
  * Each distinct primitive function (by workload key and by which of its
- * arguments are constants) is scheduled with its template — with the config
- * the caller's hook gives, else the template's defaults — and lowered with
- * the packing of its constant arguments hoisted into prologues. The
- * prologues are built and run here, so the object holds packed weights.
+ * arguments are constants) is built once (schedule/build.c) with its
+ * template — under the tuned config the caller resolved for its workload,
+ * else the template's defaults — the packing of its constant arguments
+ * hoisted into prologues. The prologues are built and run here, so the
+ * object holds packed weights. Nothing here reads a database or config
+ * text: configs arrive as values.
  * Intermediates get offsets in one arena from the liveness-based plan
  * (memplan.c). The result is C: kernel units (kernel entries hidden) and
  * one graph unit with the ABI of include/relaytune_model.h, the calls in
@@ -18,8 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ir/transform/transform.h"
 #include "targets/targets.h"
-#include "tuner/tuner.h"
 
 enum { B_INPUT, B_CONST, B_TEMP, B_OUTPUT };
 
@@ -45,8 +47,8 @@ typedef SU_VEC(void *) ptr_vec;
 typedef struct mkernel {
     char *key;              /* workload key + constness mask */
     const ir_expr *func;
-    sch_schedule *s;
-    sch_lowered *l;
+    sch_kernel b;           /* the built kernel (its schedule owns the LoopIR) */
+    const sch_lowered *l;   /* b.l */
     bool *reads;            /* per parameter: the kernel body loads from it */
 } mkernel;
 
@@ -71,6 +73,17 @@ typedef struct mctx {
     SU_VEC(mkernel) kernels;
     SU_VEC(mcall) calls;
     SU_VEC(mval) memo;
+    int_vec outs;           /* the buffers of @main's result, in order */
+    int *copy_from;         /* per output: the buffer copied into it after the calls, or -1
+                               (a kernel's result written in place) */
+    const mbuf **inb, **outb; /* the buffers of the inputs and outputs, by number */
+    int nin, nout;
+    ptr_vec owned;          /* the packed weights' memory */
+    int64_t wbytes;         /* bytes of the weights' blob */
+    su_buf blob_path;       /* the file that holds it (in the cache) */
+    su_buf *units;          /* the translation units: the graph's, then the kernels' */
+    int nu;
+    int jobs;               /* compilers at once */
     su_buf err;
     bool failed;
 } mctx;
@@ -90,17 +103,23 @@ static int64_t tensor_bytes(ir_dtype dt, int ndim, const int64_t *shape)
     return n;
 }
 
-static int new_buf(mctx *c, int kind, const ir_type *ty)
+/* A new buffer of the graph (not packed from anything). */
+static int push_buf(mctx *c, int kind, ir_dtype dt, int ndim, const int64_t *shape, int64_t bytes)
 {
     mbuf b = {0};
     b.kind = kind;
-    b.dtype = ty->dtype;
-    b.ndim = ty->ndim;
-    b.shape = ty->shape;
-    b.bytes = tensor_bytes(ty->dtype, ty->ndim, ty->shape);
+    b.dtype = dt;
+    b.ndim = ndim;
+    b.shape = shape;
+    b.bytes = bytes;
     b.src_const = b.src_kernel = b.src_pro = -1;
     su_vec_push(&c->bufs, b);
     return (int)c->bufs.len - 1;
+}
+
+static int new_buf(mctx *c, int kind, const ir_type *ty)
+{
+    return push_buf(c, kind, ty->dtype, ty->ndim, ty->shape, tensor_bytes(ty->dtype, ty->ndim, ty->shape));
 }
 
 static int leaves(const ir_type *t)
@@ -121,12 +140,52 @@ static mval *memo_find(mctx *c, const ir_expr *e)
     return NULL;
 }
 
+/* The tuned config of workload wk in o->configs, or NULL (the defaults). */
+static const sch_config *config_of(const mctx *c, const char *wk)
+{
+    for (int i = 0; i < c->o->nconfigs; i++)
+        if (!strcmp(c->o->configs[i].workload_key, wk))
+            return &c->o->configs[i].cfg;
+    return NULL;
+}
+
+/* Builds f with its tuned config (a config that does not apply: with the
+ * defaults, after a note) and the packs of the constants in mask hoisted. */
+static bool build_kernel(mctx *c, const ir_expr *f, const char *tmpl, const char *wk, const char *mask,
+                         sch_kernel *k)
+{
+    int np = f->u.func.nparams;
+    bool *consts = su_calloc((size_t)np + 1, sizeof *consts);
+    for (int i = 0; i < np; i++)
+        consts[i] = mask[i] == 'c';
+    const sch_config *cfg = tmpl ? config_of(c, wk) : NULL;
+    sch_build_opts bo = {.template_name = tmpl, .hw = &c->t->hw, .cfg = cfg, .param_const = consts};
+    bool ok = sch_build(f, &bo, k);
+    if (!ok && cfg && k->failed == SCH_BUILD_TEMPLATE) {
+        if (c->o->notes)
+            fprintf(c->o->notes, "relay-tune: note: config of task %s does not apply; using the defaults\n", tmpl);
+        sch_kernel_free(k);
+        bo.cfg = NULL;
+        ok = sch_build(f, &bo, k);
+    } else if (ok && cfg) {
+        c->info->ntuned++;
+    }
+    free(consts);
+    if (!ok && k->failed == SCH_BUILD_CREATE)
+        fail(c, "cannot schedule a primitive function (%s)", wk);
+    else if (!ok && k->failed == SCH_BUILD_LOWER)
+        fail(c, "cannot lower a primitive function: %s", k->why);
+    else if (!ok)
+        fail(c, "schedule template failed on %s", wk);
+    return ok;
+}
+
 /* Kernel for primitive function f called with constant arguments where
  * mask says; built once per distinct (workload, mask). */
 static int get_kernel(mctx *c, const ir_expr *f, const char *mask)
 {
     const char *tmpl = NULL;
-    char *wk = tun_workload_key(f, &tmpl, NULL);
+    char *wk = sch_workload_key(f, &tmpl, NULL);
     su_buf key = {0};
     su_buf_printf(&key, "%s|%s", mask, wk);
     for (size_t i = 0; i < c->kernels.len; i++)
@@ -136,68 +195,45 @@ static int get_kernel(mctx *c, const ir_expr *f, const char *mask)
             return (int)i;
         }
     mkernel k = {0};
+    bool ok = build_kernel(c, f, tmpl, wk, mask, &k.b);
+    free(wk);
+    if (!ok) {
+        sch_kernel_free(&k.b);
+        su_buf_free(&key);
+        return -1;
+    }
     k.key = su_buf_take(&key);
     k.func = f;
-    su_diags d = {0};
-    k.s = sch_create(f, &d);
-    su_diags_free(&d);
-    if (!k.s) {
-        fail(c, "cannot schedule a primitive function (%s)", wk);
-        free(wk);
-        free(k.key);
-        return -1;
-    }
-    sch_space sp = {0};
-    sch_config cfg = {0};
-    sch_err e = sch_apply_template(k.s, tmpl, &c->t->hw, NULL, &sp);
-    const char *cj = tmpl && c->o->config ? c->o->config(c->o->config_ctx, wk, tmpl) : NULL;
-    if (!e && cj) {
-        char *bad = NULL;
-        if (sch_config_parse(&sp, cj, &cfg, &bad)) {
-            sch_schedule *s2 = sch_create(f, &d);
-            su_diags_free(&d);
-            sch_err e2 = s2 ? sch_apply_template(s2, tmpl, &c->t->hw, &cfg, NULL) : SCH_E_UNSUPPORTED;
-            if (s2 && !e2) {
-                sch_free(k.s);
-                k.s = s2;
-                c->info->ntuned++;
-            } else {
-                if (c->o->notes)
-                    fprintf(c->o->notes, "relay-tune: note: config of task %s does not apply; using the defaults\n",
-                            tmpl);
-                sch_free(s2);
-            }
-        } else if (c->o->notes) {
-            fprintf(c->o->notes, "relay-tune: note: config of a %s task rejected (%s); using the defaults\n", tmpl,
-                    bad ? bad : "?");
-        }
-        free(bad);
-    }
-    sch_config_free(&cfg);
-    sch_space_free(&sp);
-    if (e) {
-        fail(c, "schedule template failed on %s", wk);
-        free(wk);
-        return -1;
-    }
-    free(wk);
-    int np = f->u.func.nparams;
-    bool *consts = su_calloc((size_t)np + 1, sizeof *consts);
-    for (int i = 0; i < np; i++)
-        consts[i] = mask[i] == 'c';
-    sch_lower_opts lo = {consts, true, false};
-    k.l = sch_lower(k.s, &lo);
-    free(consts);
-    if (!k.l) {
-        fail(c, "cannot lower a primitive function: %s", k.s->err_msg ? k.s->err_msg : "?");
-        return -1;
-    }
-    k.reads = su_calloc((size_t)np + 1, sizeof *k.reads);
+    k.l = k.b.l;
+    k.reads = su_calloc((size_t)f->u.func.nparams + 1, sizeof *k.reads);
     su_vec_push(&c->kernels, k);
     return (int)c->kernels.len - 1;
 }
 
 static void eval(mctx *c, const ir_expr *e, int_vec *out);
+
+/* A new buffer of the graph shaped as the kernel's buffer a. */
+static int buffer_like(mctx *c, int kind, const sch_buffer *a)
+{
+    return push_buf(c, kind, a->dtype, a->ndim, a->shape, a->size * ir_dtype_bytes(a->dtype));
+}
+
+/* The weight prologue p of kernel k packs from constant src: one buffer
+ * per (constant, kernel, prologue), filled at compile time. */
+static int packed_weight(mctx *c, int k, int p, int src)
+{
+    for (size_t j = 0; j < c->bufs.len; j++)
+        if (c->bufs.data[j].src_const == src && c->bufs.data[j].src_kernel == k && c->bufs.data[j].src_pro == p)
+            return (int)j;
+    int id = buffer_like(c, B_CONST, c->kernels.data[k].l->prologues[p].packed);
+    mbuf *b = &c->bufs.data[id];
+    b->stored = true;
+    b->src_const = src;
+    b->src_kernel = k;
+    b->src_pro = p;
+    c->info->npacked++;
+    return id;
+}
 
 /* A call of a primitive function: a step of the graph. */
 static void eval_call(mctx *c, const ir_expr *e, int_vec *out)
@@ -238,45 +274,14 @@ static void eval_call(mctx *c, const ir_expr *e, int_vec *out)
             c->bufs.data[b].last = step;
     }
     /* packed weights: one per (constant, kernel, prologue) */
-    for (int p = 0; p < kn->l->nprologues; p++) {
-        int src = args.data[kn->l->prologues[p].param];
-        int found = -1;
-        for (size_t j = 0; j < c->bufs.len; j++)
-            if (c->bufs.data[j].src_const == src && c->bufs.data[j].src_kernel == k && c->bufs.data[j].src_pro == p)
-                found = (int)j;
-        if (found < 0) {
-            const sch_buffer *pb = kn->l->prologues[p].packed;
-            mbuf b = {0};
-            b.kind = B_CONST;
-            b.dtype = pb->dtype;
-            b.ndim = pb->ndim;
-            b.shape = pb->shape;
-            b.bytes = pb->size * ir_dtype_bytes(pb->dtype);
-            b.stored = true;
-            b.src_const = src;
-            b.src_kernel = k;
-            b.src_pro = p;
-            su_vec_push(&c->bufs, b);
-            found = (int)c->bufs.len - 1;
-            c->info->npacked++;
-        }
-        su_vec_push(&call.args, found);
-    }
+    for (int p = 0; p < kn->l->nprologues; p++)
+        su_vec_push(&call.args, packed_weight(c, k, p, args.data[kn->l->prologues[p].param]));
     const sch_func *kf = kn->l->kernel;
     for (int i = 0; i < kf->nargs; i++) {
-        const sch_buffer *a = kf->args[i];
-        if (a->scope != SCH_SCOPE_OUTPUT)
+        if (kf->args[i]->scope != SCH_SCOPE_OUTPUT)
             continue;
-        mbuf b = {0};
-        b.kind = B_TEMP;
-        b.dtype = a->dtype;
-        b.ndim = a->ndim;
-        b.shape = a->shape;
-        b.bytes = a->size * ir_dtype_bytes(a->dtype);
-        b.first = b.last = step;
-        b.src_const = b.src_kernel = b.src_pro = -1;
-        su_vec_push(&c->bufs, b);
-        int id = (int)c->bufs.len - 1;
+        int id = buffer_like(c, B_TEMP, kf->args[i]);
+        c->bufs.data[id].first = c->bufs.data[id].last = step;
         su_vec_push(&call.args, id);
         su_vec_push(out, id);
     }
@@ -550,13 +555,10 @@ static bool pack_weights(mctx *c, ptr_vec *owned)
     tg_c_prelude(&src);
     int any = 0;
     for (size_t k = 0; k < c->kernels.len; k++) {
-        const sch_lowered *l = c->kernels.data[k].l;
-        for (int p = 0; p < l->nprologues; p++) {
-            char name[48];
-            snprintf(name, sizeof name, "pk%zu_%d", k, p);
-            tg_c_func(&src, l->prologues[p].fn, name);
-            any++;
-        }
+        char name[32];
+        snprintf(name, sizeof name, "k%zu", k);
+        tg_kernel_c(&src, c->kernels.data[k].l, name, TG_KERNEL_PROLOGUES);
+        any += c->kernels.data[k].l->nprologues;
     }
     if (!any) {
         su_buf_free(&src);
@@ -577,7 +579,7 @@ static bool pack_weights(mctx *c, ptr_vec *owned)
         if (b->src_const < 0)
             continue;
         char name[48];
-        snprintf(name, sizeof name, "pk%d_%d", b->src_kernel, b->src_pro);
+        snprintf(name, sizeof name, "k%d_p%d", b->src_kernel, b->src_pro);
         tg_entry_fn fn = (tg_entry_fn)tg_lib_sym(lib, name);
         void *dst = aligned_alloc(64, (size_t)align64(b->bytes ? b->bytes : 1));
         memset(dst, 0, (size_t)b->bytes);
@@ -607,6 +609,296 @@ static void emit_arg(su_buf *g, const mbuf *b)
     }
 }
 
+/* ---- the phases of tg_model_compile ------------------------------------ */
+
+/* @main's graph: its inputs (first, so their numbers are the parameters'),
+ * then the calls its body makes, kernels built as they are met. */
+static bool read_graph(mctx *c, const ir_module *m)
+{
+    ir_global_def *g = ir_module_find(m, "main");
+    if (!g) {
+        fail(c, "%s", "the module has no @main");
+        return false;
+    }
+    c->main = g->func;
+    if (c->main->u.func.ntparams) {
+        /* the inputs' and outputs' buffers need their types known */
+        fail(c, "%s", "@main has type parameters: a compiled model needs the types of its inputs and outputs");
+        return false;
+    }
+    for (int i = 0; i < c->main->u.func.nparams; i++) {
+        int_vec tmp = {0};
+        eval(c, c->main->u.func.params[i], &tmp);
+        su_vec_free(&tmp);
+    }
+    eval(c, c->main->u.func.body, &c->outs);
+    return !c->failed;
+}
+
+/* Which constants go into the blob: those some kernel body reads (a
+ * constant only packed is not stored). */
+static void mark_stored(mctx *c)
+{
+    for (size_t k = 0; k < c->kernels.len; k++) {
+        mkernel *kn = &c->kernels.data[k];
+        for (int i = 0; i < kn->func->u.func.nparams; i++)
+            kn->reads[i] = body_reads(kn->l->kernel, kn->l->kernel->args[i]);
+    }
+    for (size_t s = 0; s < c->calls.len; s++) {
+        const mcall *cl = &c->calls.data[s];
+        const mkernel *kn = &c->kernels.data[cl->kernel];
+        for (int i = 0; i < kn->func->u.func.nparams; i++)
+            if (kn->reads[i] && c->bufs.data[cl->args.data[i]].kind == B_CONST)
+                c->bufs.data[cl->args.data[i]].stored = true;
+    }
+}
+
+/* The model's inputs and outputs: kernel results written in place (first
+ * occurrence), the rest copied after the last call. */
+static void place_outputs(mctx *c)
+{
+    c->nout = (int)c->outs.len;
+    c->nin = c->main->u.func.nparams;
+    c->outb = su_calloc((size_t)c->nout + 1, sizeof *c->outb);
+    c->inb = su_calloc((size_t)c->nin + 1, sizeof *c->inb);
+    c->copy_from = su_calloc((size_t)c->nout + 1, sizeof *c->copy_from);
+    for (int i = 0; i < c->nout; i++) {
+        mbuf *b = &c->bufs.data[c->outs.data[i]];
+        c->copy_from[i] = -1;
+        if (b->kind == B_TEMP) {
+            b->kind = B_OUTPUT;
+            b->index = i;
+        } else {
+            c->copy_from[i] = c->outs.data[i];
+            if (b->kind == B_CONST)
+                b->stored = true;
+        }
+    }
+    for (size_t i = 0; i < c->bufs.len; i++)
+        if (c->bufs.data[i].kind == B_INPUT && !c->inb[c->bufs.data[i].index])
+            c->inb[c->bufs.data[i].index] = &c->bufs.data[i];
+}
+
+/* The intermediates' offsets in the arena (memplan.c). */
+static void plan_memory(mctx *c)
+{
+    SU_VEC(tg_mem_item) items = {0};
+    for (size_t i = 0; i < c->bufs.len; i++) {
+        mbuf *b = &c->bufs.data[i];
+        if (b->kind != B_TEMP)
+            continue;
+        b->index = (int)items.len;
+        tg_mem_item it = {b->bytes, b->first, b->last, 0};
+        su_vec_push(&items, it);
+    }
+    c->info->mem = tg_memplan(items.data, (int)items.len, 64);
+    c->info->nintermediates = (int)items.len;
+    for (size_t i = 0; i < c->bufs.len; i++)
+        if (c->bufs.data[i].kind == B_TEMP)
+            c->bufs.data[i].offset = items.data[c->bufs.data[i].index].offset;
+    su_vec_free(&items);
+}
+
+/* The weights: packed, laid out in one blob and written to the cache under
+ * the hash of their bytes (so the assembler's .incbin finds them). */
+static bool store_weights(mctx *c)
+{
+    if (!pack_weights(c, &c->owned))
+        return false;
+    for (size_t i = 0; i < c->bufs.len; i++) {
+        mbuf *b = &c->bufs.data[i];
+        if (b->kind == B_CONST && b->stored) {
+            b->offset = c->wbytes;
+            c->wbytes = align64(c->wbytes + b->bytes);
+            c->info->nconsts++;
+        }
+    }
+    c->info->weight_bytes = c->wbytes;
+    if (!c->wbytes)
+        return true;
+    unsigned char *blob = aligned_alloc(64, (size_t)c->wbytes);
+    memset(blob, 0, (size_t)c->wbytes);
+    for (size_t i = 0; i < c->bufs.len; i++) {
+        mbuf *b = &c->bufs.data[i];
+        if (b->kind == B_CONST && b->stored && b->bytes)
+            memcpy(blob + b->offset, b->data, (size_t)b->bytes);
+    }
+    uint64_t h1 = su_hash_bytes(SU_HASH_INIT, blob, (size_t)c->wbytes);
+    uint64_t h2 = su_hash_bytes(su_hash_u64(SU_HASH_INIT, 0x9e3779b97f4a7c15ULL), blob, (size_t)c->wbytes);
+    char *dir = tg_cache_dir();
+    su_buf_printf(&c->blob_path, "%s/w%016llx%016llx.bin", dir, (unsigned long long)h1, (unsigned long long)h2);
+    free(dir);
+    const char *path = su_buf_str(&c->blob_path);
+    bool wrote = plain_path(path) && write_blob(path, blob, (size_t)c->wbytes);
+    free(blob);
+    if (!wrote)
+        fail(c, "cannot write the weights to %s (or the path has characters the assembler cannot take)", path);
+    return wrote;
+}
+
+/* The kernels' units: round robin over a few units compiled side by side
+ * (units[0] is left for the graph). */
+static void kernel_units(mctx *c)
+{
+    int nk = (int)c->kernels.len;
+    int nku = nk < 2 * c->jobs ? nk : 2 * c->jobs;
+    c->nu = nku + 1;
+    c->units = su_calloc((size_t)c->nu, sizeof *c->units);
+    for (int u = 0; u < nku; u++) {
+        tg_c_prelude(&c->units[u + 1]);
+        su_buf_puts(&c->units[u + 1], "#pragma GCC visibility push(hidden)\n");
+    }
+    for (int k = 0; k < nk; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "k%d", k);
+        tg_kernel_c(&c->units[1 + k % nku], c->kernels.data[k].l, name, TG_KERNEL_BODY);
+    }
+}
+
+/* The graph unit's head: includes, sizes, the kernels' declarations and
+ * the weights pulled in by the assembler. */
+static void graph_head(mctx *c, su_buf *gu)
+{
+    su_buf_puts(gu, "/* relay-tune compiled model: the graph, the weights and the ABI of relaytune_model.h */\n"
+                    "#include <stddef.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n"
+                    "#define RTM_API __attribute__((visibility(\"default\")))\n"
+                    "typedef struct rtm_model rtm_model;\n");
+    su_buf_printf(gu, "#define NIN %d\n#define NOUT %d\n#define ARENA %lld\n", c->nin, c->nout,
+                  (long long)c->info->mem.peak);
+    for (size_t k = 0; k < c->kernels.len; k++)
+        su_buf_printf(gu, "__attribute__((visibility(\"hidden\"))) int k%zu(void *const *args);\n", k);
+    if (!c->wbytes)
+        return;
+    su_buf_printf(gu,
+                  "__asm__(\".pushsection .rodata\\n.balign 64\\n.globl rtm_weights\\n.hidden rtm_weights\\n"
+                  ".type rtm_weights, @object\\nrtm_weights:\\n.incbin \\\"%s\\\"\\n.size rtm_weights, %lld\\n"
+                  ".popsection\\n\");\n",
+                  su_buf_str(&c->blob_path), (long long)c->wbytes);
+    su_buf_puts(gu, "extern const unsigned char rtm_weights[] __attribute__((visibility(\"hidden\"), aligned(64)));\n");
+}
+
+/* The ABI's tables of the inputs (named after @main's parameters) and the
+ * outputs (named by number). */
+static void graph_tables(mctx *c, su_buf *gu)
+{
+    const char **in_names = su_calloc((size_t)c->nin + 1, sizeof *in_names);
+    const char **out_names = su_calloc((size_t)c->nout + 1, sizeof *out_names);
+    char (*onames)[16] = su_calloc((size_t)c->nout + 1, sizeof *onames);
+    for (int i = 0; i < c->nin; i++)
+        in_names[i] = c->main->u.func.params[i]->u.var.name;
+    for (int i = 0; i < c->nout; i++) {
+        snprintf(onames[i], sizeof onames[i], "%d", i);
+        out_names[i] = onames[i];
+        c->outb[i] = &c->bufs.data[c->outs.data[i]];
+    }
+    emit_side(gu, "in", c->nin, c->inb, in_names);
+    emit_side(gu, "out", c->nout, c->outb, out_names);
+    free(in_names);
+    free(out_names);
+    free(onames);
+}
+
+/* rtm_run: the calls in order, then the outputs that are copies. */
+static void graph_run(mctx *c, su_buf *gu)
+{
+    su_buf_printf(gu, "RTM_API int rtm_run(rtm_model *m)\n{\n    unsigned char *A = m->arena;\n");
+    su_buf_printf(gu, "    const unsigned char *W = %s;\n    (void)A;\n    (void)W;\n", c->wbytes ? "rtm_weights" : "0");
+    for (size_t s = 0; s < c->calls.len; s++) {
+        const mcall *cl = &c->calls.data[s];
+        su_buf_printf(gu, "    {\n        void *const a[] = {");
+        for (size_t i = 0; i < cl->args.len; i++) {
+            if (i)
+                su_buf_puts(gu, ", ");
+            emit_arg(gu, &c->bufs.data[cl->args.data[i]]);
+        }
+        su_buf_printf(gu, "};\n        if (k%d(a))\n            return -1;\n    }\n", cl->kernel);
+    }
+    for (int i = 0; i < c->nout; i++) {
+        if (c->copy_from[i] < 0)
+            continue;
+        su_buf_printf(gu, "    memcpy(m->out[%d], ", i);
+        emit_arg(gu, &c->bufs.data[c->copy_from[i]]);
+        su_buf_printf(gu, ", %lld);\n", (long long)c->outb[i]->bytes);
+    }
+    su_buf_puts(gu, "    return 0;\n}\n");
+}
+
+/* The graph unit: the ABI of relaytune_model.h over the plan. */
+static void graph_unit(mctx *c, su_buf *gu)
+{
+    graph_head(c, gu);
+    graph_tables(c, gu);
+    su_buf_puts(gu, abi_functions);
+    /* the ISA the kernels need, so that a loader can refuse a host without it
+     * (tg_isa_name's names only: no text from the model) */
+    su_buf_printf(gu, "RTM_API const char *rtm_target_isa(void) { return \"%s\"; }\n", tg_isa_name(c->t->isa));
+    graph_run(c, gu);
+}
+
+/* Compiles the units and links them into the model's shared object: at
+ * o->out_path, else in the cache under the hash of the sources (an object
+ * already there is reused). */
+static bool link_model(mctx *c)
+{
+    const char **srcs = su_calloc((size_t)c->nu, sizeof *srcs);
+    for (int u = 0; u < c->nu; u++)
+        srcs[u] = su_buf_str(&c->units[u]);
+    char *log = NULL;
+    su_buf path = {0};
+    if (c->o->out_path) {
+        su_buf_puts(&path, c->o->out_path);
+    } else {
+        uint64_t h1 = su_hash_str(c->t->cflags), h2 = su_hash_u64(SU_HASH_INIT, 0x9e3779b97f4a7c15ULL);
+        for (int u = 0; u < c->nu; u++) {
+            h1 = su_hash_bytes(h1, srcs[u], strlen(srcs[u]) + 1);
+            h2 = su_hash_bytes(h2, srcs[u], strlen(srcs[u]) + 1);
+        }
+        char *cdir = tg_cache_dir();
+        su_buf_printf(&path, "%s/m%016llx%016llx.so", cdir, (unsigned long long)h1, (unsigned long long)h2);
+        free(cdir);
+    }
+    tg_err e = !c->o->out_path && access(su_buf_str(&path), R_OK) == 0
+                   ? TG_E_OK
+                   : tg_build_shared(srcs, c->nu, c->t, c->jobs, su_buf_str(&path), &log);
+    c->info->path = su_buf_take(&path);
+    free(srcs);
+    if (e) {
+        su_buf_printf(&c->err, "%s: %s", tg_err_name(e), log ? log : "");
+        c->failed = true;
+    }
+    free(log);
+    return !e;
+}
+
+static void mctx_free(mctx *c)
+{
+    su_buf_free(&c->err);
+    for (int u = 0; u < c->nu; u++)
+        su_buf_free(&c->units[u]);
+    free(c->units);
+    for (size_t i = 0; i < c->owned.len; i++)
+        free(c->owned.data[i]);
+    su_vec_free(&c->owned);
+    su_vec_free(&c->outs);
+    free(c->outb);
+    free(c->inb);
+    free(c->copy_from);
+    su_buf_free(&c->blob_path);
+    for (size_t i = 0; i < c->kernels.len; i++) {
+        free(c->kernels.data[i].key);
+        free(c->kernels.data[i].reads);
+        sch_kernel_free(&c->kernels.data[i].b);
+    }
+    su_vec_free(&c->kernels);
+    for (size_t i = 0; i < c->calls.len; i++)
+        su_vec_free(&c->calls.data[i].args);
+    su_vec_free(&c->calls);
+    for (size_t i = 0; i < c->memo.len; i++)
+        su_vec_free(&c->memo.data[i].bufs);
+    su_vec_free(&c->memo);
+    su_vec_free(&c->bufs);
+}
+
 bool tg_model_compile(const ir_module *m, const tg_target *t, const tg_model_opts *o, tg_model_info *info,
                       char **err)
 {
@@ -614,256 +906,27 @@ bool tg_model_compile(const ir_module *m, const tg_target *t, const tg_model_opt
     c.t = t;
     c.o = o;
     c.info = info;
+    c.jobs = o->jobs > 0 ? o->jobs : t->cores;
     memset(info, 0, sizeof *info);
     *err = NULL;
-    ir_global_def *g = ir_module_find(m, "main");
-    if (!g) {
-        *err = su_strdup("the module has no @main");
-        return false;
+    bool ok = read_graph(&c, m);
+    if (ok) {
+        mark_stored(&c);
+        place_outputs(&c);
+        plan_memory(&c);
+        ok = store_weights(&c);
     }
-    c.main = g->func;
-    if (c.main->u.func.ntparams) {
-        /* the inputs' and outputs' buffers need their types known */
-        *err = su_strdup("@main has type parameters: a compiled model needs the types of its inputs and outputs");
-        return false;
-    }
-    int_vec outs = {0};
-    /* the inputs first, in parameter order, so their numbers are the params' */
-    for (int i = 0; i < c.main->u.func.nparams; i++) {
-        int_vec tmp = {0};
-        eval(&c, c.main->u.func.params[i], &tmp);
-        su_vec_free(&tmp);
-    }
-    eval(&c, c.main->u.func.body, &outs);
-    ptr_vec owned = {0};
-    su_buf *units = NULL;
-    int nu = 0;
-    bool okk = false;
-    if (c.failed)
-        goto done;
-    /* which parameters each kernel reads (a constant only packed is not stored) */
-    for (size_t k = 0; k < c.kernels.len; k++) {
-        mkernel *kn = &c.kernels.data[k];
-        for (int i = 0; i < kn->func->u.func.nparams; i++)
-            kn->reads[i] = body_reads(kn->l->kernel, kn->l->kernel->args[i]);
-    }
-    for (size_t s = 0; s < c.calls.len; s++) {
-        const mcall *cl = &c.calls.data[s];
-        const mkernel *kn = &c.kernels.data[cl->kernel];
-        for (int i = 0; i < kn->func->u.func.nparams; i++)
-            if (kn->reads[i] && c.bufs.data[cl->args.data[i]].kind == B_CONST)
-                c.bufs.data[cl->args.data[i]].stored = true;
-    }
-    /* the outputs: kernel results written in place (first occurrence), the
-     * rest copied after the last call */
-    int nout = (int)outs.len, nin = c.main->u.func.nparams;
-    const mbuf **outb = su_calloc((size_t)nout + 1, sizeof *outb);
-    const mbuf **inb = su_calloc((size_t)nin + 1, sizeof *inb);
-    int *copy_from = su_calloc((size_t)nout + 1, sizeof *copy_from);
-    for (int i = 0; i < nout; i++) {
-        mbuf *b = &c.bufs.data[outs.data[i]];
-        copy_from[i] = -1;
-        if (b->kind == B_TEMP) {
-            b->kind = B_OUTPUT;
-            b->index = i;
-        } else {
-            copy_from[i] = outs.data[i];
-            if (b->kind == B_CONST)
-                b->stored = true;
-        }
-    }
-    for (size_t i = 0; i < c.bufs.len; i++)
-        if (c.bufs.data[i].kind == B_INPUT && !inb[c.bufs.data[i].index])
-            inb[c.bufs.data[i].index] = &c.bufs.data[i];
-    /* the memory plan */
-    SU_VEC(tg_mem_item) items = {0};
-    for (size_t i = 0; i < c.bufs.len; i++) {
-        mbuf *b = &c.bufs.data[i];
-        if (b->kind != B_TEMP)
-            continue;
-        b->index = (int)items.len;
-        tg_mem_item it = {b->bytes, b->first, b->last, 0};
-        su_vec_push(&items, it);
-    }
-    info->mem = tg_memplan(items.data, (int)items.len, 64);
-    info->nintermediates = (int)items.len;
-    for (size_t i = 0; i < c.bufs.len; i++)
-        if (c.bufs.data[i].kind == B_TEMP)
-            c.bufs.data[i].offset = items.data[c.bufs.data[i].index].offset;
-    su_vec_free(&items);
-    /* weights */
-    if (!pack_weights(&c, &owned))
-        goto done_free;
-    int64_t wbytes = 0;
-    for (size_t i = 0; i < c.bufs.len; i++) {
-        mbuf *b = &c.bufs.data[i];
-        if (b->kind == B_CONST && b->stored) {
-            b->offset = wbytes;
-            wbytes = align64(wbytes + b->bytes);
-            info->nconsts++;
-        }
-    }
-    info->weight_bytes = wbytes;
-    char *dir = tg_cache_dir();
-    su_buf blob_path = {0};
-    if (wbytes) {
-        unsigned char *blob = aligned_alloc(64, (size_t)wbytes);
-        memset(blob, 0, (size_t)wbytes);
-        for (size_t i = 0; i < c.bufs.len; i++) {
-            mbuf *b = &c.bufs.data[i];
-            if (b->kind == B_CONST && b->stored && b->bytes)
-                memcpy(blob + b->offset, b->data, (size_t)b->bytes);
-        }
-        uint64_t h1 = su_hash_bytes(SU_HASH_INIT, blob, (size_t)wbytes);
-        uint64_t h2 = su_hash_bytes(su_hash_u64(SU_HASH_INIT, 0x9e3779b97f4a7c15ULL), blob, (size_t)wbytes);
-        su_buf_printf(&blob_path, "%s/w%016llx%016llx.bin", dir, (unsigned long long)h1, (unsigned long long)h2);
-        bool wrote = plain_path(su_buf_str(&blob_path)) && write_blob(su_buf_str(&blob_path), blob, (size_t)wbytes);
-        free(blob);
-        if (!wrote) {
-            fail(&c, "cannot write the weights to %s (or the path has characters the assembler cannot take)",
-                 su_buf_str(&blob_path));
-            free(dir);
-            su_buf_free(&blob_path);
-            goto done_free;
-        }
-    }
-    free(dir);
-    /* kernel units: round robin over a few units compiled side by side */
-    int jobs = o->jobs > 0 ? o->jobs : t->cores;
-    int nk = (int)c.kernels.len;
-    int nku = nk < 2 * jobs ? nk : 2 * jobs;
-    nu = nku + 1;
-    units = su_calloc((size_t)nu, sizeof *units);
-    for (int u = 0; u < nku; u++) {
-        tg_c_prelude(&units[u + 1]);
-        su_buf_puts(&units[u + 1], "#pragma GCC visibility push(hidden)\n");
-    }
-    for (int k = 0; k < nk; k++) {
-        char name[32];
-        snprintf(name, sizeof name, "k%d", k);
-        tg_c_func(&units[1 + k % nku], c.kernels.data[k].l->kernel, name);
-    }
-    /* the graph unit */
-    su_buf *gu = &units[0];
-    su_buf_puts(gu, "/* relay-tune compiled model: the graph, the weights and the ABI of relaytune_model.h */\n"
-                    "#include <stddef.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n"
-                    "#define RTM_API __attribute__((visibility(\"default\")))\n"
-                    "typedef struct rtm_model rtm_model;\n");
-    su_buf_printf(gu, "#define NIN %d\n#define NOUT %d\n#define ARENA %lld\n", nin, nout,
-                  (long long)info->mem.peak);
-    for (int k = 0; k < nk; k++)
-        su_buf_printf(gu, "__attribute__((visibility(\"hidden\"))) int k%d(void *const *args);\n", k);
-    if (wbytes) {
-        su_buf_printf(gu,
-                      "__asm__(\".pushsection .rodata\\n.balign 64\\n.globl rtm_weights\\n.hidden rtm_weights\\n"
-                      ".type rtm_weights, @object\\nrtm_weights:\\n.incbin \\\"%s\\\"\\n.size rtm_weights, %lld\\n"
-                      ".popsection\\n\");\n",
-                      su_buf_str(&blob_path), (long long)wbytes);
-        su_buf_puts(gu, "extern const unsigned char rtm_weights[] __attribute__((visibility(\"hidden\"), aligned(64)));\n");
-    }
-    su_buf_free(&blob_path);
-    {
-        const char **in_names = su_calloc((size_t)nin + 1, sizeof *in_names);
-        const char **out_names = su_calloc((size_t)nout + 1, sizeof *out_names);
-        char (*onames)[16] = su_calloc((size_t)nout + 1, sizeof *onames);
-        for (int i = 0; i < nin; i++)
-            in_names[i] = c.main->u.func.params[i]->u.var.name;
-        for (int i = 0; i < nout; i++) {
-            snprintf(onames[i], sizeof onames[i], "%d", i);
-            out_names[i] = onames[i];
-            outb[i] = &c.bufs.data[outs.data[i]];
-        }
-        emit_side(gu, "in", nin, inb, in_names);
-        emit_side(gu, "out", nout, outb, out_names);
-        free(in_names);
-        free(out_names);
-        free(onames);
-    }
-    su_buf_puts(gu, abi_functions);
-    /* the ISA the kernels need, so that a loader can refuse a host without it
-     * (tg_isa_name's names only: no text from the model) */
-    su_buf_printf(gu, "RTM_API const char *rtm_target_isa(void) { return \"%s\"; }\n", tg_isa_name(t->isa));
-    su_buf_printf(gu, "RTM_API int rtm_run(rtm_model *m)\n{\n    unsigned char *A = m->arena;\n");
-    su_buf_printf(gu, "    const unsigned char *W = %s;\n    (void)A;\n    (void)W;\n", wbytes ? "rtm_weights" : "0");
-    for (size_t s = 0; s < c.calls.len; s++) {
-        const mcall *cl = &c.calls.data[s];
-        su_buf_printf(gu, "    {\n        void *const a[] = {");
-        for (size_t i = 0; i < cl->args.len; i++) {
-            if (i)
-                su_buf_puts(gu, ", ");
-            emit_arg(gu, &c.bufs.data[cl->args.data[i]]);
-        }
-        su_buf_printf(gu, "};\n        if (k%d(a))\n            return -1;\n    }\n", cl->kernel);
-    }
-    for (int i = 0; i < nout; i++) {
-        if (copy_from[i] < 0)
-            continue;
-        su_buf_printf(gu, "    memcpy(m->out[%d], ", i);
-        emit_arg(gu, &c.bufs.data[copy_from[i]]);
-        su_buf_printf(gu, ", %lld);\n", (long long)outb[i]->bytes);
-    }
-    su_buf_puts(gu, "    return 0;\n}\n");
-    {
-        const char **srcs = su_calloc((size_t)nu, sizeof *srcs);
-        for (int u = 0; u < nu; u++)
-            srcs[u] = su_buf_str(&units[u]);
-        char *log = NULL;
-        su_buf path = {0};
-        if (o->out_path) {
-            su_buf_puts(&path, o->out_path);
-        } else {
-            uint64_t h1 = su_hash_str(t->cflags), h2 = su_hash_u64(SU_HASH_INIT, 0x9e3779b97f4a7c15ULL);
-            for (int u = 0; u < nu; u++) {
-                h1 = su_hash_bytes(h1, srcs[u], strlen(srcs[u]) + 1);
-                h2 = su_hash_bytes(h2, srcs[u], strlen(srcs[u]) + 1);
-            }
-            char *cdir = tg_cache_dir();
-            su_buf_printf(&path, "%s/m%016llx%016llx.so", cdir, (unsigned long long)h1, (unsigned long long)h2);
-            free(cdir);
-        }
-        tg_err e = !o->out_path && access(su_buf_str(&path), R_OK) == 0
-                       ? TG_E_OK
-                       : tg_build_shared(srcs, nu, t, jobs, su_buf_str(&path), &log);
-        info->path = su_buf_take(&path);
-        free(srcs);
-        if (e) {
-            su_buf_printf(&c.err, "%s: %s", tg_err_name(e), log ? log : "");
-            c.failed = true;
-        }
-        free(log);
+    if (ok) {
+        kernel_units(&c);
+        graph_unit(&c, &c.units[0]);
+        ok = link_model(&c);
     }
     info->ncalls = (int)c.calls.len;
-    info->nkernels = nk;
-    info->ninputs = nin;
-    info->noutputs = nout;
-    okk = !c.failed;
-done_free:
-    free(outb);
-    free(inb);
-    free(copy_from);
-done:
-    if (!okk)
+    info->nkernels = (int)c.kernels.len;
+    info->ninputs = c.nin;
+    info->noutputs = c.nout;
+    if (!ok)
         *err = c.err.len ? su_buf_take(&c.err) : su_strdup("compile failed");
-    su_buf_free(&c.err);
-    for (int u = 0; u < nu; u++)
-        su_buf_free(&units[u]);
-    free(units);
-    for (size_t i = 0; i < owned.len; i++)
-        free(owned.data[i]);
-    su_vec_free(&owned);
-    su_vec_free(&outs);
-    for (size_t i = 0; i < c.kernels.len; i++) {
-        free(c.kernels.data[i].key);
-        free(c.kernels.data[i].reads);
-        sch_free(c.kernels.data[i].s);
-    }
-    su_vec_free(&c.kernels);
-    for (size_t i = 0; i < c.calls.len; i++)
-        su_vec_free(&c.calls.data[i].args);
-    su_vec_free(&c.calls);
-    for (size_t i = 0; i < c.memo.len; i++)
-        su_vec_free(&c.memo.data[i].bufs);
-    su_vec_free(&c.memo);
-    su_vec_free(&c.bufs);
-    return okk;
+    mctx_free(&c);
+    return ok;
 }

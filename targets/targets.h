@@ -65,6 +65,22 @@ void tg_c_prelude(su_buf *out);
  * be allocated). name must be a C identifier. sch_emit_func with tg_lang_c. */
 void tg_c_func(su_buf *out, const sch_func *f, const char *name);
 
+/* ---- kernel.c: one built kernel as C ------------------------------------ */
+
+/* The parts of a kernel tg_kernel_c writes. */
+enum {
+    TG_KERNEL_BODY = 1,         /* the kernel: NAME (NAME_k under the wrapper) */
+    TG_KERNEL_PROLOGUES = 2,    /* its weight-packing prologues: NAME_p0, NAME_p1, ... */
+    TG_KERNEL_WRAPPER = 4,      /* where there are prologues, the entry NAME that packs the
+                                   weights once into static buffers, then runs NAME_k: the
+                                   builder's candidate, measured as the model runs it */
+    TG_KERNEL_MEASURED = TG_KERNEL_BODY | TG_KERNEL_PROLOGUES | TG_KERNEL_WRAPPER,
+};
+/* Appends the parts (TG_KERNEL_*) of lowered kernel l under entry name
+ * `name` (a C identifier) to a unit begun with tg_c_prelude; every entry
+ * takes its buffers as `void *const *args` (tg_c_func). */
+void tg_kernel_c(su_buf *out, const sch_lowered *l, const char *name, unsigned parts);
+
 /* ---- build.c: the system compiler, the cache, dlopen --------------------- */
 
 /* X(ID, name): build errors (a tuner counts them). */
@@ -148,25 +164,28 @@ tg_mem_stats tg_memplan(tg_mem_item *items, int n, int64_t align);
 
 /* ---- model.c: ahead-of-time compiled models ------------------------------ */
 
-/* The tuned config (JSON, {"knobs": {...}} as sch_config_parse reads it) of a
- * task, or NULL for the template's defaults. The string is the callee's and
- * must live until tg_model_compile returns. */
-typedef const char *(*tg_config_fn)(void *ctx, const char *workload_key, const char *template_name);
+/* A tuned config of one workload, resolved before compiling (a parsed
+ * value: the tuner read it from its database). */
+typedef struct tg_kernel_config {
+    const char *workload_key;   /* sch_workload_key of the kernels it is for */
+    sch_config cfg;             /* the config, in the space of the workload's template on the target */
+} tg_kernel_config;
 
 typedef struct tg_model_opts {
     const char *out_path;   /* the shared object to write (NULL: in the cache, named by
                                the hash of its sources; one already there is reused) */
-    tg_config_fn config;    /* NULL: every task with its template's defaults */
-    void *config_ctx;
+    const tg_kernel_config *configs; /* the tuned configs (a workload not there: its
+                               template's defaults) */
+    int nconfigs;
     int jobs;               /* compilers at once (0: the target's cores) */
-    FILE *notes;            /* where to say that a config was rejected (NULL: nowhere) */
+    FILE *notes;            /* where to say that a config does not apply (NULL: nowhere) */
 } tg_model_opts;
 
 /* What went into a compiled model. */
 typedef struct tg_model_info {
     int ncalls;             /* kernel calls per run */
     int nkernels;           /* distinct kernels */
-    int ntuned;             /* kernels built from a config the hook gave */
+    int ntuned;             /* kernels built from a config of o->configs */
     int ninputs, noutputs;
     int nconsts;            /* weights stored */
     int64_t weight_bytes;   /* bytes of weights stored (packed where packed) */
@@ -179,7 +198,7 @@ typedef struct tg_model_info {
 /* Compiles @main of m (type-checked and optimized, so that it calls only
  * primitive functions) into one shared object exporting the ABI of
  * include/relaytune_model.h: every called primitive function lowered with
- * its template (config from o->config, else the defaults), weights packed
+ * its template (config from o->configs, else the defaults), weights packed
  * at compile time, the calls in order over a static memory plan. Parameters
  * of @main are the model's inputs; constants are its weights. False with
  * the reason in *err (malloc'd). */

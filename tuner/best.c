@@ -148,3 +148,21 @@ void tun_best_free(tun_best *b)
     free(b->notes);
     memset(b, 0, sizeof *b);
 }
+
+bool tun_task_best(db *d, const tun_task *task, const tg_target *tg, const char *target, tun_space *sp,
+                   tun_best *out, su_buf *err)
+{
+    memset(out, 0, sizeof *out);
+    su_arena a;
+    su_arena_init(&a);
+    db_target dt;
+    tun_target_describe(tg, target, &a, &dt);
+    bool ok = tun_space_init(sp, task, &tg->hw, err);
+    if (ok && !tun_best_config(d, sp, &dt, out, err)) {
+        tun_best_free(out);
+        tun_space_free(sp);
+        ok = false;
+    }
+    su_arena_free(&a);
+    return ok;
+}

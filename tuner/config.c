@@ -26,25 +26,23 @@ bool tun_space_init(tun_space *s, const tun_task *task, const sch_hw *hw, su_buf
     memset(s, 0, sizeof *s);
     s->task = task;
     s->hw = hw ? *hw : sch_hw_default;
-    su_diags d = {0};
-    sch_schedule *sc = sch_create(task->func, &d);
-    if (!sc) {
-        su_buf_printf(err, "task %s cannot be scheduled", task->hash);
-        for (size_t i = 0; i < d.len; i++)
-            su_buf_printf(err, ": %s", d.items[i].msg);
-        su_diags_free(&d);
+    sch_build_opts bo = {.template_name = task->template_name, .hw = hw, .space_only = true};
+    sch_kernel k;
+    if (!sch_build(task->func, &bo, &k)) {
+        if (k.failed == SCH_BUILD_CREATE) {
+            su_buf_printf(err, "task %s cannot be scheduled", task->hash);
+            for (size_t i = 0; i < k.diags.len; i++)
+                su_buf_printf(err, ": %s", k.diags.items[i].msg);
+        } else {
+            su_buf_printf(err, "task %s: the template %s fails on its defaults: %s: %s", task->hash,
+                          task->template_name, sch_err_name(k.err), k.why);
+        }
+        sch_kernel_free(&k);
         return false;
     }
-    su_diags_free(&d);
-    sch_err e = sch_apply_template(sc, task->template_name, hw, NULL, &s->sp);
-    if (e) {
-        su_buf_printf(err, "task %s: the template %s fails on its defaults: %s: %s", task->hash, task->template_name,
-                      sch_err_name(e), sc->err_msg ? sc->err_msg : "");
-        sch_free(sc);
-        sch_space_free(&s->sp);
-        return false;
-    }
-    sch_free(sc);
+    s->sp = k.space;
+    k.space = (sch_space){0};
+    sch_kernel_free(&k);
     s->version = sch_template_version(task->template_name);
     s->size = sch_space_size(&s->sp);
     if (s->size > ((int64_t)1 << 53)) {

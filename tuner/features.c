@@ -486,35 +486,28 @@ bool tun_config_features(const tun_space *s, int64_t index, float *out, su_buf *
         return false;
     }
     const tun_task *task = s->task;
-    su_diags d = {0};
-    sch_schedule *sc = sch_create(task->func, &d);
-    su_diags_free(&d);
-    if (!sc) {
-        su_buf_printf(err, "task %s cannot be scheduled", task->hash);
-        return false;
-    }
     sch_config c;
     tun_config_decode(s, index, &c);
     const sch_hw *hw = s->hw.lanes > 0 ? &s->hw : &sch_hw_default;
-    sch_err e = sch_apply_template(sc, task->template_name, hw, &c, NULL);
-    sch_lower_opts lo = {task->param_const, true, false};
-    sch_lowered *l = e ? NULL : sch_lower(sc, &lo);
-    bool ok = l != NULL;
-    if (!ok) {
-        su_buf_printf(err, "config %lld: %s: %s", (long long)index, sch_err_name(e ? e : sc->err),
-                      sc->err_msg ? sc->err_msg : "");
+    sch_build_opts bo = {.template_name = task->template_name, .hw = hw, .cfg = &c, .param_const = task->param_const};
+    sch_kernel k;
+    bool ok = sch_build(task->func, &bo, &k);
+    if (!ok && k.failed == SCH_BUILD_CREATE) {
+        su_buf_printf(err, "task %s cannot be scheduled", task->hash);
+    } else if (!ok) {
+        su_buf_printf(err, "config %lld: %s: %s", (long long)index, sch_err_name(k.err), k.why);
     } else {
         walk w = {0};
-        walk_stmt(&w, l->kernel->body, 1);
+        walk_stmt(&w, k.l->kernel->body, 1);
         hotnest h;
-        hot_nest(&w, &sc->arena, &h);
+        hot_nest(&w, &k.s->arena, &h);
         level_features(&h, out);
         buffer_features(&h, out);
         knob_features(s, &c, out);
         curve_features(&h, out);
-        kernel_features(&w, &h, l->nprologues, hw, out);
+        kernel_features(&w, &h, k.l->nprologues, hw, out);
     }
     sch_config_free(&c);
-    sch_free(sc);
+    sch_kernel_free(&k);
     return ok;
 }

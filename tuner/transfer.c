@@ -131,7 +131,7 @@ static other *find_other(tun_transfer_pool *p, const db_record *r)
     if (main) {
         const char *tmpl;
         const ir_op_def *anchor;
-        char *key = tun_workload_key(main->func, &tmpl, &anchor);
+        char *key = sch_workload_key(main->func, &tmpl, &anchor);
         if (tmpl && !strcmp(key, r->workload.key)) {
             tun_task *t = su_calloc(1, sizeof *t);
             t->key = key;

@@ -47,9 +47,6 @@ typedef struct tun_tasks {
 /* Extracts the tasks of every primitive function called in m (a fused module),
  * in order of first call; functions without a tunable anchor are skipped. */
 void tun_extract_tasks(const ir_module *m, tun_tasks *out);
-/* The workload key of primitive function f (malloc'd), and its template name
- * (static string) or NULL when f has no tunable anchor. */
-char *tun_workload_key(const ir_expr *f, const char **template_name, const ir_op_def **anchor);
 /* Frees the tasks' strings and the array. */
 void tun_tasks_free(tun_tasks *t);
 
@@ -462,5 +459,11 @@ typedef struct tun_best {
  * better than its median was made after it. False only on a database error. */
 bool tun_best_config(db *d, const tun_space *s, const db_target *t, tun_best *out, su_buf *err);
 void tun_best_free(tun_best *b);
+/* The task's space on target tg (its string `target`, as records name it)
+ * and its best config there, as tun_best_config finds it: what compiling
+ * builds the task's kernels with. False (nothing to free) when the space
+ * or the database fails, with the reason in err; else free both. */
+bool tun_task_best(db *d, const tun_task *task, const tg_target *tg, const char *target, tun_space *sp,
+                   tun_best *out, su_buf *err);
 
 #endif

@@ -71,32 +71,54 @@ static void fallback_tile(int64_t K, int64_t OW, const sch_hw *hw, int64_t *kb, 
     }
 }
 
-void sch_template_conv2d(sch_tctx *t)
+/* What the knobs decided for one conv. */
+typedef struct conv_plan {
+    bool depthwise;
+    int64_t vec_ow;             /* the register tile vectorizes along the output row */
+    int64_t kb, owb;            /* the register tile: output channels x output columns */
+    int64_t IC, icb;            /* input channels and their cache block */
+    sch_tensor *pad;            /* the padded input's stage, or NULL */
+    int64_t pad_inline;         /* read through guards instead of materialized */
+    sch_loop_kind kw_kind;      /* how the kw loop runs */
+    int64_t pack;               /* the weights packed to OIHW[kb]o */
+    const int64_t *ord;         /* order_outer: the order of (oc, oh) tiles */
+    bool ic_outside;            /* input-channel blocks outside the row's column tiles */
+    bool along_tile;            /* the epilogue walks the tile in its own layout */
+} conv_plan;
+
+/* The conv stage a and the output stage o it is computed into (a copy made
+ * by cache_write when the conv is itself the output); false when the
+ * template does not apply (then the default one ran) or a primitive failed. */
+static bool conv_stages(sch_tctx *t, sch_tensor **a, sch_tensor **o)
 {
     sch_schedule *s = t->s;
-    int lanes = t->hw->lanes;
-    sch_tensor *a = sch_anchor(s);
-    if (!a || a->ndim != 4 || a->nraxes != 3) {
+    *a = sch_anchor(s);
+    if (!*a || (*a)->ndim != 4 || (*a)->nraxes != 3) {
         sch_template_default(t);
-        return;
+        return false;
     }
-    bool depthwise = !strcmp(t->space->template_name, "depthwise_conv2d_nchw");
-    sch_tensor *o;
-    if (a->output >= 0) {
-        sch_tensor *copy = a;
-        SCH_TRY(t, sch_cache_write(s, copy, &a));
-        o = copy;
+    if ((*a)->output >= 0) {
+        sch_tensor *copy = *a;
+        SCH_TRY(t, sch_cache_write(s, copy, a));
+        *o = copy;
     } else {
-        o = sch_tmpl_reader(s, a);
+        *o = sch_tmpl_reader(s, *a);
     }
     if (t->err)
-        return;
-    if (!o || o->output < 0 || o->ndim != 4) {
+        return false;
+    if (!*o || (*o)->output < 0 || (*o)->ndim != 4) {
         sch_template_default(t);
-        return;
+        return false;
     }
+    return true;
+}
+
+/* The register tile: which way it vectorizes (knob vec_ow) and its default
+ * size in channels (kb0) by columns (owb0). */
+static void register_tile(sch_tctx *t, const sch_tensor *a, conv_plan *p, int64_t *kb0, int64_t *owb0)
+{
+    int lanes = t->hw->lanes;
     int64_t K = a->shape[1], OW = a->shape[3];
-    int64_t red = a->rext[0] * a->rext[1] * a->rext[2];
     const ir_attr_val *strides = ir_call_attr(a->call, "strides");
     int64_t sw = strides->kind == IR_AV_LIST ? strides->items[strides->n - 1].i : strides->i;
     /* Which way the register tile vectorizes: along output channels (the
@@ -106,99 +128,113 @@ void sch_template_conv2d(sch_tctx *t)
      * number of vectors, or where the reduction is too short for the
      * transposed epilogue to be hidden; depthwise convs always use rows. */
     static const int64_t off_on[2] = {0, 1};
-    bool row_default = depthwise || (sw == 1 && OW % lanes == 0);
-    int64_t vec_ow = depthwise ? 1 : sch_define_knob(t, "vec_ow", 2, off_on, row_default);
-    int64_t kb0, owb0, acc = sch_hw_acc_regs(t->hw), max_rows = sch_hw_max_rows(t->hw);
-    if (vec_ow) {
-        owb0 = sch_tmpl_vector_factor(OW, sch_hw_row_lanes(t->hw), lanes);
-        int64_t regs = acc / ((owb0 + lanes - 1) / lanes);
-        kb0 = sch_tmpl_divisor(K, regs < max_rows ? regs : max_rows);
+    bool row_default = p->depthwise || (sw == 1 && OW % lanes == 0);
+    p->vec_ow = p->depthwise ? 1 : sch_define_knob(t, "vec_ow", 2, off_on, row_default);
+    int64_t acc = sch_hw_acc_regs(t->hw), max_rows = sch_hw_max_rows(t->hw);
+    if (p->vec_ow) {
+        *owb0 = sch_tmpl_vector_factor(OW, sch_hw_row_lanes(t->hw), lanes);
+        int64_t regs = acc / ((*owb0 + lanes - 1) / lanes);
+        *kb0 = sch_tmpl_divisor(K, regs < max_rows ? regs : max_rows);
     } else {
-        kb0 = sch_tmpl_vector_factor(K, sch_hw_row_lanes(t->hw), lanes);
-        owb0 = sch_tmpl_divisor(OW, acc / ((kb0 + lanes - 1) / lanes));
-        if (owb0 < 4)
-            fallback_tile(K, OW, t->hw, &kb0, &owb0);
+        *kb0 = sch_tmpl_vector_factor(K, sch_hw_row_lanes(t->hw), lanes);
+        *owb0 = sch_tmpl_divisor(OW, acc / ((*kb0 + lanes - 1) / lanes));
+        if (*owb0 < 4)
+            fallback_tile(K, OW, t->hw, kb0, owb0);
     }
+}
+
+/* Every knob of the conv, in the order the template defines them. */
+static void conv_knobs(sch_tctx *t, sch_tensor *a, conv_plan *p)
+{
+    int64_t K = a->shape[1], OW = a->shape[3], kb0, owb0;
+    register_tile(t, a, p, &kb0, &owb0);
     const int64_t dk[2] = {K / kb0, kb0}, dw[2] = {OW / owb0, owb0};
     /* the unrolled dimension of the register tile stays within what the
      * vector registers can hold (depthwise: channels; see below for rows) */
-    const int64_t *tk = sch_define_split(t, "tile_oc", K, 2, depthwise ? max_rows : sch_hw_max_cols(t->hw), dk);
-    const int64_t *tw = sch_define_split(t, "tile_ow", OW, 2, t->hw->vregs, dw);
-    int64_t kb = tk[1], owb = tw[1];
+    int64_t max_k = p->depthwise ? sch_hw_max_rows(t->hw) : sch_hw_max_cols(t->hw);
+    p->kb = sch_define_split(t, "tile_oc", K, 2, max_k, dk)[1];
+    p->owb = sch_define_split(t, "tile_ow", OW, 2, t->hw->vregs, dw)[1];
     /* Cache blocking of the input channels: the weights of one block of
      * tile_ic channels stay in cache while the tile loops reuse them; by
      * default the largest block whose weight panel (kb channels) fits L2. */
-    int64_t IC = a->rext[0], icb = IC;
-    if (IC > 1) {
+    p->IC = a->rext[0];
+    p->icb = p->IC;
+    if (p->IC > 1) {
         const sch_split_policy ip = {.max_outer = 16};
-        int64_t icb0 = sch_hw_l2_block(t->hw, IC, kb * a->rext[1] * a->rext[2] * 4, ip.max_outer);
-        const int64_t di[2] = {IC / icb0, icb0};
-        icb = sch_define_split_policy(t, "tile_ic", IC, 2, &ip, di)[1];
+        int64_t icb0 = sch_hw_l2_block(t->hw, p->IC, p->kb * a->rext[1] * a->rext[2] * 4, ip.max_outer);
+        const int64_t di[2] = {p->IC / icb0, icb0};
+        p->icb = sch_define_split_policy(t, "tile_ic", p->IC, 2, &ip, di)[1];
     }
-    sch_tensor *pad = pad_of(s, a);
-    int64_t pad_inline = pad ? sch_define_knob(t, "pad_inline", 2, off_on, 0) : 0;
+    static const int64_t off_on[2] = {0, 1};
+    p->pad = pad_of(t->s, a);
+    p->pad_inline = p->pad ? sch_define_knob(t, "pad_inline", 2, off_on, 0) : 0;
     static const char *const kw_loop[1] = {"kw"};
     static const int64_t kw_kinds[2] = {SCH_LOOP_SERIAL, SCH_LOOP_UNROLLED};
-    sch_loop_kind kw_kind = a->rext[2] > 1 ? (sch_loop_kind)sch_define_annotate(t, "unroll_kw", 1, kw_loop, 2,
-                                                                                 kw_kinds, 0)[0]
-                                           : SCH_LOOP_SERIAL;
-    int64_t pack = depthwise ? 0 : sch_define_knob(t, "pack_weight", 2, off_on, 1);
+    p->kw_kind = a->rext[2] > 1 ? (sch_loop_kind)sch_define_annotate(t, "unroll_kw", 1, kw_loop, 2, kw_kinds, 0)[0]
+                                : SCH_LOOP_SERIAL;
+    p->pack = p->depthwise ? 0 : sch_define_knob(t, "pack_weight", 2, off_on, 1);
     /* The order of the parallel tile loops: channel tiles outside rows (a
      * weight panel reused down the image) or rows outside channel tiles (an
      * input row reused across the channels). */
     static const char *const outer_loops[2] = {"oc", "oh"};
     static const int64_t outer_orders[4] = {0, 1, 1, 0};
-    const int64_t *ord = sch_define_reorder(t, "order_outer", 2, outer_loops, 2, outer_orders, 0);
+    p->ord = sch_define_reorder(t, "order_outer", 2, outer_loops, 2, outer_orders, 0);
     /* Where the input-channel blocks sit: inside the column tile (the tile
      * accumulates in registers over all of them) or outside the row's
      * column tiles (a block of weights reused along the whole row, the row's
      * accumulators kept in a buffer between blocks). */
     static const char *const ic_loops[2] = {"ow", "ic"};
-    bool ic_outside = IC > 1 && sch_define_reorder(t, "order_ic", 2, ic_loops, 2, outer_orders, 0)[0] == 1;
-    if (vec_ow)
-        pack = 0; /* a broadcast weight needs no layout */
-    if (pad && !pad_inline)
-        SCH_TRY(t, sch_compute_root(s, pad));
-    sch_tensor *w = weight_of(s, a);
-    if (pack && w)
-        SCH_TRY(t, sch_pack(s, a, w, 0, kb, NULL));
-    if (t->err)
-        return;
-    /* the output: tiles of kb channels x owb columns */
-    sch_iter *n = o->leaves.data[0], *oc = o->leaves.data[1], *oh = o->leaves.data[2], *ow = o->leaves.data[3];
-    sch_iter *oco, *oci, *owo, *owi, *f;
-    SCH_TRY(t, sch_split(s, o, oc, kb, &oco, &oci));
-    SCH_TRY(t, sch_split(s, o, ow, owb, &owo, &owi));
-    if (t->err)
-        return;
+    p->ic_outside = p->IC > 1 && sch_define_reorder(t, "order_ic", 2, ic_loops, 2, outer_orders, 0)[0] == 1;
+    if (p->vec_ow)
+        p->pack = 0; /* a broadcast weight needs no layout */
     /* The epilogue stores along rows (contiguous) unless the reduction is
      * short: then reading a channel-major tile across rows costs as much as
      * the reduction itself, and it walks the tile in the tile's own layout
      * (strided stores) instead. */
-    bool along_tile = vec_ow || red <= 256;
-    sch_iter *ovec = along_tile && !vec_ow ? oci : owi, *oreg = ovec == oci ? owi : oci;
+    p->along_tile = p->vec_ow || a->rext[0] * a->rext[1] * a->rext[2] <= 256;
+}
+
+/* The output: tiles of kb channels x owb columns, the tile loops fused and
+ * parallel; *f gets the fused loop and *owo the column-tile loop. */
+static void schedule_output(sch_tctx *t, sch_tensor *o, const conv_plan *p, sch_iter **f, sch_iter **owo)
+{
+    sch_schedule *s = t->s;
+    sch_iter *n = o->leaves.data[0], *oc = o->leaves.data[1], *oh = o->leaves.data[2], *ow = o->leaves.data[3];
+    sch_iter *oco, *oci, *owi;
+    SCH_TRY(t, sch_split(s, o, oc, p->kb, &oco, &oci));
+    SCH_TRY(t, sch_split(s, o, ow, p->owb, owo, &owi));
+    if (t->err)
+        return;
+    sch_iter *ovec = p->along_tile && !p->vec_ow ? oci : owi, *oreg = ovec == oci ? owi : oci;
     sch_iter *outer[2] = {oco, oh};
-    sch_iter *oorder[6] = {n, outer[ord[0]], outer[ord[1]], owo, oreg, ovec};
+    sch_iter *oorder[6] = {n, outer[p->ord[0]], outer[p->ord[1]], *owo, oreg, ovec};
     SCH_TRY(t, sch_reorder(s, o, 6, oorder));
-    SCH_TRY(t, sch_fuse(s, o, n, oorder[1], &f));
-    SCH_TRY(t, sch_fuse(s, o, f, oorder[2], &f));
-    SCH_TRY(t, sch_annotate(s, o, f, SCH_LOOP_PARALLEL));
+    SCH_TRY(t, sch_fuse(s, o, n, oorder[1], f));
+    SCH_TRY(t, sch_fuse(s, o, *f, oorder[2], f));
+    SCH_TRY(t, sch_annotate(s, o, *f, SCH_LOOP_PARALLEL));
     if (ovec->extent > 1)
         SCH_TRY(t, sch_annotate(s, o, ovec, SCH_LOOP_VECTORIZED));
-    /* the conv: the same tiles, reductions outside the register block */
+}
+
+/* The conv: the same tiles, reductions outside the register block, computed
+ * at the output's loop `at`; false when its splits failed (the template
+ * then stops short of finishing). */
+static bool schedule_conv(sch_tctx *t, sch_tensor *a, sch_tensor *o, const conv_plan *p, sch_iter *at)
+{
+    sch_schedule *s = t->s;
     sch_iter *an = a->leaves.data[0], *aoc = a->leaves.data[1], *aoh = a->leaves.data[2], *aow = a->leaves.data[3];
     sch_iter *ic = a->leaves.data[4], *kh = a->leaves.data[5], *kw = a->leaves.data[6];
     sch_iter *aoco, *aoci, *aowo, *aowi, *ici = NULL;
-    SCH_TRY(t, sch_split(s, a, aoc, kb, &aoco, &aoci));
-    SCH_TRY(t, sch_split(s, a, aow, owb, &aowo, &aowi));
-    if (icb < IC)
-        SCH_TRY(t, sch_split(s, a, ic, icb, &ic, &ici));
+    SCH_TRY(t, sch_split(s, a, aoc, p->kb, &aoco, &aoci));
+    SCH_TRY(t, sch_split(s, a, aow, p->owb, &aowo, &aowi));
+    if (p->icb < p->IC)
+        SCH_TRY(t, sch_split(s, a, ic, p->icb, &ic, &ici));
     if (t->err)
-        return;
-    sch_iter *vec = vec_ow ? aowi : aoci, *reg = vec_ow ? aoci : aowi;
+        return false;
+    sch_iter *vec = p->vec_ow ? aowi : aoci, *reg = p->vec_ow ? aoci : aowi;
     sch_iter *aorder[10] = {an, aoco, aoh, aowo, ic, kh, kw};
     int na = 7;
-    if (ic_outside) {
+    if (p->ic_outside) {
         aorder[3] = ic;
         aorder[4] = aowo;
     }
@@ -209,12 +245,36 @@ void sch_template_conv2d(sch_tctx *t)
     SCH_TRY(t, sch_reorder(s, a, na, aorder));
     /* unrolled channels beyond half the registers would not fit them (and
      * take the compiler long): the loop then stays a loop */
-    if (reg->extent > 1 && (!vec_ow || reg->extent <= max_rows))
+    if (reg->extent > 1 && (!p->vec_ow || reg->extent <= sch_hw_max_rows(t->hw)))
         SCH_TRY(t, sch_annotate(s, a, reg, SCH_LOOP_UNROLLED));
     if (vec->extent > 1)
         SCH_TRY(t, sch_annotate(s, a, vec, SCH_LOOP_VECTORIZED));
-    if (kw_kind != SCH_LOOP_SERIAL)
-        SCH_TRY(t, sch_annotate(s, a, kw, kw_kind));
-    SCH_TRY(t, sch_compute_at(s, a, o, ic_outside ? f : owo));
-    sch_tmpl_finish(t);
+    if (p->kw_kind != SCH_LOOP_SERIAL)
+        SCH_TRY(t, sch_annotate(s, a, kw, p->kw_kind));
+    SCH_TRY(t, sch_compute_at(s, a, o, at));
+    return true;
+}
+
+void sch_template_conv2d(sch_tctx *t)
+{
+    sch_schedule *s = t->s;
+    sch_tensor *a, *o;
+    if (!conv_stages(t, &a, &o))
+        return;
+    conv_plan p = {0};
+    p.depthwise = !strcmp(t->space->template_name, "depthwise_conv2d_nchw");
+    conv_knobs(t, a, &p);
+    if (p.pad && !p.pad_inline)
+        SCH_TRY(t, sch_compute_root(s, p.pad));
+    sch_tensor *w = weight_of(s, a);
+    if (p.pack && w)
+        SCH_TRY(t, sch_pack(s, a, w, 0, p.kb, NULL));
+    if (t->err)
+        return;
+    sch_iter *f = NULL, *owo = NULL;
+    schedule_output(t, o, &p, &f, &owo);
+    if (t->err)
+        return;
+    if (schedule_conv(t, a, o, &p, p.ic_outside ? f : owo))
+        sch_tmpl_finish(t);
 }

@@ -59,6 +59,15 @@ size_t hx_primitives(const ir_module *m, const ir_expr ***out)
     return v.len;
 }
 
+const ir_expr *hx_last_primitive(const ir_module *m)
+{
+    const ir_expr **fs;
+    size_t n = hx_primitives(m, &fs);
+    const ir_expr *f = n ? fs[n - 1] : NULL;
+    free(fs);
+    return f;
+}
+
 static int next_kernel;
 
 bool hx_prepare(hx_kernel *k, const ir_expr *func, const char *tmpl, const sch_config *cfg, bool naive, bool hoist)
@@ -107,12 +116,7 @@ tg_lib **hx_build(hx_kernel *ks, int n, int *nlibs)
         tg_c_prelude(&src[u]);
     for (int i = 0; i < n; i++) {
         su_buf *b = &src[i % nu];
-        tg_c_func(b, ks[i].l->kernel, ks[i].name);
-        for (int p = 0; p < ks[i].l->nprologues && p < 8; p++) {
-            char name[48];
-            snprintf(name, sizeof name, "%s_p%d", ks[i].name, p);
-            tg_c_func(b, ks[i].l->prologues[p].fn, name);
-        }
+        tg_kernel_c(b, ks[i].l, ks[i].name, TG_KERNEL_BODY | TG_KERNEL_PROLOGUES);
     }
     for (int u = 0; u < nu; u++) {
         texts[u] = su_buf_str(&src[u]);

@@ -41,6 +41,8 @@ int hx_ref_run(const ir_expr *func, hx_tensor *const *inputs, hx_tensor **output
 ir_module *hx_load(const char *name, const char *text);
 /* The primitive functions called from @main, in call order (malloc'd array). */
 size_t hx_primitives(const ir_module *m, const ir_expr ***out);
+/* The last primitive function @main calls (where a model's anchor is), or NULL. */
+const ir_expr *hx_last_primitive(const ir_module *m);
 
 /* One generated kernel. */
 typedef struct hx_kernel {

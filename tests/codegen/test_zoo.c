@@ -38,7 +38,7 @@ int main(void)
         size_t nf = hx_primitives(mods[z], &fs);
         int distinct = 0, lowered = 0;
         for (size_t f = 0; f < nf && nk < MAXK; f++) {
-            char *key = tun_workload_key(fs[f], NULL, NULL);
+            char *key = sch_workload_key(fs[f], NULL, NULL);
             if (su_map_get(&seen, key)) {
                 free(key);
                 continue;

@@ -25,11 +25,7 @@ static const char *DENSE = HDR
 /* The primitive function of a model with the anchor (or the last one). */
 static const ir_expr *prim(ir_module *m)
 {
-    const ir_expr **fs;
-    size_t n = hx_primitives(m, &fs);
-    const ir_expr *f = n ? fs[n - 1] : NULL;
-    free(fs);
-    return f;
+    return hx_last_primitive(m);
 }
 
 static sch_schedule *create(const ir_expr *f)

@@ -320,20 +320,19 @@ static void test_loop(ms_runner *r, const tg_target *tg, rt_module *m)
            b.cost == cr->best_cost,
        "the best config for compiling is the tuned best");
     tun_best_free(&b);
-    /* what compiling a whole model asks: by workload key, as schedule JSON */
-    long ti;
-    int kind;
-    char *sj = api_best_config_for_key(m, d, "cpu -cores=2", conv->key, NULL, &ti, &kind);
-    sch_config parsed = {0};
-    char *bad = NULL;
-    ok(sj && ti == 0 && kind == 1 && sch_config_parse(&s.sp, sj, &parsed, &bad) &&
-           tun_config_encode(&s, &parsed) == cr->best_index,
-       "by workload key: the tuned best as a config sch_config_parse takes (%s)", sj ? sj : bad ? bad : "none");
-    sch_config_free(&parsed);
-    free(sj);
-    free(bad);
-    ok(!api_best_config_for_key(m, d, "cpu -cores=2", "no such key", NULL, &ti, &kind) && ti == -1 && kind == -1,
-       "an unknown key: the default config");
+    /* what compiling a whole model resolves up front: each task's best as a
+     * parsed config in the task's space */
+    tun_space s2;
+    ok(tun_task_best(d, conv, tg, dt.name, &s2, &b, &err) && b.kind == TUN_BEST_EXACT &&
+           tun_config_encode(&s2, &b.cfg) == cr->best_index,
+       "tun_task_best: the tuned best, as a config of the task's space");
+    tun_best_free(&b);
+    tun_space_free(&s2);
+    ok(tun_task_best(d, conv, tg, "cpu -cores=3", &s2, &b, &err) && b.kind == TUN_BEST_ISA &&
+           tun_config_encode(&s2, &b.cfg) == cr->best_index,
+       "tun_task_best: another target string of the same ISA takes its records");
+    tun_best_free(&b);
+    tun_space_free(&s2);
     tun_report_free(&rep);
 
     /* again: nothing is measured twice */
