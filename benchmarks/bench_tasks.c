@@ -42,7 +42,7 @@ static void add_calls(const ir_expr *e, tun_tasks *out, su_map *seen)
     su_map_put(seen, su_strdup(idk), (void *)1);
     for (int i = 0; i < e->u.call.nargs; i++)
         add_calls(e->u.call.args[i], out, seen);
-    if (!tr_is_primitive(e->u.call.fn))
+    if (!ir_func_is_primitive(e->u.call.fn))
         return;
     const char *tmpl;
     char *key = sch_workload_key(e->u.call.fn, &tmpl, NULL);

@@ -140,6 +140,16 @@ const ir_op_def *ir_call_op(const ir_expr *e)
     return e->u.call.fn->u.op.def;
 }
 
+bool ir_func_is_primitive(const ir_expr *e)
+{
+    if (e->kind != IR_FUNC)
+        return false;
+    for (int i = 0; i < e->u.func.nattrs; i++)
+        if (strcmp(e->u.func.attrs[i].name, "Primitive") == 0 && e->u.func.attrs[i].val.i != 0)
+            return true;
+    return false;
+}
+
 const ir_attr_val *ir_call_attr(const ir_expr *call, const char *name)
 {
     const ir_op_def *op = ir_call_op(call);

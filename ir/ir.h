@@ -590,6 +590,9 @@ ir_expr *ir_op_call(ir_module *m, su_span sp, ir_op_id op, int nargs, ir_expr *c
 const ir_attr_val *ir_call_attr(const ir_expr *call, const char *name);
 /* The op called by e, or NULL when e is not a call of an operator. */
 const ir_op_def *ir_call_op(const ir_expr *e);
+/* True when e is a function marked Primitive=1 (fuse-ops makes them; a
+ * compiled model's kernels are the calls of such functions). */
+bool ir_func_is_primitive(const ir_expr *e);
 
 /* ---- visit.c: read-only traversals ------------------------------------- */
 

@@ -20,7 +20,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ir/transform/transform.h"
 #include "targets/targets.h"
 
 enum { B_INPUT, B_CONST, B_TEMP, B_OUTPUT };
@@ -239,7 +238,7 @@ static int packed_weight(mctx *c, int k, int p, int src)
 static void eval_call(mctx *c, const ir_expr *e, int_vec *out)
 {
     const ir_expr *f = e->u.call.fn;
-    if (!f || f->kind != IR_FUNC || !tr_is_primitive(f)) {
+    if (!f || f->kind != IR_FUNC || !ir_func_is_primitive(f)) {
         fail(c, "@main calls %s; a compiled model calls only fused (primitive) functions: optimize it first",
              f && f->kind == IR_OP ? "an operator directly" : "a function that is not primitive");
         return;

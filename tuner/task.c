@@ -71,7 +71,7 @@ static void visit(extractor *x, const ir_expr *e)
     case IR_CALL:
         for (int i = 0; i < e->u.call.nargs; i++)
             visit(x, e->u.call.args[i]);
-        if (tr_is_primitive(e->u.call.fn))
+        if (ir_func_is_primitive(e->u.call.fn))
             add_call(x, e);
         else
             visit(x, e->u.call.fn);
@@ -91,7 +91,7 @@ static void visit(extractor *x, const ir_expr *e)
         visit(x, e->u.if_.else_branch);
         break;
     case IR_FUNC:
-        if (!tr_is_primitive(e))
+        if (!ir_func_is_primitive(e))
             visit(x, e->u.func.body);
         break;
     default: break;

@@ -113,7 +113,7 @@ static ir_visit_step gather_node(ir_visitor *v, const ir_expr *e)
         return IR_VISIT_SKIP;
     g->f->scope[e->id] = g->f->child_a[e->id] = g->f->child_b[e->id] = -1;
     su_vec_push(g->all, (ir_expr *)e);
-    return tr_is_primitive(e) ? IR_VISIT_SKIP : IR_VISIT_DESCEND;
+    return ir_func_is_primitive(e) ? IR_VISIT_SKIP : IR_VISIT_DESCEND;
 }
 
 static int new_scope(fuser *f, int parent)
@@ -181,7 +181,7 @@ static void place_def(fuser *f, ir_expr *body)
             use(f, e->u.let.body, f->child_b[e->id]);
             break;
         case IR_FUNC:
-            if (!tr_is_primitive(e)) {
+            if (!ir_func_is_primitive(e)) {
                 f->child_a[e->id] = new_scope(f, s);
                 use(f, e->u.func.body, f->child_a[e->id]);
             }
@@ -554,7 +554,7 @@ static ir_expr *plain_operand(void *ctx, const ir_expr *e, int i, ir_expr *x)
     switch (e->kind) {
     case IR_IF: return i == 0 ? outer(f, x) : fuse_body(f, x, i == 1 ? f->child_a[e->id] : f->child_b[e->id]);
     case IR_LET: return fuse_body(f, x, i == 0 ? f->child_a[e->id] : f->child_b[e->id]);
-    case IR_FUNC: return tr_is_primitive(e) ? x : fuse_body(f, x, f->child_a[e->id]);
+    case IR_FUNC: return ir_func_is_primitive(e) ? x : fuse_body(f, x, f->child_a[e->id]);
     default: return outer(f, x);
     }
 }
@@ -623,16 +623,6 @@ static ir_expr *fuse_body(fuser *f, ir_expr *root, int scope)
     f->visited = saved_vis;
     f->depth--;
     return result;
-}
-
-bool tr_is_primitive(const ir_expr *e)
-{
-    if (e->kind != IR_FUNC)
-        return false;
-    for (int i = 0; i < e->u.func.nattrs; i++)
-        if (strcmp(e->u.func.attrs[i].name, "Primitive") == 0 && e->u.func.attrs[i].val.i != 0)
-            return true;
-    return false;
 }
 
 /* A def's function takes its fused body (ctx). */

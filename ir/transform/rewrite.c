@@ -145,7 +145,7 @@ static ir_visit_step count_call(ir_visitor *v, const ir_expr *e)
     counter *c = v->ctx;
     if (e->kind == IR_CALL) {
         c->ops += ir_call_op(e) != NULL;
-        c->prims += tr_is_primitive(e->u.call.fn);
+        c->prims += ir_func_is_primitive(e->u.call.fn);
     }
     return IR_VISIT_DESCEND;
 }

@@ -131,7 +131,4 @@ bool tr_fold_scale_axis(ir_module *m, const tr_options *o, su_diags *d);
  * post-dominator algorithm over op patterns). */
 bool tr_fuse_ops(ir_module *m, const tr_options *o, su_diags *d);
 
-/* True when e is a function marked Primitive=1 (made by fuse-ops). */
-bool tr_is_primitive(const ir_expr *e);
-
 #endif

@@ -29,7 +29,7 @@ static void walk(const ir_expr *e, expr_vec *out)
     case IR_CALL:
         for (int i = 0; i < e->u.call.nargs; i++)
             walk(e->u.call.args[i], out);
-        if (tr_is_primitive(e->u.call.fn)) {
+        if (ir_func_is_primitive(e->u.call.fn)) {
             for (size_t i = 0; i < out->len; i++)
                 if (out->data[i] == e->u.call.fn)
                     return;
