@@ -39,6 +39,8 @@ struct tg_lib {
     char *path;
 };
 
+static bool make_dirs(const char *path);
+
 char *tg_cache_dir(void)
 {
     const char *e = getenv("RELAY_TUNE_CACHE");
@@ -49,6 +51,9 @@ char *tg_cache_dir(void)
         su_buf_printf(&b, "%s/relay-tune", e);
     else
         su_buf_printf(&b, "%s/.cache/relay-tune", (e = getenv("HOME")) && *e ? e : "/tmp");
+    /* every writer into the cache (units, weights) finds it there; a
+     * failure shows when the first file cannot be written */
+    make_dirs(su_buf_str(&b));
     return su_buf_take(&b);
 }
 

@@ -103,7 +103,7 @@ const char *tg_err_name(tg_err e);
 typedef struct tg_lib tg_lib;
 
 /* The cache directory: $RELAY_TUNE_CACHE, else $XDG_CACHE_HOME/relay-tune,
- * else $HOME/.cache/relay-tune (malloc'd). */
+ * else $HOME/.cache/relay-tune (malloc'd), created when it is missing. */
 char *tg_cache_dir(void);
 /* Compiles C source into a shared object (or finds it in the cache, keyed
  * by the hash of the compiler, flags and source) and loads it. The compiler

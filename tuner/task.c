@@ -9,8 +9,6 @@
 typedef struct extractor {
     tun_tasks *out;
     su_map by_key;      /* key → task index + 1 */
-    uint8_t *seen;      /* visited, by node id */
-    size_t cap;
 } extractor;
 
 static void add_call(extractor *x, const ir_expr *call)
@@ -58,53 +56,29 @@ static void add_call(extractor *x, const ir_expr *call)
     su_map_put(&x->by_key, task->key, (void *)(uintptr_t)t->len);
 }
 
-static void visit(extractor *x, const ir_expr *e)
+/* A primitive function's body is one kernel: not walked into. */
+static ir_visit_step pre(ir_visitor *v, const ir_expr *e)
 {
-    if (e->kind != IR_CALL && e->kind != IR_TUPLE && e->kind != IR_PROJ && e->kind != IR_LET && e->kind != IR_IF &&
-        e->kind != IR_FUNC)
-        return;
-    x->seen = su_grow_zeroed(x->seen, &x->cap, e->id, 1);
-    if (x->seen[e->id])
-        return;
-    x->seen[e->id] = 1;
-    switch (e->kind) {
-    case IR_CALL:
-        for (int i = 0; i < e->u.call.nargs; i++)
-            visit(x, e->u.call.args[i]);
-        if (ir_func_is_primitive(e->u.call.fn))
-            add_call(x, e);
-        else
-            visit(x, e->u.call.fn);
-        break;
-    case IR_TUPLE:
-        for (int i = 0; i < e->u.tuple.n; i++)
-            visit(x, e->u.tuple.fields[i]);
-        break;
-    case IR_PROJ: visit(x, e->u.proj.tuple); break;
-    case IR_LET:
-        visit(x, e->u.let.value);
-        visit(x, e->u.let.body);
-        break;
-    case IR_IF:
-        visit(x, e->u.if_.cond);
-        visit(x, e->u.if_.then_branch);
-        visit(x, e->u.if_.else_branch);
-        break;
-    case IR_FUNC:
-        if (!ir_func_is_primitive(e))
-            visit(x, e->u.func.body);
-        break;
-    default: break;
-    }
+    (void)v;
+    return ir_func_is_primitive(e) ? IR_VISIT_SKIP : IR_VISIT_DESCEND;
+}
+
+/* After its arguments: a call of a primitive function is a task's call. */
+static void post(ir_visitor *v, const ir_expr *e)
+{
+    if (e->kind == IR_CALL && ir_func_is_primitive(e->u.call.fn))
+        add_call(v->ctx, e);
 }
 
 void tun_extract_tasks(const ir_module *m, tun_tasks *out)
 {
-    extractor x = {out, {0}, NULL, 0};
+    extractor x = {out, {0}};
+    ir_visitor v;
+    ir_visitor_init(&v, pre, post, &x);
     for (size_t i = 0; i < m->defs.len; i++)
-        visit(&x, m->defs.data[i].func->u.func.body);
+        ir_visit(&v, m->defs.data[i].func->u.func.body);
+    ir_visitor_free(&v);
     su_map_free(&x.by_key);
-    free(x.seen);
 }
 
 void tun_tasks_free(tun_tasks *t)
