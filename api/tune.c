@@ -214,7 +214,7 @@ int rt_tune(rt_module *m, rt_runner *r, rt_db *h, const rt_tune_options *o, rt_t
         return -1;
     }
     if (o->trials < 0 || o->early_stopping < 0 || o->jobs < 0 || o->batch < 0 || o->per_unit < 0 ||
-        o->compile_timeout < 0 || o->run_timeout < 0 || o->confirm_rounds < 0) {
+        o->compile_timeout < 0 || o->run_timeout < 0 || o->confirm_rounds < 0 || !(o->time_budget >= 0)) {
         fail(errs, "trials, early stopping, jobs, batch, confirmation rounds and time limits cannot be negative");
         return -1;
     }
@@ -236,6 +236,7 @@ int rt_tune(rt_module *m, rt_runner *r, rt_db *h, const rt_tune_options *o, rt_t
     to.scheduler = sched;
     to.transfer = !o->no_transfer;
     to.trials = o->trials;
+    to.time_budget = o->time_budget;
     to.early_stopping = o->early_stopping;
     to.seed = o->seed;
     to.batch = o->batch;
@@ -263,7 +264,11 @@ int rt_tune(rt_module *m, rt_runner *r, rt_db *h, const rt_tune_options *o, rt_t
     pr->n = rep.n;
     pr->measured = rep.measured;
     pr->interrupted = rep.interrupted;
+    pr->out_of_time = rep.out_of_time;
     pr->seconds = rep.seconds;
+    pr->estimate = rep.estimate;
+    pr->improved_at = rep.improved_at;
+    pr->improved_after = rep.improved_after;
     memcpy(pr->session, rep.session, sizeof pr->session);
     pr->scheduler = tun_sched_kind_name(sched);
     for (size_t i = 0; i < rep.n; i++) {
@@ -406,6 +411,15 @@ char *rt_tune_report_text(const rt_tune_report *r)
             su_buf_printf(&b, "task %zu: its best %d configs re-measured side by side: config %lld wins at %.1f GFLOP/s "
                               "(median), which compiling uses\n",
                           r->rows[i].task, r->rows[i].confirmed, r->rows[i].confirmed_index, r->rows[i].confirmed_gflops);
+    if (r->estimate > 0 && r->improved_at >= 0) {
+        su_buf_puts(&b, "the model's tuned time last fell by more than 1% after ");
+        put_duration(&b, r->improved_at);
+        su_buf_printf(&b, " (%lld measurements into the run)\n", r->improved_after);
+    } else if (r->estimate > 0 && r->measured > 0) {
+        su_buf_puts(&b, "the model's tuned time did not fall by more than 1% in this run\n");
+    }
+    if (r->out_of_time)
+        su_buf_puts(&b, "stopped: the time budget is spent\n");
     su_buf_printf(&b, "%s: %lld measurements in ", r->interrupted ? "interrupted" : "done", r->measured);
     put_duration(&b, r->seconds);
     su_buf_printf(&b, ", session %s, scheduler %s\n", r->session[0] ? r->session : "-",

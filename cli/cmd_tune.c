@@ -16,7 +16,8 @@
 static void help(FILE *out)
 {
     fprintf(out,
-            "usage: relay-tune tune MODEL.relay --trials N [--target cpu] [--db DB] [--tuner xgb|ga|random|grid]\n"
+            "usage: relay-tune tune MODEL.relay (--trials N | --time-budget T) [--target cpu] [--db DB]\n"
+            "                       [--tuner xgb|ga|random|grid]\n"
             "                       [--scheduler gradient|fixed] [--no-transfer] [--confirm K]\n"
             "                       [--tasks SELECTION] [--early-stopping N] [--seed S] [--jobs J]\n"
             "                       [--params W.npz ...] [--random-params S] [-O0..3]\n"
@@ -27,6 +28,9 @@ static void help(FILE *out)
             "  target count toward --trials and are not measured again: run the same command to\n"
             "  resume, raise --trials to tune longer. Ctrl-C stops after the batch in flight.\n"
             "  --trials N          trials over all tasks (each task's default config is always measured)\n"
+            "  --time-budget T     wall time the run may take, confirmations included: 600, 90s, 10m,\n"
+            "                      1h30m; the scheduler then weighs each task's gain per second of\n"
+            "                      measuring (with --trials too, whichever runs out first ends the run)\n"
             "  --tuner NAME        xgb (default: a cost model searched by simulated annealing),\n"
             "                      ga (genetic), random, or grid (index order)\n"
             "  --plan-size N       xgb: each batch comes from the model's best N unmeasured configs (64)\n"
@@ -207,8 +211,8 @@ int cli_cmd_tune(int argc, char **argv)
 {
     cli_opts o = {.cmd = "tune", .opt = {.level = 3}, .tune = {.tuner = "xgb"}};
     int rc = cli_options_parse(&o, CLI_TUNE, argc, argv, help);
-    if (rc < 0 && !cli_option_given(&o, "--trials")) {
-        cli_error("tune: --trials N is required");
+    if (rc < 0 && !cli_option_given(&o, "--trials") && !cli_option_given(&o, "--time-budget")) {
+        cli_error("tune: --trials N or --time-budget DURATION is required");
         help(stderr);
         rc = 2;
     }

@@ -22,6 +22,7 @@ typedef enum {
     OPT_REAL,       /* a number of at least lo */
     OPT_LEVEL,      /* -O0 .. -O3, no separate value */
     OPT_CHECK,      /* --check [SEED]: a flag, and a seed when the next word is a number */
+    OPT_DURATION,   /* seconds: 90, 90s, 10m, 1h30m (a positive total) */
 } opt_kind;
 
 typedef enum { AS_INT, AS_LL, AS_ULL, AS_DBL } opt_store;
@@ -80,6 +81,7 @@ static const opt_row rows[] = {
     {"--emit", CLI_LOWER, OPT_STR, AT(emit), AS_INT, 0, 0, false},
     /* tune: the search and the measurements */
     {"--trials", CLI_TUNE, OPT_COUNT, AT(tune.trials), AS_LL, 0, (double)LLONG_MAX, false},
+    {"--time-budget", CLI_TUNE, OPT_DURATION, AT(tune.time_budget), AS_DBL, 0, 0, false},
     {"--tuner", CLI_TUNE, OPT_STR, AT(tune.tuner), AS_INT, 0, 0, false},
     {"--plan-size", CLI_TUNE, OPT_COUNT, AT(tune.plan_size), AS_INT, 1, INT_MAX, false},
     {"--objective", CLI_TUNE, OPT_STR, AT(tune.objective), AS_INT, 0, 0, false},
@@ -136,6 +138,33 @@ static bool parse_seed(const char *cmd, const char *s, unsigned long long *seed)
         cli_error("%s: --random-params needs a seed (a non-negative integer), not '%s'", cmd, s);
         return false;
     }
+    return true;
+}
+
+/* Reads a duration: numbers each followed by h, m or s (s when last and
+ * bare), adding up to more than 0 seconds; false after a message. */
+static bool read_duration(const char *cmd, const char *name, const char *s, double *x)
+{
+    double total = 0;
+    const char *p = s;
+    bool ok = *p != 0;
+    while (ok && *p) {
+        char *end;
+        double v = strtod(p, &end);
+        ok = end != p && v >= 0 && *p != '-' && *p != '+';
+        p = end;
+        double unit = *p == 'h' ? 3600 : *p == 'm' ? 60 : 1;
+        if (ok && (*p == 'h' || *p == 'm' || *p == 's'))
+            p++;
+        else
+            ok = ok && !*p;
+        total += v * unit;
+    }
+    if (!ok || !(total > 0) || total > 1e9) {
+        cli_error("%s: %s takes a duration such as 600, 90s, 10m or 1h30m, not '%s'", cmd, name, s);
+        return false;
+    }
+    *x = total;
     return true;
 }
 
@@ -205,6 +234,11 @@ static bool store(cli_opts *o, const opt_row *r, const char *a, const char *v)
         if (!read_number(o->cmd, r, v, &x))
             return false;
         store_number(dst, r, x);
+        return true;
+    case OPT_DURATION:
+        if (!read_duration(o->cmd, r->name, v, &x))
+            return false;
+        *(double *)dst = x;
         return true;
     }
     return false;

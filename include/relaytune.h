@@ -273,7 +273,9 @@ typedef struct rt_tune_progress {
 
 typedef struct rt_tune_options {
     const char *target;         /* "cpu", "cpu -cores=2" (NULL: "cpu"); records are made for it */
-    long long trials;           /* the budget over the tasks tuned; configs already measured count */
+    long long trials;           /* the budget over the tasks tuned; configs already measured count
+                                   (0 with a time budget: none but the spaces) */
+    double time_budget;         /* seconds the run may take, confirmations included (0: none) */
     const char *tuner;          /* "xgb", "ga", "random" or "grid" (NULL: "xgb") */
     int plan_size;              /* xgb: configs a batch is planned from, the model's best (0: 64) */
     const char *objective;      /* xgb: the cost model's objective, "rank" or "reg" (NULL: "rank") */
@@ -328,7 +330,11 @@ typedef struct rt_tune_report {
     size_t n;
     long long measured;         /* measurements made by this run */
     int interrupted;            /* the stop flag ended it */
+    int out_of_time;            /* the time budget ended it */
     double seconds;
+    double estimate;            /* the model's time in the tasks with a best: calls x best cost, seconds */
+    double improved_at;         /* run seconds when that last fell by more than 1% (-1: never) */
+    long long improved_after;   /* ... after this many of the run's measurements */
     char session[37];           /* the session's uuid in the database */
     const char *scheduler;      /* the scheduler's name (static) */
 } rt_tune_report;

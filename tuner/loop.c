@@ -17,7 +17,10 @@
  *     released, and the tuner learns from it;
  *   - a task drops out when its space is exhausted, after `early_stopping`
  *     trials without improvement, or when it cannot be measured; the stop
- *     flag (a signal) ends the run after the batch in flight;
+ *     flag (a signal) ends the run after the batch in flight, and so does a
+ *     time budget, early enough that the tasks' confirmations still fit;
+ *   - the model's estimated time in its tasks (calls x best cost) is kept
+ *     after every batch, with when it last fell by more than 1%;
  *   - when a task that measured something ends, its best few configs are
  *     re-measured interleaved (A B C A B C ...) and ranked by median: a
  *     confirmation, which compiling prefers to the single best record.
@@ -197,6 +200,7 @@ typedef struct run {
     tun_transfer_pool *pool;
     char owner[400];        /* this run's name on its claims ("" before the session) */
     bool failed;            /* a database or runner failure ends the run: no more measuring */
+    double est_ref;         /* the model's estimate at its last fall of more than 1% */
     su_arena a;             /* args */
 } run;
 
@@ -284,10 +288,34 @@ static void progress(run *R, size_t pos, tun_event ev, int batch, int errors)
         return;
     tun_task_report *tr = &R->rep->tasks[pos];
     tr->budget = R->sched.kind == TUN_SCHED_FIXED ? R->sched.tasks[pos].budget : 0;
-    double el = mono_now() - R->t0;
-    tun_progress p = {ev,    pos, R->rep->n, R->plans[pos].space.task, tr, batch, errors, R->done, R->todo, el,
-                      R->done ? el / (double)R->done * (double)(R->todo - R->done) : -1};
+    double el = mono_now() - R->t0, budget = R->o->time_budget;
+    double eta = budget > 0 ? (budget > el ? budget - el : 0)
+                            : R->done ? el / (double)R->done * (double)(R->todo - R->done) : -1;
+    tun_progress p = {ev, pos, R->rep->n, R->plans[pos].space.task, tr, batch, errors, R->done, R->todo, el, eta};
     R->o->progress(R->o->progress_ctx, &p);
+}
+
+/* The model's estimated time in its tasks after task pos's best went from
+ * `was` to its report's best: calls x best cost over the tasks with a best
+ * (a task's first best joins the reference too, so that only falls count). */
+static void estimate(run *R, size_t pos, double was)
+{
+    tun_report *rep = R->rep;
+    const tun_task_report *tr = &rep->tasks[pos];
+    double calls = R->plans[pos].space.task->count, now = tr->best_cost;
+    if (now <= 0 || now == was)
+        return;
+    if (was <= 0) {
+        rep->estimate += calls * now;
+        R->est_ref += calls * now;
+        return;
+    }
+    rep->estimate -= calls * (was - now);
+    if (rep->estimate < 0.99 * R->est_ref) {
+        R->est_ref = rep->estimate;
+        rep->improved_at = mono_now() - R->t0;
+        rep->improved_after = rep->measured;
+    }
 }
 
 /* Measures and stores one batch; false on a database or runner failure. */
@@ -589,8 +617,11 @@ static bool step(run *R, size_t pos)
         su_buf_free(&why);
     }
     if (k && p->td) {
+        double t0 = mono_now(), was = tr->best_cost;
         ok = batch(R, pos, idx, k);
+        tun_sched_timed(&R->sched, pos, k, mono_now() - t0);
         tun_sched_update(&R->sched, pos, tr->trials, tr->best_cost);
+        estimate(R, pos, was);
     }
     free(idx);
     if (!ok)
@@ -616,7 +647,10 @@ static bool prepare(run *R, const tun_tasks *tasks, const bool *selected)
             rep->n++;
     rep->tasks = su_calloc(rep->n + 1, sizeof *rep->tasks);
     R->plans = su_calloc(rep->n + 1, sizeof *R->plans);
-    tun_sched_init(&R->sched, o->scheduler, rep->n, o->trials, o->seed);
+    /* a time budget alone: the spaces bound the trials */
+    int64_t trials = o->trials > 0 || o->time_budget <= 0 ? o->trials : INT64_MAX / 4;
+    tun_sched_init(&R->sched, o->scheduler, rep->n, trials, o->seed);
+    R->sched.per_second = o->time_budget > 0;
     size_t r = 0;
     for (size_t i = 0; i < tasks->len; i++) {
         if (selected && !selected[i])
@@ -660,7 +694,31 @@ static bool prepare(run *R, const tun_tasks *tasks, const bool *selected)
     int64_t left = tun_sched_left(&R->sched);
     R->todo = left > missing ? left : missing;
     R->todo = R->todo < room ? R->todo : room;
+    /* the estimate starts from what the database holds */
+    rep->improved_at = -1;
+    for (size_t k = 0; k < rep->n; k++)
+        if (rep->tasks[k].best_cost > 0)
+            rep->estimate += R->plans[k].space.task->count * rep->tasks[k].best_cost;
+    R->est_ref = rep->estimate;
     return true;
+}
+
+/* True when the time budget leaves no room for another batch: what is
+ * left would not cover one more batch of the slowest-so-far kind plus the
+ * confirmations of the tasks still open. */
+static bool out_of_time(run *R)
+{
+    const tun_options *o = R->o;
+    if (o->time_budget <= 0)
+        return false;
+    double left = o->time_budget - (mono_now() - R->t0), trial = 0, confirm = 0;
+    for (size_t k = 0; k < R->rep->n; k++) {
+        double t = tun_sched_trial_seconds(&R->sched, k);
+        trial = t > trial ? t : trial;
+        if (R->plans[k].begun && !R->plans[k].ended && R->rep->tasks[k].measured > 0 && o->confirm_top >= 2)
+            confirm += t * o->confirm_top * (o->confirm_rounds > 0 ? o->confirm_rounds : 3);
+    }
+    return left < trial * R->bsize + confirm;
 }
 
 bool tun_tune(const tun_tasks *tasks, const bool *selected, db *d, const tun_options *o, tun_report *rep, su_buf *err)
@@ -690,6 +748,10 @@ bool tun_tune(const tun_tasks *tasks, const bool *selected, db *d, const tun_opt
     while (ok) {
         if (o->stop && *o->stop) {
             rep->interrupted = true;
+            break;
+        }
+        if (out_of_time(&R)) {
+            rep->out_of_time = true;
             break;
         }
         size_t pos = tun_sched_next(&R.sched);

@@ -19,6 +19,11 @@
  *     a finished task left unused are spread again over the tasks still to
  *     come.
  *
+ * With a time budget (`--time-budget`) the gradient policy weighs each
+ * task's gain by the time its trials take (compiling and running a big conv
+ * costs more than a small dense): the gain per second of measuring, each
+ * task's seconds per trial measured as the run goes.
+ *
  * A task drops out when it early-stops, exhausts its space or fails; its
  * unused trials stay in the pool for the others. The scheduler only keeps
  * numbers: the loop measures, then tells it each batch's outcome. */
@@ -157,6 +162,24 @@ void tun_sched_drop(tun_sched *s, size_t i)
     spread(s, pool);
 }
 
+void tun_sched_timed(tun_sched *s, size_t i, int64_t n, double seconds)
+{
+    s->tasks[i].seconds += seconds > 0 ? seconds : 0;
+    s->tasks[i].timed += n > 0 ? n : 0;
+}
+
+double tun_sched_trial_seconds(const tun_sched *s, size_t i)
+{
+    const tun_sched_task *t = &s->tasks[i];
+    if (t->timed > 0)
+        return t->seconds / (double)t->timed;
+    double sec = 0;
+    int64_t n = 0;
+    for (size_t j = 0; j < s->n; j++)
+        sec += s->tasks[j].seconds, n += s->tasks[j].timed;
+    return n ? sec / (double)n : 0;
+}
+
 /* The task's throughput in FLOP/s (0: nothing succeeded). */
 static double speed(const tun_sched_task *t)
 {
@@ -199,7 +222,9 @@ static double gain(const tun_sched *s, size_t i)
         double reach = cost - SIMILAR_SHARE_INV * t->flops / best_similar;
         fwd = reach > fwd ? reach : fwd;
     }
-    return t->calls * (BACKWARD_SHARE * back + (1 - BACKWARD_SHARE) * fwd);
+    double g = t->calls * (BACKWARD_SHARE * back + (1 - BACKWARD_SHARE) * fwd);
+    double per = s->per_second ? tun_sched_trial_seconds(s, i) : 0;
+    return per > 0 ? g / per : g;
 }
 
 size_t tun_sched_next(tun_sched *s)

@@ -285,6 +285,8 @@ typedef struct tun_sched_task {
     double *hist;           /* best cost after each batch of this run (malloc'd) */
     int64_t *hist_trials;   /* trials after each batch */
     size_t nhist, cap;
+    double seconds;         /* wall time this run spent on its batches ... */
+    int64_t timed;          /* ... and the trials they measured */
     bool done;              /* dropped out (budget, space exhausted, early stop, failure) */
     bool no_default;        /* its default config is still to be measured: the pool keeps
                                a trial for it while other tasks take their batches */
@@ -298,6 +300,7 @@ typedef struct tun_sched {
     double epsilon;         /* share of batches given to a random open task */
     uint64_t rng;           /* splitmix64 state */
     size_t warm;            /* gradient: tasks through the warm-up round */
+    bool per_second;        /* gradient: a gain per second of measuring, not per trial (a time budget) */
 } tun_sched;
 
 /* "gradient" (also NULL) or "fixed"; false for another name. */
@@ -318,6 +321,11 @@ int64_t tun_sched_want(const tun_sched *s, size_t i, int batch);
 void tun_sched_update(tun_sched *s, size_t i, int64_t trials, double best);
 /* Task i is done; its unused trials go to the others. */
 void tun_sched_drop(tun_sched *s, size_t i);
+/* A batch of task i measured n trials in seconds of wall time. */
+void tun_sched_timed(tun_sched *s, size_t i, int64_t n, double seconds);
+/* Seconds a trial of task i takes: its own average this run, else the
+ * average over the tasks timed so far (0: none timed yet). */
+double tun_sched_trial_seconds(const tun_sched *s, size_t i);
 
 /* ---- transfer.c: what other workloads' records teach a task ---------------- */
 
@@ -383,7 +391,11 @@ typedef struct tun_report {
     size_t n;
     int64_t measured;       /* measurements made by this run */
     bool interrupted;       /* the stop flag ended it early */
+    bool out_of_time;       /* the time budget ended it */
     double seconds;         /* wall time of the run */
+    double estimate;        /* calls x best cost over the tasks with a best, seconds (0: none) */
+    double improved_at;     /* when that estimate last fell by more than 1% (run seconds; -1: never) */
+    int64_t improved_after; /* ... after this many of the run's measurements */
     char session[37];       /* the session's uuid */
 } tun_report;
 
@@ -409,6 +421,7 @@ typedef struct tun_options {
     int64_t early_stopping;     /* a task stops after this many trials without improvement (0: never) */
     uint64_t seed;              /* tuners and task inputs */
     int batch;                  /* configs per batch (0: 4 per compile job, at least 8) */
+    double time_budget;         /* seconds of wall time the run may take (0: none; trials then bound it) */
     int confirm_top;            /* a task's end re-measures its best this many configs (< 2: none) ... */
     int confirm_rounds;         /* ... interleaved, this many times each (0: 3) */
     tun_measurer measurer;

@@ -57,7 +57,7 @@ tap_run "bench: --params on a .so" 2 "$RELAY_TUNE" bench "$TMP/m.so" --params "$
 
 # numbers: one reader, one message per kind
 tap_run "tune: --trials is required" 2 "$RELAY_TUNE" tune "$TMP/m.relay"
-tap_has "says so" "$TMP/err" "tune: --trials N is required"
+tap_has "says so" "$TMP/err" "tune: --trials N or --time-budget DURATION is required"
 tap_run "tune: a fractional --trials" 2 "$RELAY_TUNE" tune "$TMP/m.relay" --trials 2.5
 tap_has "says what it takes" "$TMP/err" "tune: --trials takes a whole number of at least 0, not '2.5'"
 tap_run "tune: a --timeout under its least" 2 "$RELAY_TUNE" tune "$TMP/m.relay" --trials 1 --timeout 0

@@ -243,6 +243,32 @@ else
     tap_fail "the finished tunes leave no claims behind" "$(sqlite3 "$db" 'SELECT * FROM claims')"
 fi
 
+# ---- a time budget in place of trials ------------------------------------
+db="$TMP/time.db"
+t0=$(date +%s)
+"$RELAY_TUNE" tune "$M" --time-budget 12s --tasks 0 --db "$db" --tuner random $Q >"$TMP/out" 2>"$TMP/err"
+rc=$?
+t1=$(date +%s)
+n=$(records "$db")
+if [ $rc = 0 ] && grep -q "^stopped: the time budget is spent" "$TMP/out" && [ "${n:-0}" -gt 1 ] &&
+    [ $((t1 - t0)) -lt 40 ]; then
+    tap_ok "tune --time-budget 12s: stops when the budget is spent ($n trials in $((t1 - t0)) s, model load included)"
+else
+    tap_fail "tune --time-budget 12s: stops when the budget is spent" "rc $rc, $n records, $((t1 - t0)) s" \
+        "$(cat "$TMP/out" "$TMP/err")"
+fi
+if grep -Eq "^the model's tuned time (last fell by more than 1% after [0-9.]+ s \([0-9]+ measurements into the run\)|did not fall by more than 1% in this run)$" "$TMP/out"; then
+    tap_ok "the end says when the model's tuned time last fell by more than 1%"
+else
+    tap_fail "the end says when the model's tuned time last fell by more than 1%" "$(cat "$TMP/out")"
+fi
+"$RELAY_TUNE" tune "$M" --time-budget 10x --db "$db" >"$TMP/out" 2>"$TMP/err"
+if [ $? = 2 ] && grep -q "time-budget takes a duration such as 600, 90s, 10m or 1h30m, not '10x'" "$TMP/err"; then
+    tap_ok "a malformed duration is refused with the forms it takes"
+else
+    tap_fail "a malformed duration is refused" "$(cat "$TMP/err")"
+fi
+
 # ---- confirmation: a task's best configs re-measured side by side ----------
 db="$TMP/confirm.db"
 "$RELAY_TUNE" tune "$M" --trials 8 --tasks 0 --db "$db" --tuner random $Q --confirm 3 --confirm-rounds 2 \
