@@ -482,6 +482,15 @@ typedef struct ir_conv_transpose {
 /* Reads it from the attrs of nn.conv1d_transpose / nn.conv2d_transpose;
  * false when they do not have that form (the relation reports why). */
 bool ir_conv_transpose_params(const ir_attrs *at, int ns, ir_conv_transpose *p);
+/* The window of nn.conv3d, nn.max_pool3d or nn.avg_pool3d, axes D, H, W. */
+typedef struct ir_window3d {
+    int64_t k[3];       /* pool_size (a convolution's kernel is its weight's: left as it was) */
+    int64_t stride[3], dil[3];
+    int64_t pad[6];     /* front, top, left, back, bottom, right */
+} ir_window3d;
+/* Reads it from the attrs of a 3-D convolution (pool false) or pool; false
+ * when they do not have that form (the relation reports why). */
+bool ir_window3d_params(const ir_attrs *at, bool pool, ir_window3d *w);
 
 /* ---- ref_layout.c: kernels in other layouts ------------------------------ */
 

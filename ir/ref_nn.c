@@ -737,3 +737,101 @@ bool ir_ref_conv_transpose(const ir_ref_call *c)
     free(acc);
     return true;
 }
+
+/* ---- nn.conv3d, nn.max_pool3d, nn.avg_pool3d -------------------------------- */
+
+/* Direct loops in double over NCDHW data: 3-D convolutions and pools are
+ * rare in the models relay-tune meets (clarity over speed), and the two
+ * kernels share the tap arithmetic below. */
+
+/* Input position of tap k of output position o along the three axes of
+ * extents n: true with the flat offset in *at when it lies inside the data;
+ * *in_pad counts the axes whose tap lies inside the padded data (count_include_pad). */
+static bool tap3d(const ir_window3d *w, const int64_t o[3], const int64_t k[3], const int64_t n[3], int64_t *at,
+                  int *in_pad)
+{
+    bool inside = true;
+    *at = 0;
+    *in_pad = 0;
+    for (int i = 0; i < 3; i++) {
+        int64_t x = o[i] * w->stride[i] - w->pad[i] + k[i] * w->dil[i];
+        *in_pad += x <= n[i] + w->pad[i + 3] - 1;
+        inside = inside && x >= 0 && x < n[i];
+        *at = *at * n[i] + x;
+    }
+    return inside;
+}
+
+/* Output position f (flat over OD x OH x OW) as its three indices. */
+static void unflatten3(int64_t f, const int64_t *ext, int64_t o[3])
+{
+    o[2] = f % ext[2];
+    o[1] = f / ext[2] % ext[1];
+    o[0] = f / (ext[2] * ext[1]);
+}
+
+bool ir_ref_conv3d(const ir_ref_call *c)
+{
+    const ir_tensor *d = c->in[0], *wt = c->in[1];
+    ir_tensor *o = c->out[0];
+    ir_window3d w;
+    ir_window3d_params(c->attrs, false, &w);
+    int64_t g = ir_attr_int(c->attrs, IR_CONV_GROUPS), C = d->shape[1], O = wt->shape[0], CG = wt->shape[1];
+    const int64_t *n = d->shape + 2, *k = wt->shape + 2, *os = o->shape + 2;
+    int64_t sp = n[0] * n[1] * n[2], ksp = k[0] * k[1] * k[2], osp = os[0] * os[1] * os[2];
+    int64_t planes = d->shape[0] * O;
+#pragma omp parallel for if (planes * osp * CG * ksp > PAR_MIN)
+    for (int64_t pl = 0; pl < planes; pl++) {
+        int64_t b = pl / O, oc = pl % O, c0 = oc / (O / g) * CG;
+        for (int64_t f = 0; f < osp; f++) {
+            int64_t op[3], kk[3], at;
+            int in_pad;
+            unflatten3(f, os, op);
+            double acc = 0;
+            for (int64_t ic = 0; ic < CG; ic++)
+                for (int64_t t = 0; t < ksp; t++) {
+                    unflatten3(t, k, kk);
+                    if (tap3d(&w, op, kk, n, &at, &in_pad))
+                        acc += ir_tensor_get(d, (b * C + c0 + ic) * sp + at) * ir_tensor_get(wt, (oc * CG + ic) * ksp + t);
+                }
+            ir_tensor_set(o, pl * osp + f, acc);
+        }
+    }
+    return true;
+}
+
+/* As pool2d: taps in the padding are skipped by max and by avg, whose
+ * divisor counts the taps inside the padded data with count_include_pad. */
+bool ir_ref_pool3d(const ir_ref_call *c)
+{
+    const ir_tensor *d = c->in[0];
+    ir_tensor *o = c->out[0];
+    bool is_max = c->op->id == IR_OP_MAX_POOL3D;
+    bool include_pad = !is_max && ir_attr_bool(c->attrs, IR_POOL_COUNT_INCLUDE_PAD);
+    ir_window3d w;
+    ir_window3d_params(c->attrs, true, &w);
+    const int64_t *n = d->shape + 2, *os = o->shape + 2;
+    int64_t sp = n[0] * n[1] * n[2], ksp = w.k[0] * w.k[1] * w.k[2], osp = os[0] * os[1] * os[2];
+    int64_t planes = d->shape[0] * d->shape[1];
+#pragma omp parallel for if (planes * osp * ksp > PAR_MIN)
+    for (int64_t pl = 0; pl < planes; pl++)
+        for (int64_t f = 0; f < osp; f++) {
+            int64_t op[3], kk[3], at, valid = 0, padded = 0;
+            int in_pad;
+            unflatten3(f, os, op);
+            double acc = is_max ? -FLT_MAX : 0;
+            for (int64_t t = 0; t < ksp; t++) {
+                unflatten3(t, w.k, kk);
+                bool inside = tap3d(&w, op, kk, n, &at, &in_pad);
+                padded += in_pad == 3;
+                if (!inside)
+                    continue;
+                double v = ir_tensor_get(d, pl * sp + at);
+                acc = is_max ? (v > acc ? v : acc) : acc + v;
+                valid++;
+            }
+            int64_t count = include_pad ? padded : valid;
+            ir_tensor_set(o, pl * osp + f, is_max ? acc : count ? acc / (double)count : 0);
+        }
+    return true;
+}

@@ -245,6 +245,66 @@ static hx_tensor *pool(const ir_expr *c, const hx_tensor *x, const ir_type *ot, 
     return o;
 }
 
+/* A 3-D window attribute: one value or three. */
+static void triple(const ir_expr *c, const char *n, int64_t *o)
+{
+    int64_t v[3] = {1, 1, 1};
+    int k = ints(c, n, v);
+    for (int i = 0; i < 3; i++)
+        o[i] = k == 3 ? v[i] : v[0];
+}
+
+/* nn.conv3d (w given) or a 3-D pool (w NULL) over NCDHW, one output element
+ * at a time: every tap of the window (times every input channel of the
+ * group for a convolution). */
+static hx_tensor *window3d(const ir_expr *c, const hx_tensor *x, const hx_tensor *w, const ir_type *ot, bool is_max)
+{
+    hx_tensor *o = like(ot);
+    int64_t k[3], st[3], dil[3], pad[6] = {0}, pv[6] = {0}, ix[5], xi[5], wi[5];
+    int np = ints(c, "padding", pv);
+    for (int i = 0; i < 6; i++)
+        pad[i] = np == 1 ? pv[0] : np == 3 ? pv[i % 3] : pv[i];
+    if (w)
+        memcpy(k, w->shape + 2, sizeof k);
+    else
+        triple(c, "pool_size", k);
+    triple(c, "strides", st);
+    triple(c, "dilation", dil);
+    bool incl = !w && !is_max && A(c, "count_include_pad")->i;
+    int64_t CG = w ? w->shape[1] : 1, g = w ? A(c, "groups")->i : 1;
+    for (int64_t f = 0; f < o->n; f++) {
+        unravel(o, f, ix);
+        double acc = is_max ? -INFINITY : 0;
+        int64_t cnt = 0;
+        for (int64_t ic = 0; ic < CG; ic++)
+            for (int64_t t = 0; t < k[0] * k[1] * k[2]; t++) {
+                int64_t kk[3] = {t / (k[1] * k[2]), t / k[2] % k[1], t % k[2]};
+                bool in = true, in_pad = true;
+                for (int i = 0; i < 3; i++) {
+                    int64_t p = ix[2 + i] * st[i] + kk[i] * dil[i] - pad[i];
+                    in = in && p >= 0 && p < x->shape[2 + i];
+                    in_pad = in_pad && p >= -pad[i] && p < x->shape[2 + i] + pad[3 + i];
+                    xi[2 + i] = p;
+                    wi[2 + i] = kk[i];
+                }
+                cnt += incl ? in_pad : in;
+                if (!in)
+                    continue;
+                xi[0] = ix[0];
+                xi[1] = w ? ix[1] / (o->shape[1] / g) * CG + ic : ix[1];
+                double v = x->v[ravel(x, xi)];
+                if (w) {
+                    wi[0] = ix[1], wi[1] = ic;
+                    acc += v * w->v[ravel(w, wi)];
+                } else {
+                    acc = is_max ? (v > acc ? v : acc) : acc + v;
+                }
+            }
+        o->v[f] = w || is_max ? acc : acc / (double)(cnt ? cnt : 1);
+    }
+    return o;
+}
+
 static hx_tensor *adaptive_pool(const hx_tensor *x, const ir_type *ot)
 {
     hx_tensor *o = like(ot);
@@ -724,6 +784,9 @@ static hx_tensor *eval_call(hx_oracle *or, const ir_expr *c)
     }
     case IR_OP_CONV2D_TRANSPOSE:
     case IR_OP_CONV1D_TRANSPOSE: o = conv_transpose(c, x, in[1], ot); break;
+    case IR_OP_CONV3D: o = window3d(c, x, in[1], ot, false); break;
+    case IR_OP_MAX_POOL3D:
+    case IR_OP_AVG_POOL3D: o = window3d(c, x, NULL, ot, op->id == IR_OP_MAX_POOL3D); break;
     case IR_OP_UPSAMPLING:
     case IR_OP_RESIZE2D: o = resize(c, x, ot); break;
     case IR_OP_STRIDED_SLICE: {

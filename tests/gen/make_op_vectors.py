@@ -721,13 +721,50 @@ def gen_arange():
     case(fam, "empty", "arange(3f, 1f, 1f)", {}, np.zeros(0, np.float32), tol=0)
 
 
+def gen_conv3d():
+    fam = "conv3d"
+    x = rnd(1, 4, 4, 5, 6)
+    w = rnd(6, 4, 3, 3, 2)
+
+    def conv(x, w, s=1, p=(0,) * 6, d=1, g=1):
+        # TVM's padding is (front, top, left, back, bottom, right); F.pad takes the last axis first
+        tp = (p[2], p[5], p[1], p[4], p[0], p[3])
+        return f32(F.conv3d(F.pad(t64(x), tp), t64(w), stride=s, dilation=d, groups=g))
+
+    case(fam, "basic", "nn.conv3d(%x, %w, padding=[1, 1, 1], channels=6, kernel_size=[3, 3, 2])", {"x": x, "w": w},
+         conv(x, w, p=(1, 1, 1, 1, 1, 1)))
+    case(fam, "strided_dilated_asymmetric",
+         "nn.conv3d(%x, %w, strides=[1, 2, 1], padding=[1, 0, 1, 0, 1, 1], dilation=[1, 1, 2])",
+         {"x": x, "w": w}, conv(x, w, s=(1, 2, 1), p=(1, 0, 1, 0, 1, 1), d=(1, 1, 2)))
+    wg = rnd(6, 2, 2, 3, 3)
+    case(fam, "groups2", "nn.conv3d(%x, %w, padding=[1], groups=2)", {"x": x, "w": wg},
+         conv(x, wg, p=(1,) * 6, g=2))
+    wd = rnd(4, 1, 3, 1, 3)
+    case(fam, "depthwise", "nn.conv3d(%x, %w, strides=[2], groups=4)", {"x": x, "w": wd}, conv(x, wd, s=2, g=4))
+    tx = t64(x)
+    case(fam, "max_pool", "nn.max_pool3d(%x, pool_size=[3, 3, 3], strides=[2, 2, 2], padding=[1, 1, 1])",
+         {"x": x}, f32(F.max_pool3d(tx, 3, 2, 1)))
+    case(fam, "max_pool_ceil_dilation", "nn.max_pool3d(%x, pool_size=[2, 2, 2], strides=[2, 1, 2], dilation=[1, 2, 1], "
+         "ceil_mode=True)", {"x": x}, f32(F.max_pool3d(tx, 2, (2, 1, 2), 0, dilation=(1, 2, 1), ceil_mode=True)))
+    case(fam, "max_pool_asymmetric", "nn.max_pool3d(%x, pool_size=[2, 2, 2], strides=[2, 2, 2], "
+         "padding=[1, 0, 1, 0, 1, 0])", {"x": x},
+         f32(F.max_pool3d(F.pad(tx, (1, 0, 0, 1, 1, 0), value=-np.inf), 2, 2)))
+    case(fam, "avg_pool_exclude_pad", "nn.avg_pool3d(%x, pool_size=[3, 3, 3], strides=[2, 2, 2], padding=[1, 1, 1])",
+         {"x": x}, f32(F.avg_pool3d(tx, 3, 2, 1, count_include_pad=False)))
+    case(fam, "avg_pool_include_pad", "nn.avg_pool3d(%x, pool_size=[2, 3, 3], strides=[1, 2, 2], padding=[1, 1, 1], "
+         "count_include_pad=True)", {"x": x}, f32(F.avg_pool3d(tx, (2, 3, 3), (1, 2, 2), 1, count_include_pad=True)))
+    case(fam, "avg_pool_ceil_include_pad", "nn.avg_pool3d(%x, pool_size=[3, 3, 3], strides=[2, 2, 2], "
+         "padding=[1, 1, 1], ceil_mode=True, count_include_pad=True)",
+         {"x": x}, f32(F.avg_pool3d(tx, 3, 2, 1, ceil_mode=True, count_include_pad=True)))
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.path.join(os.path.dirname(here), "ref", "ops"))
     out = ap.parse_args().out
     os.makedirs(out, exist_ok=True)
-    for gen in (gen_conv2d, gen_dense_bmm, gen_pool, gen_norm, gen_unary, gen_binary, gen_transform, gen_reduce, gen_init, gen_layout, gen_image, gen_nn_layouts, gen_conv1d, gen_conv_transpose, gen_arange):
+    for gen in (gen_conv2d, gen_dense_bmm, gen_pool, gen_norm, gen_unary, gen_binary, gen_transform, gen_reduce, gen_init, gen_layout, gen_image, gen_nn_layouts, gen_conv1d, gen_conv_transpose, gen_arange, gen_conv3d):
         gen()
     total = 0
     for i, (fam, arrays) in enumerate(FILES.items()):
