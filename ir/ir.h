@@ -515,7 +515,10 @@ enum { IR_ROUND_FLOOR, IR_ROUND_CEIL, IR_ROUND_NEAREST_EVEN, IR_ROUND_PREFER_FLO
 typedef struct ir_resize {
     bool nchw;          /* layout NCHW, else NHWC */
     int hdim;           /* the axis of H (W follows it) */
-    bool linear;        /* (bi)linear, else nearest neighbour */
+    bool linear;        /* (bi)linear */
+    bool cubic;         /* (bi)cubic; neither: nearest neighbour */
+    double alpha;       /* cubic: the kernel's a (TVM's cubic_alpha, ONNX's cubic_coeff_a) */
+    bool exclude;       /* cubic: taps outside the image weigh 0, the others renormalized */
     int rounding;       /* nearest: IR_ROUND_* */
     ir_resize_axis h, w;
 } ir_resize;
@@ -526,6 +529,12 @@ const char *ir_resize_plan(const ir_op_def *op, const ir_attrs *at, int ndim, co
 int64_t ir_resize_round(const ir_resize *r, const ir_resize_axis *ax, int64_t y);
 /* The two clamped taps of a linear interpolation at y and the weight of the second. */
 void ir_resize_taps(const ir_resize_axis *ax, int64_t y, int64_t *i0, int64_t *i1, double *frac);
+/* The four clamped taps of a cubic interpolation at y (floor of the input
+ * coordinate - 1 .. + 2), and whether each lies inside the image. */
+void ir_resize_cubic_taps(const ir_resize_axis *ax, int64_t y, int64_t idx[4], bool inside[4]);
+/* The weights of the four cubic taps at fraction t in [0, 1) (Keys' kernel
+ * with a = alpha; with exclude, those of taps outside renormalized away). */
+void ir_resize_cubic_weights(double t, double alpha, bool exclude, const bool inside[4], double w[4]);
 /* Floor division (b != 0). */
 int64_t ir_floordiv(int64_t a, int64_t b);
 

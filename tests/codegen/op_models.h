@@ -82,6 +82,12 @@ static const struct op_model {
                               "%0 = nn.upsampling(%x, scale_h=2f, scale_w=2f); "
                               "%1 = nn.upsampling(%x, scale_h=2f, scale_w=2f, method=\"bilinear\", align_corners=True); "
                               "add(%0, %1) }"},
+    {"resize2d cubic", -1, 1, HDR "def @main(%x: Tensor[(1, 3, 5, 7), float32]) { "
+                                  "%0 = image.resize2d(%x, size=[9, 4], method=\"cubic\", cubic_alpha=-0.75f); "
+                                  "%1 = image.resize2d(%x, size=[3, 10], method=\"cubic\", cubic_exclude=1, "
+                                  "coordinate_transformation_mode=\"align_corners\"); "
+                                  "%2 = nn.upsampling(%x, scale_h=2f, scale_w=1f, method=\"bicubic\"); "
+                                  "(%0, %1, %2) }"},
     {"resize2d nhwc", -1, 1, HDR "def @main(%x: Tensor[(1, 5, 7, 3), float32]) { "
                                  "%0 = image.resize2d(%x, size=[9, 4], layout=\"NHWC\"); "
                                  "%1 = image.resize2d(%x, size=[9, 4], layout=\"NHWC\", method=\"nearest_neighbor\", "

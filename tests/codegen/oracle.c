@@ -442,7 +442,39 @@ static int64_t clampi(double v, int64_t n)
     return v < 0 ? 0 : v > (double)(n - 1) ? n - 1 : (int64_t)v;
 }
 
-/* nn.upsampling and image.resize2d (NCHW or NHWC; nearest or linear). */
+/* Keys' cubic kernel at distance s. */
+static double keys(double s, double A)
+{
+    s = fabs(s);
+    return s <= 1 ? ((A + 2) * s - (A + 3)) * s * s + 1 : s < 2 ? ((s - 5) * s + 8) * s * A - 4 * A : 0;
+}
+
+/* Cubic interpolation at (cy, cx): taps floor - 1 .. floor + 2 clamped
+ * (dropped with exclude, the weights renormalized). */
+static double cubic_at(const hx_tensor *x, int64_t *jx, int hd, double cy, double cx, double A, bool exclude)
+{
+    int64_t ih = x->shape[hd], iw = x->shape[hd + 1];
+    double y0 = floor(cy), x0 = floor(cx), acc = 0, wsum_y = 0;
+    for (int j = -1; j <= 2; j++) {
+        double wy = keys(cy - (y0 + j), A), row = 0, wsum_x = 0;
+        if (exclude && (y0 + j < 0 || y0 + j >= (double)ih))
+            wy = 0;
+        for (int k = -1; k <= 2; k++) {
+            double wx = keys(cx - (x0 + k), A);
+            if (exclude && (x0 + k < 0 || x0 + k >= (double)iw))
+                wx = 0;
+            jx[hd] = clampi(y0 + j, ih);
+            jx[hd + 1] = clampi(x0 + k, iw);
+            row += wx * x->v[ravel(x, jx)];
+            wsum_x += wx;
+        }
+        acc += wy * (exclude ? row / wsum_x : row);
+        wsum_y += wy;
+    }
+    return exclude ? acc / wsum_y : acc;
+}
+
+/* nn.upsampling and image.resize2d (NCHW or NHWC; nearest, linear or cubic). */
 static hx_tensor *resize(const ir_expr *c, const hx_tensor *x, const ir_type *ot)
 {
     hx_tensor *o = like(ot);
@@ -462,6 +494,10 @@ static hx_tensor *resize(const ir_expr *c, const hx_tensor *x, const ir_type *ot
         double cy = resize_coord(mode, ix[hd], ih, oh), cx = resize_coord(mode, ix[hd + 1], iw, ow);
         jx[0] = ix[0];
         jx[cd] = ix[cd];
+        if (strstr(method, "cubic")) {
+            o->v[f] = cubic_at(x, jx, hd, cy, cx, up ? -0.5 : A(c, "cubic_alpha")->f, !up && A(c, "cubic_exclude")->i);
+            continue;
+        }
         if (!linear) {
             double ry, rx;
             if (!strcmp(rounding, "floor"))

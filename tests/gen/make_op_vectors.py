@@ -584,6 +584,61 @@ def tvm_resize_nchw(x, oh, ow, method, mode, rounding=""):
     return out
 
 
+def tvm_resize_cubic_nchw(x, oh, ow, mode, alpha=-0.5, exclude=False):
+    """topi's cubic resize2d in float64 for NCHW data (written from its definition):
+    Keys' kernel over the taps floor(c) - 1 .. floor(c) + 2, clamped to the image,
+    or with exclude those outside dropped and the weights renormalized."""
+    n, c, ih, iw = x.shape
+    A = alpha
+
+    def weights(t, taps, size):
+        w = np.array([((A * (t + 1) - 5 * A) * (t + 1) + 8 * A) * (t + 1) - 4 * A,
+                      ((A + 2) * t - (A + 3)) * t * t + 1,
+                      ((A + 2) * (1 - t) - (A + 3)) * (1 - t) * (1 - t) + 1,
+                      ((A * (2 - t) - 5 * A) * (2 - t) + 8 * A) * (2 - t) - 4 * A])
+        if exclude:
+            w = np.where((taps >= 0) & (taps < size), w, 0.0)
+            w = w / w.sum()
+        return w
+
+    out = np.zeros((n, c, oh, ow))
+    xd = x.astype(np.float64)
+    for yy in range(oh):
+        cy = tvm_resize_coord(mode, yy, ih, oh)
+        ty = np.floor(cy) + np.arange(-1, 3)
+        wy = weights(cy - np.floor(cy), ty, ih)
+        for xx in range(ow):
+            cx = tvm_resize_coord(mode, xx, iw, ow)
+            tx = np.floor(cx) + np.arange(-1, 3)
+            wx = weights(cx - np.floor(cx), tx, iw)
+            iy, ix = np.clip(ty, 0, ih - 1).astype(int), np.clip(tx, 0, iw - 1).astype(int)
+            patch = xd[:, :, iy][:, :, :, ix]
+            out[:, :, yy, xx] = np.einsum("ncjk,j,k->nc", patch, wy, wx)
+    return out
+
+
+def gen_cubic():
+    fam = "resize_cubic"
+    x = rnd(2, 3, 5, 7)
+    tx = t64(x)
+    # PyTorch's bicubic is Keys' kernel with a = -0.75, taps clamped: ONNX's cubic
+    case(fam, "half_pixel_a075", 'image.resize2d(%x, size=[9, 4], method="cubic", cubic_alpha=-0.75f)', {"x": x},
+         f32(F.interpolate(tx, size=(9, 4), mode="bicubic", align_corners=False)))
+    case(fam, "align_corners_a075", 'image.resize2d(%x, size=[11, 13], method="cubic", '
+         'coordinate_transformation_mode="align_corners", cubic_alpha=-0.75f)', {"x": x},
+         f32(F.interpolate(tx, size=(11, 13), mode="bicubic", align_corners=True)))
+    case(fam, "asymmetric_default_alpha", 'image.resize2d(%x, size=[8, 12], method="cubic", '
+         'coordinate_transformation_mode="asymmetric")', {"x": x},
+         f32(tvm_resize_cubic_nchw(x, 8, 12, "asymmetric")))
+    case(fam, "half_pixel_exclude", 'image.resize2d(%x, size=[3, 10], method="cubic", cubic_exclude=1, '
+         'cubic_alpha=-0.5f)', {"x": x}, f32(tvm_resize_cubic_nchw(x, 3, 10, "half_pixel", -0.5, True)))
+    nhwc = lambda a: np.ascontiguousarray(np.asarray(a).transpose(0, 2, 3, 1))
+    case(fam, "nhwc", 'image.resize2d(%x, size=[6, 6], layout="NHWC", method="cubic", cubic_alpha=-0.75f)',
+         {"x": nhwc(x)}, nhwc(f32(F.interpolate(tx, size=(6, 6), mode="bicubic", align_corners=False))))
+    case(fam, "upsampling_bicubic", 'nn.upsampling(%x, scale_h=2f, scale_w=3f, method="bicubic")', {"x": x},
+         f32(tvm_resize_cubic_nchw(x, 10, 21, "asymmetric")))
+
+
 def gen_image():
     fam = "resize"
     x = rnd(2, 3, 5, 7)
@@ -764,7 +819,7 @@ def main():
     ap.add_argument("--out", default=os.path.join(os.path.dirname(here), "ref", "ops"))
     out = ap.parse_args().out
     os.makedirs(out, exist_ok=True)
-    for gen in (gen_conv2d, gen_dense_bmm, gen_pool, gen_norm, gen_unary, gen_binary, gen_transform, gen_reduce, gen_init, gen_layout, gen_image, gen_nn_layouts, gen_conv1d, gen_conv_transpose, gen_arange, gen_conv3d):
+    for gen in (gen_conv2d, gen_dense_bmm, gen_pool, gen_norm, gen_unary, gen_binary, gen_transform, gen_reduce, gen_init, gen_layout, gen_image, gen_nn_layouts, gen_conv1d, gen_conv_transpose, gen_arange, gen_conv3d, gen_cubic):
         gen()
     total = 0
     for i, (fam, arrays) in enumerate(FILES.items()):

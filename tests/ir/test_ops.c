@@ -683,7 +683,10 @@ static void test_image(void)
             "upsampling: extents rounded as TVM rounds them (7.5 to 8, 17.5 to 18: ties to even)");
     TYPE_IS(rel(U, AT(U, "scale_h", "2f", "layout", "\"NHWC\"", NULL), 1, TEN(F32, 1, 5, 7, 3)),
             "Tensor[(1, 10, 7, 3), float32]", "upsampling: NHWC");
-    ERR(U, "bicubic", rel(U, AT(U, "method", "\"bicubic\"", NULL), 1, x), "cubic interpolation is not supported");
+    TYPE_IS(rel(U, AT(U, "method", "\"bicubic\"", NULL), 1, x), "Tensor[(1, 3, 5, 7), float32]", "upsampling: bicubic");
+    ERR(U, "bicubic on integers", rel(U, AT(U, "method", "\"bicubic\"", NULL), 1, TEN(IR_INT32, 1, 3, 5, 7)),
+        "cubic interpolation needs float data", "int32");
+    ERR(U, "an unknown method", rel(U, AT(U, "method", "\"area\"", NULL), 1, x), "unknown method");
     ERR(U, "another layout", rel(U, AT(U, "layout", "\"NCHW4c\"", NULL), 1, x), "NCHW and NHWC");
     ERR(U, "rank 3", rel(U, NULL, 1, TEN(F32, 3, 5, 7)), "rank 4");
     ERR(U, "a zero scale", rel(U, AT(U, "scale_h", "0f", NULL), 1, x), "positive");
@@ -699,6 +702,10 @@ static void test_image(void)
         "rounding_method");
     ERR(R, "a one-extent size", rel(R, AT(R, "size", "[2]", NULL), 1, x), "two");
     is_int(flops(R, AT(R, "size", "[2, 2]", NULL), TEN(F32, 1, 3, 2, 2), 1, x, NULL), 72, "resize2d: 6 FLOPs an element");
+    TYPE_IS(rel(R, AT(R, "size", "[4, 4]", "method", "\"cubic\"", "cubic_exclude", "1", NULL), 1, x),
+            "Tensor[(1, 3, 4, 4), float32]", "resize2d: cubic with exclude");
+    is_int(flops(R, AT(R, "size", "[2, 2]", "method", "\"cubic\"", NULL), TEN(F32, 1, 3, 2, 2), 1, x, NULL), 480,
+           "resize2d: cubic, 40 FLOPs an element");
 }
 
 static void test_conv1d(void)
