@@ -697,8 +697,9 @@ static bool resize_scales(ox_ctx *cx, const ir_expr *e, double *out, int *n)
  * scaling H and W only. The output size is `sizes`, else floor(in * scale).
  * Relay maps output to input coordinates by the size ratio; ONNX by the
  * scale, which is the same wherever in * scale is whole. Upsample and
- * Resize-10 map asymmetrically with floor for nearest; cubic and
- * tf_crop_and_resize are refused by name. */
+ * Resize-10 map asymmetrically with floor for nearest; cubic (opset 11
+ * on) takes cubic_coeff_a and exclude_outside; tf_crop_and_resize is
+ * refused by name. */
 bool ox_conv_resize(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in, int nin, ir_expr **out, int nout)
 {
     (void)nout;
@@ -744,9 +745,11 @@ bool ox_conv_resize(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in, in
     const char *mode = ox_attr_str(cx, n, "mode", "nearest");
     const char *coord = legacy ? "asymmetric" : ox_attr_str(cx, n, "coordinate_transformation_mode", "half_pixel");
     const char *near = legacy ? "floor" : ox_attr_str(cx, n, "nearest_mode", "round_prefer_floor");
-    const char *method = !strcmp(mode, "nearest") ? "nearest_neighbor" : !strcmp(mode, "linear") ? "linear" : NULL;
+    const char *method = !strcmp(mode, "nearest") ? "nearest_neighbor"
+                         : !strcmp(mode, "linear") ? "linear"
+                         : !strcmp(mode, "cubic") && !legacy ? "cubic" : NULL;
     if (!method)
-        return ox_fail(cx, "mode '%s' is not supported (nearest, linear)", mode);
+        return ox_fail(cx, "mode '%s' is not supported (nearest, linear%s)", mode, legacy ? "" : ", cubic");
     if (!strcmp(coord, "tf_crop_and_resize"))
         return ox_fail(cx, "coordinate_transformation_mode tf_crop_and_resize is not supported");
     static const char *const coords[] = {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
@@ -762,9 +765,13 @@ bool ox_conv_resize(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in, in
         known |= !strcmp(near, nears[i]);
     if (!known)
         return ox_fail(cx, "unknown nearest_mode '%s'", near);
-    if (ox_attr_int(n, "exclude_outside", 0) != 0)
-        return ox_fail(cx, "exclude_outside=1 is not supported");
     ox_attrs at = ox_attrs_new(cx, IR_OP_RESIZE2D);
+    /* exclude_outside changes cubic weights only: linear taps outside the
+     * image weigh as their clamped neighbours, nearest has no weights */
+    if (!strcmp(method, "cubic")) {
+        ox_set_float(&at, IR_RESIZE_CUBIC_ALPHA, ox_attr_float(n, "cubic_coeff_a", -0.75f));
+        ox_set_int(&at, IR_RESIZE_CUBIC_EXCLUDE, ox_attr_int(n, "exclude_outside", 0) != 0);
+    }
     ox_set_ints(cx, &at, IR_RESIZE_SIZE, 2, size + 2);
     ox_set_str(&at, IR_RESIZE_METHOD, method);
     ox_set_str(&at, IR_RESIZE_COORD_MODE, coord);
