@@ -380,7 +380,7 @@ enum {  /* nn.conv2d */
     IR_CONV_STRIDES, IR_CONV_PADDING, IR_CONV_DILATION, IR_CONV_GROUPS, IR_CONV_CHANNELS,
     IR_CONV_KERNEL_SIZE, IR_CONV_DATA_LAYOUT, IR_CONV_KERNEL_LAYOUT, IR_CONV_OUT_LAYOUT, IR_CONV_OUT_DTYPE
 };
-enum {  /* nn.conv2d_transpose, nn.conv1d_transpose */
+enum {  /* nn.conv2d_transpose, nn.conv1d_transpose, nn.conv3d_transpose */
     IR_CONVT_CHANNELS, IR_CONVT_KERNEL_SIZE, IR_CONVT_STRIDES, IR_CONVT_PADDING, IR_CONVT_OUTPUT_PADDING,
     IR_CONVT_DILATION, IR_CONVT_GROUPS, IR_CONVT_DATA_LAYOUT, IR_CONVT_KERNEL_LAYOUT, IR_CONVT_OUT_LAYOUT,
     IR_CONVT_OUT_DTYPE
@@ -473,14 +473,15 @@ bool ir_conv2d_is_nchw(const ir_expr *call);
 /* conv1d's stride, dilation and padding [left, right] from its attrs; false
  * when they do not have that form (the relation reports why). */
 bool ir_conv1d_params(const ir_attrs *at, int64_t *stride, int64_t *dilation, int64_t pad[2]);
-/* The window of a transposed convolution (ns = 1 or 2 spatial axes). */
+/* The window of a transposed convolution (ns = 1, 2 or 3 spatial axes). */
 typedef struct ir_conv_transpose {
     int ns;
-    int64_t stride[2], dilation[2], pad_lo[2], pad_hi[2], out_pad[2];
+    int64_t stride[3], dilation[3], pad_lo[3], pad_hi[3], out_pad[3];
     int64_t groups;
 } ir_conv_transpose;
-/* Reads it from the attrs of nn.conv1d_transpose / nn.conv2d_transpose;
- * false when they do not have that form (the relation reports why). */
+/* Reads it from the attrs of nn.conv1d_transpose / nn.conv2d_transpose /
+ * nn.conv3d_transpose; false when they do not have that form (the relation
+ * reports why). */
 bool ir_conv_transpose_params(const ir_attrs *at, int ns, ir_conv_transpose *p);
 /* The window of nn.conv3d, nn.max_pool3d or nn.avg_pool3d, axes D, H, W. */
 typedef struct ir_window3d {

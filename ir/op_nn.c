@@ -690,8 +690,9 @@ int64_t ir_flops_conv1d(const ir_type *const *args, int nargs, const ir_attrs *a
 
 /* ---- nn.conv2d_transpose, nn.conv1d_transpose --------------------------- */
 
-/* TVM's Conv2DTransposeAttrs and Conv1DTransposeAttrs: the same fields in
- * the same order (IR_CONVT_* indices), one or two spatial axes. */
+/* TVM's Conv2DTransposeAttrs, Conv3DTransposeAttrs and Conv1DTransposeAttrs:
+ * the same fields in the same order (IR_CONVT_* indices), one to three
+ * spatial axes. */
 const ir_attr_schema ir_schema_conv2d_transpose = IR_SCHEMA(
     {"channels", IR_AT_INT_OPT, "None"},
     {"kernel_size", IR_AT_INTS_OPT, "None"},
@@ -702,6 +703,19 @@ const ir_attr_schema ir_schema_conv2d_transpose = IR_SCHEMA(
     {"groups", IR_AT_INT, "1"},
     {"data_layout", IR_AT_STR, "\"NCHW\""},
     {"kernel_layout", IR_AT_STR, "\"IOHW\""},
+    {"out_layout", IR_AT_STR, "\"\""},
+    {"out_dtype", IR_AT_STR, "\"\""});
+
+const ir_attr_schema ir_schema_conv3d_transpose = IR_SCHEMA(
+    {"channels", IR_AT_INT_OPT, "None"},
+    {"kernel_size", IR_AT_INTS_OPT, "None"},
+    {"strides", IR_AT_INTS, "[1, 1, 1]"},
+    {"padding", IR_AT_INTS, "[0, 0, 0]"},
+    {"output_padding", IR_AT_INTS, "[0, 0, 0]"},
+    {"dilation", IR_AT_INTS, "[1, 1, 1]"},
+    {"groups", IR_AT_INT, "1"},
+    {"data_layout", IR_AT_STR, "\"NCDHW\""},
+    {"kernel_layout", IR_AT_STR, "\"IODHW\""},
     {"out_layout", IR_AT_STR, "\"\""},
     {"out_dtype", IR_AT_STR, "\"\""});
 
@@ -732,8 +746,8 @@ static bool spatial(const ir_attrs *at, int idx, int ns, int64_t *out)
 
 bool ir_conv_transpose_params(const ir_attrs *at, int ns, ir_conv_transpose *p)
 {
-    int64_t v[4];
-    int n = ir_attr_ints(at, IR_CONVT_PADDING, v, 4);
+    int64_t v[6];
+    int n = ir_attr_ints(at, IR_CONVT_PADDING, v, 6);
     p->ns = ns;
     /* padding: one value, a value per axis (both sides), or before and after each axis */
     if (n == 1 || n == ns)
@@ -749,14 +763,15 @@ bool ir_conv_transpose_params(const ir_attrs *at, int ns, ir_conv_transpose *p)
            spatial(at, IR_CONVT_OUTPUT_PADDING, ns, p->out_pad);
 }
 
-/* data (N, C, [H,] W) and weight (C, O / groups, [KH,] KW) -> (N, O, [OH,] OW)
- * with OH = (H - 1) * stride - pads + dilation * (KH - 1) + output_padding + 1. */
+/* data (N, C, [[D,] H,] W) and weight (C, O / groups, [[KD,] KH,] KW) ->
+ * (N, O, [[OD,] OH,] OW) with OH = (H - 1) * stride - pads + dilation * (KH - 1)
+ * + output_padding + 1. */
 const ir_type *ir_rel_conv_transpose(ir_rel_ctx *cx, const ir_type *const *args, int nargs, const ir_attrs *attrs)
 {
-    bool two = cx->op->id == IR_OP_CONV2D_TRANSPOSE;
-    int ns = two ? 2 : 1;
+    static const char *const data_layouts[] = {"NCW", "NCHW", "NCDHW"}, *const kernel_layouts[] = {"IOW", "IOHW", "IODHW"};
+    int ns = cx->op->id == IR_OP_CONV3D_TRANSPOSE ? 3 : cx->op->id == IR_OP_CONV2D_TRANSPOSE ? 2 : 1;
     const char *dl = ir_attr_str(attrs, IR_CONVT_DATA_LAYOUT), *kl = ir_attr_str(attrs, IR_CONVT_KERNEL_LAYOUT);
-    const char *ol = ir_attr_str(attrs, IR_CONVT_OUT_LAYOUT), *wd = two ? "NCHW" : "NCW", *wk = two ? "IOHW" : "IOW";
+    const char *ol = ir_attr_str(attrs, IR_CONVT_OUT_LAYOUT), *wd = data_layouts[ns - 1], *wk = kernel_layouts[ns - 1];
     if (strcmp(dl, wd) || strcmp(kl, wk) || (*ol && strcmp(ol, wd)))
         return ir_rel_error(cx, "unsupported layouts data_layout=\"%s\", kernel_layout=\"%s\", out_layout=\"%s\": "
                             "only %s/%s are implemented", dl, kl, ol, wd, wk);
@@ -777,7 +792,7 @@ const ir_type *ir_rel_conv_transpose(ir_rel_ctx *cx, const ir_type *const *args,
     if (p.groups < 1 || d->shape[1] % p.groups || w->shape[0] != d->shape[1])
         return ir_rel_error(cx, "channel mismatch: data %s has %lld channels, so weight %s needs them as its axis 0 "
                             "(groups=%lld)", ds, (long long)d->shape[1], ws, (long long)p.groups);
-    int64_t shape[4] = {d->shape[0], w->shape[1] * p.groups};
+    int64_t shape[5] = {d->shape[0], w->shape[1] * p.groups};
     if (!ir_attr_is_none(attrs, IR_CONVT_CHANNELS) && ir_attr_int(attrs, IR_CONVT_CHANNELS) != shape[1])
         return ir_rel_error(cx, "channels=%lld but weight %s with groups=%lld makes %lld",
                             (long long)ir_attr_int(attrs, IR_CONVT_CHANNELS), ws, (long long)p.groups,

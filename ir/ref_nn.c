@@ -692,46 +692,54 @@ bool ir_ref_conv1d(const ir_ref_call *c)
     return true;
 }
 
-/* ---- nn.conv2d_transpose, nn.conv1d_transpose ------------------------------- */
+/* ---- nn.conv1d_transpose, nn.conv2d_transpose, nn.conv3d_transpose ---------- */
 
 /* Scatter form, in double: each input element adds its products with the
- * weights of its group to the outputs its taps reach (1-D data is viewed as
- * 2-D with a height of 1). */
+ * weights of its group to the outputs its taps reach. Data of 1 or 2
+ * spatial axes is viewed as 3-D with unit leading axes (stride and
+ * dilation 1, no padding), so one loop nest serves the three ops. */
 bool ir_ref_conv_transpose(const ir_ref_call *c)
 {
     const ir_tensor *d = c->in[0], *w = c->in[1];
     ir_tensor *o = c->out[0];
-    int ns = d->ndim - 2;
+    int ns = d->ndim - 2, lead = 3 - ns;
     ir_conv_transpose p;
     ir_conv_transpose_params(c->attrs, ns, &p);
-    int64_t N = d->shape[0], C = d->shape[1], H = ns == 2 ? d->shape[2] : 1, W = d->shape[ns + 1];
-    int64_t OG = w->shape[1], KH = ns == 2 ? w->shape[2] : 1, KW = w->shape[ns + 1];
-    int64_t O = o->shape[1], OH = ns == 2 ? o->shape[2] : 1, OW = o->shape[ns + 1], CG = C / p.groups;
-    int ih = ns == 2 ? 0 : -1, iw = ns - 1;   /* window indices of H (none in 1-D) and W */
-    int64_t sh = ih < 0 ? 1 : p.stride[ih], dh = ih < 0 ? 1 : p.dilation[ih], ph = ih < 0 ? 0 : p.pad_lo[ih];
-    int64_t sw = p.stride[iw], dw = p.dilation[iw], pw = p.pad_lo[iw];
+    /* the spatial extents, strides, dilations and leading pads over D, H, W */
+    int64_t in[3], k[3], out[3], st[3], dil[3], pad[3];
+    for (int i = 0; i < 3; i++) {
+        int j = i - lead;
+        in[i] = j < 0 ? 1 : d->shape[2 + j];
+        k[i] = j < 0 ? 1 : w->shape[2 + j];
+        out[i] = j < 0 ? 1 : o->shape[2 + j];
+        st[i] = j < 0 ? 1 : p.stride[j];
+        dil[i] = j < 0 ? 1 : p.dilation[j];
+        pad[i] = j < 0 ? 0 : p.pad_lo[j];
+    }
+    int64_t N = d->shape[0], C = d->shape[1], OG = w->shape[1], O = o->shape[1], CG = C / p.groups;
+    int64_t sp = in[0] * in[1] * in[2], ksp = k[0] * k[1] * k[2], osp = out[0] * out[1] * out[2];
     int64_t n_out = ir_tensor_numel(o);
     double *acc = su_calloc((size_t)(n_out ? n_out : 1), sizeof *acc);
     for (int64_t n = 0; n < N; n++)
         for (int64_t ic = 0; ic < C; ic++)
-            for (int64_t y = 0; y < H; y++)
-                for (int64_t x = 0; x < W; x++) {
-                    double v = ir_tensor_get(d, ((n * C + ic) * H + y) * W + x);
-                    for (int64_t og = 0; og < OG; og++) {
-                        int64_t oc = ic / CG * OG + og;
-                        for (int64_t kh = 0; kh < KH; kh++) {
-                            int64_t oy = y * sh + kh * dh - ph;
-                            if (oy < 0 || oy >= OH)
-                                continue;
-                            for (int64_t kw = 0; kw < KW; kw++) {
-                                int64_t ox = x * sw + kw * dw - pw;
-                                if (ox >= 0 && ox < OW)
-                                    acc[((n * O + oc) * OH + oy) * OW + ox] +=
-                                        v * ir_tensor_get(w, ((ic * OG + og) * KH + kh) * KW + kw);
-                            }
+            for (int64_t f = 0; f < sp; f++) {
+                int64_t x[3] = {f / (in[1] * in[2]), f / in[2] % in[1], f % in[2]};
+                double v = ir_tensor_get(d, (n * C + ic) * sp + f);
+                for (int64_t og = 0; og < OG; og++) {
+                    int64_t oc = ic / CG * OG + og;
+                    for (int64_t t = 0; t < ksp; t++) {
+                        int64_t kk[3] = {t / (k[1] * k[2]), t / k[2] % k[1], t % k[2]}, at = 0;
+                        bool inside = true;
+                        for (int i = 0; i < 3; i++) {
+                            int64_t y = x[i] * st[i] + kk[i] * dil[i] - pad[i];
+                            inside = inside && y >= 0 && y < out[i];
+                            at = at * out[i] + y;
                         }
+                        if (inside)
+                            acc[(n * O + oc) * osp + at] += v * ir_tensor_get(w, (ic * OG + og) * ksp + t);
                     }
                 }
+            }
     for (int64_t i = 0; i < n_out; i++)
         ir_tensor_set(o, i, acc[i]);
     free(acc);

@@ -179,9 +179,10 @@ bool ox_conv_conv(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in, int 
 }
 
 /* ConvTranspose: Relay's nn.conv2d_transpose (nn.conv1d_transpose for 1-D
- * data) with ONNX's weight layout (C, M / group, k...), which is Relay's
- * IOHW. The output's extent per axis is stride * (in - 1) + output_padding
- * + (k - 1) * dilation + 1 - pads; output_shape and auto_pad SAME_* give the
+ * data, nn.conv3d_transpose for 3-D) with ONNX's weight layout (C,
+ * M / group, k...), which is Relay's IOHW (IOW, IODHW). The output's
+ * extent per axis is stride * (in - 1) + output_padding + (k - 1) *
+ * dilation + 1 - pads; output_shape and auto_pad SAME_* give the
  * total padding instead (ONNX puts the odd unit at the end for SAME_UPPER and
  * when output_shape is given, at the start for SAME_LOWER), or more output
  * padding where output_shape is longer than the padding-free output. */
@@ -193,8 +194,6 @@ bool ox_conv_conv_transpose(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const
     int nsp = conv_operands(cx, "ConvTranspose", in, nin, &xt, &wt);
     if (nsp < 0)
         return false;
-    if (nsp == 3)
-        return ox_fail(cx, "3-D ConvTranspose is not supported (1-D and 2-D are)");
     /* kernel, strides, dilations and explicit pads (auto_pad checked there);
      * the pads are resolved below where output_shape or SAME_* says */
     window w;
@@ -202,8 +201,8 @@ bool ox_conv_conv_transpose(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const
         return false;
     const char *ap = ox_attr_str(cx, n, "auto_pad", "NOTSET");
     bool same = !strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER");
-    int64_t v[4], opad[2] = {0, 0};
-    int no = ox_attr_ints(cx, n, "output_padding", v, 2);
+    int64_t v[6], opad[3] = {0, 0, 0};
+    int no = ox_attr_ints(cx, n, "output_padding", v, 3);
     if (no >= 0 && no != nsp)
         return ox_fail(cx, "output_padding has %d values for %d spatial dims", no, nsp);
     for (int i = 0; i < no; i++) {
@@ -211,7 +210,7 @@ bool ox_conv_conv_transpose(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const
             return ox_fail(cx, "output_padding must be below the stride or the dilation");
         opad[i] = v[i];
     }
-    int ns = ox_attr_ints(cx, n, "output_shape", v, 4);
+    int ns = ox_attr_ints(cx, n, "output_shape", v, 5);
     if (ns >= 0 && ns != nsp && ns != nsp + 2)
         return ox_fail(cx, "output_shape has %d values for %d spatial dims", ns, nsp);
     for (int i = 0; i < nsp; i++) {
@@ -235,7 +234,7 @@ bool ox_conv_conv_transpose(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const
     }
     /* Relay's transposed convolutions take ONNX's forms: a value per axis,
      * and the pads as the begins, then the ends */
-    ir_op_id op = nsp == 2 ? IR_OP_CONV2D_TRANSPOSE : IR_OP_CONV1D_TRANSPOSE;
+    ir_op_id op = nsp == 3 ? IR_OP_CONV3D_TRANSPOSE : nsp == 2 ? IR_OP_CONV2D_TRANSPOSE : IR_OP_CONV1D_TRANSPOSE;
     ox_attrs at = ox_attrs_new(cx, op);
     ox_set_ints(cx, &at, IR_CONVT_STRIDES, nsp, w.stride);
     ox_set_ints(cx, &at, IR_CONVT_DILATION, nsp, w.dil);

@@ -85,6 +85,7 @@ static const sch_compute_fn table[IR_OP_COUNT] = {
     [IR_OP_AVG_POOL3D] = sch_compute_pool3d,
     [IR_OP_CONV2D_TRANSPOSE] = sch_compute_conv_transpose,
     [IR_OP_CONV1D_TRANSPOSE] = sch_compute_conv_transpose,
+    [IR_OP_CONV3D_TRANSPOSE] = sch_compute_conv_transpose,
     [IR_OP_UPSAMPLING] = sch_compute_resize,
     [IR_OP_RESIZE2D] = sch_compute_resize,
     [IR_OP_ZEROS_LIKE] = sch_compute_init,

@@ -522,7 +522,7 @@ bool sch_compute_conv1d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor
     return true;
 }
 
-/* ---- nn.conv2d_transpose, nn.conv1d_transpose -------------------------------- */
+/* ---- nn.conv1d_transpose, nn.conv2d_transpose, nn.conv3d_transpose --------------- */
 
 /* Gather form: output position y reads input position (y + pad - k * dil) /
  * stride on each spatial axis, where that divides exactly and lands inside
@@ -537,14 +537,18 @@ bool sch_compute_conv_transpose(sch_cctx *cx, sch_tensor *const *in, int nin, sc
         return sch_cctx_error(cx, "bad window attributes");
     const ir_type *ot = sch_out_type(cx, 0);
     int64_t C = d->shape[1], OG = w->shape[1], CG = C / p.groups;
-    static const char *const names2[] = {"n", "oc", "oh", "ow"}, *const names1[] = {"n", "oc", "ow"};
-    sch_tensor *t = sch_stage_new(cx, ot->dtype, ns + 2, ot->shape, ns == 2 ? names2 : names1);
-    sch_var *ic = sch_stage_raxis(cx, t, "ic", CG), *k[2];
+    /* axis and tap names of the last ns spatial axes of (D, H, W) */
+    static const char *const names[] = {"n", "oc", "od", "oh", "ow"}, *const taps_of[] = {"kd", "kh", "kw"};
+    const char *nm[5] = {names[0], names[1]};
     for (int i = 0; i < ns; i++)
-        k[i] = sch_stage_raxis(cx, t, ns == 2 && i == 0 ? "kh" : "kw", w->shape[2 + i]);
+        nm[2 + i] = names[5 - ns + i];
+    sch_tensor *t = sch_stage_new(cx, ot->dtype, ns + 2, ot->shape, nm);
+    sch_var *ic = sch_stage_raxis(cx, t, "ic", CG), *k[3];
+    for (int i = 0; i < ns; i++)
+        k[i] = sch_stage_raxis(cx, t, taps_of[3 - ns + i], w->shape[2 + i]);
     const sch_expr *oc = VAR(t->axes[1]);
-    const sch_expr *dix[4] = {VAR(t->axes[0]), sch_add(a, sch_mul(a, sch_div(a, oc, I(OG)), I(CG)), VAR(ic))};
-    const sch_expr *wix[4] = {dix[1], sch_mod(a, oc, I(OG))}, *ok = NULL;
+    const sch_expr *dix[5] = {VAR(t->axes[0]), sch_add(a, sch_mul(a, sch_div(a, oc, I(OG)), I(CG)), VAR(ic))};
+    const sch_expr *wix[5] = {dix[1], sch_mod(a, oc, I(OG))}, *ok = NULL;
     for (int i = 0; i < ns; i++) {
         const sch_expr *q = sch_sub(a, sch_add(a, VAR(t->axes[2 + i]), I(p.pad_lo[i])), sch_mul(a, VAR(k[i]), I(p.dilation[i])));
         const sch_expr *pos = p.stride[i] == 1 ? q : sch_div(a, q, I(p.stride[i]));

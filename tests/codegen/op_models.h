@@ -109,6 +109,9 @@ static const struct op_model {
     {"conv3d + bias + relu", -1, 1, HDR "def @main(%x: Tensor[(1, 4, 5, 6, 7), float32], %w: Tensor[(6, 2, 3, 3, 2), float32], "
                                         "%b: Tensor[(6), float32]) { nn.relu(nn.bias_add(nn.conv3d(%x, %w, strides=[1, 2, 1], "
                                         "padding=[1, 0, 1, 0, 1, 1], dilation=[1, 1, 2], groups=2), %b)) }"},
+    {"conv3d_transpose", -1, 1, HDR "def @main(%x: Tensor[(1, 4, 3, 4, 5), float32], %w: Tensor[(4, 2, 3, 3, 2), float32]) { "
+                                    "nn.conv3d_transpose(%x, %w, strides=[2, 1, 2], padding=[1, 0, 1, 0, 1, 0], "
+                                    "output_padding=[1, 0, 1], groups=2) }"},
     {"max_pool3d ceil", -1, 1, HDR "def @main(%x: Tensor[(1, 3, 5, 6, 7), float32]) "
                                    "{ nn.max_pool3d(%x, pool_size=[2, 2, 3], strides=[2, 2, 2], padding=[1, 0, 1], ceil_mode=True) }"},
     {"avg_pool3d", -1, 1, HDR "def @main(%x: Tensor[(2, 2, 4, 5, 6), float32]) "

@@ -533,7 +533,7 @@ static hx_tensor *conv_transpose(const ir_expr *c, const hx_tensor *x, const hx_
 {
     hx_tensor *o = like(ot);
     int ns = x->ndim - 2;
-    int64_t st[2], dil[2], pad[4] = {0}, ix[4], xi[4], wi[4];
+    int64_t st[3], dil[3], pad[6] = {0}, ix[5], xi[5], wi[5];
     const ir_attr_val *sv = A(c, "strides"), *dv = A(c, "dilation"), *pv = A(c, "padding");
     for (int i = 0; i < ns; i++) {
         st[i] = sv->items[sv->n == 1 ? 0 : i].i;
@@ -549,7 +549,11 @@ static hx_tensor *conv_transpose(const ir_expr *c, const hx_tensor *x, const hx_
             nk *= w->shape[2 + i];
         for (int64_t r = 0; r < CG; r++)
             for (int64_t t = 0; t < nk; t++) {
-                int64_t kk[2] = {ns == 2 ? t / w->shape[3] : t, ns == 2 ? t % w->shape[3] : 0};
+                int64_t kk[3], rest = t;
+                for (int i = ns; i-- > 0;) {
+                    kk[i] = rest % w->shape[2 + i];
+                    rest /= w->shape[2 + i];
+                }
                 bool hit = true;
                 xi[0] = ix[0];
                 xi[1] = ix[1] / OG * CG + r;
@@ -819,7 +823,8 @@ static hx_tensor *eval_call(hx_oracle *or, const ir_expr *c)
         break;
     }
     case IR_OP_CONV2D_TRANSPOSE:
-    case IR_OP_CONV1D_TRANSPOSE: o = conv_transpose(c, x, in[1], ot); break;
+    case IR_OP_CONV1D_TRANSPOSE:
+    case IR_OP_CONV3D_TRANSPOSE: o = conv_transpose(c, x, in[1], ot); break;
     case IR_OP_CONV3D: o = window3d(c, x, in[1], ot, false); break;
     case IR_OP_MAX_POOL3D:
     case IR_OP_AVG_POOL3D: o = window3d(c, x, NULL, ot, op->id == IR_OP_MAX_POOL3D); break;

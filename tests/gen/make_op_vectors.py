@@ -813,13 +813,32 @@ def gen_conv3d():
          {"x": x}, f32(F.avg_pool3d(tx, 3, 2, 1, ceil_mode=True, count_include_pad=True)))
 
 
+def gen_conv3d_transpose():
+    fam = "conv3d_transpose"
+
+    def convt3(x, w, s=(1, 1, 1), pad=(0,) * 6, op=(0, 0, 0), d=(1, 1, 1), g=1):
+        """TVM's conv3d_transpose: PyTorch's without padding, cropped by (front, top, left, back, bottom, right)."""
+        full = F.conv_transpose3d(t64(x), t64(w), stride=s, output_padding=op, groups=g, dilation=d).numpy()
+        f, t, l, b, bo, r = pad
+        return f32(full[:, :, f:full.shape[2] - b, t:full.shape[3] - bo, l:full.shape[4] - r])
+
+    x = rnd(1, 4, 3, 4, 5)
+    w = rnd(4, 2, 3, 3, 2)
+    case(fam, "plain", "nn.conv3d_transpose(%x, %w)", {"x": x, "w": w}, convt3(x, w))
+    case(fam, "strided_padded_output_padding_groups", "nn.conv3d_transpose(%x, %w, strides=[2, 1, 2], "
+         "padding=[1, 0, 1, 0, 1, 0], output_padding=[1, 0, 1], groups=2)", {"x": x, "w": w},
+         convt3(x, w, s=(2, 1, 2), pad=(1, 0, 1, 0, 1, 0), op=(1, 0, 1), g=2))
+    case(fam, "dilated", "nn.conv3d_transpose(%x, %w, padding=[1], dilation=[1, 2, 1])", {"x": x, "w": w},
+         convt3(x, w, pad=(1,) * 6, d=(1, 2, 1)))
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.path.join(os.path.dirname(here), "ref", "ops"))
     out = ap.parse_args().out
     os.makedirs(out, exist_ok=True)
-    for gen in (gen_conv2d, gen_dense_bmm, gen_pool, gen_norm, gen_unary, gen_binary, gen_transform, gen_reduce, gen_init, gen_layout, gen_image, gen_nn_layouts, gen_conv1d, gen_conv_transpose, gen_arange, gen_conv3d, gen_cubic):
+    for gen in (gen_conv2d, gen_dense_bmm, gen_pool, gen_norm, gen_unary, gen_binary, gen_transform, gen_reduce, gen_init, gen_layout, gen_image, gen_nn_layouts, gen_conv1d, gen_conv_transpose, gen_arange, gen_conv3d, gen_cubic, gen_conv3d_transpose):
         gen()
     total = 0
     for i, (fam, arrays) in enumerate(FILES.items()):

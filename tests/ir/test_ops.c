@@ -744,6 +744,15 @@ static void test_conv_transpose(void)
                 TEN(F32, 4, 2, 4)), "Tensor[(2, 2, 27), float32]", "conv1d_transpose");
     ERR(T1, "rank 4 data", rel(T1, NULL, 2, x, w), "rank 3");
     is_int(flops(T2, NULL, TEN(F32, 2, 3, 7, 8), 2, x, w), 2 * 240 * 27, "conv2d_transpose: 2 * in * taps per channel");
+    const ir_op_id T3 = IR_OP_CONV3D_TRANSPOSE;
+    const ir_type *x3 = TEN(F32, 1, 4, 3, 4, 5), *w3 = TEN(F32, 4, 2, 3, 3, 2);
+    TYPE_IS(rel(T3, NULL, 2, x3, w3), "Tensor[(1, 2, 5, 6, 6), float32]", "conv3d_transpose: (D - 1) + K");
+    TYPE_IS(rel(T3, AT(T3, "strides", "[2, 1, 2]", "padding", "[1, 0, 1, 0, 1, 0]", "output_padding", "[1, 0, 1]",
+                     "groups", "2", NULL), 2, x3, w3),
+            "Tensor[(1, 4, 7, 5, 10), float32]", "conv3d_transpose: strides, six paddings, output_padding, groups");
+    ERR(T3, "two strides", rel(T3, AT(T3, "strides", "[2, 2]", NULL), 2, x3, w3), "1 or 3 values");
+    ERR(T3, "OIDHW kernel layout", rel(T3, AT(T3, "kernel_layout", "\"OIDHW\"", NULL), 2, x3, w3), "OIDHW", "IODHW");
+    ERR(T3, "rank 4 data", rel(T3, NULL, 2, x, w), "rank 5");
 }
 
 /* The type of @main's body in text, or the first error. */
@@ -927,6 +936,8 @@ static void test_attr_indices(void)
         I(CONV2D_TRANSPOSE, IR_CONVT_KERNEL_LAYOUT, "kernel_layout"),
         I(CONV2D_TRANSPOSE, IR_CONVT_OUT_LAYOUT, "out_layout"),
         I(CONV2D_TRANSPOSE, IR_CONVT_OUT_DTYPE, "out_dtype"),
+        I(CONV3D_TRANSPOSE, IR_CONVT_CHANNELS, "channels"), I(CONV3D_TRANSPOSE, IR_CONVT_PADDING, "padding"),
+        I(CONV3D_TRANSPOSE, IR_CONVT_OUTPUT_PADDING, "output_padding"), I(CONV3D_TRANSPOSE, IR_CONVT_OUT_DTYPE, "out_dtype"),
         I(CONV1D, IR_CONV_STRIDES, "strides"),
         I(CONV1D, IR_CONV_PADDING, "padding"),
         I(CONV1D, IR_CONV_DILATION, "dilation"),

@@ -214,6 +214,11 @@ static void test_ops_3d(void)
            strstr(first, "nn.avg_pool3d(%0, pool_size=[3], padding=[1, 1, 1], count_include_pad=True)"),
        "3-D ops: defaults left out of the print");
     ok(same_print(text, first), "3-D ops: the print parses back to itself");
+    const char *tr = "def @main(%x: Tensor[(1, 4, 3, 4, 5), float32], %w: Tensor[(4, 2, 3, 3, 2), float32]) { "
+                     "nn.conv3d_transpose(%x, %w, strides=[2, 1, 2], output_padding=[1, 0, 1], kernel_layout=\"IODHW\") }";
+    snprintf(first, sizeof first, "%s", print_of(tr));
+    ok(strstr(first, "nn.conv3d_transpose(%x, %w, strides=[2, 1, 2], output_padding=[1, 0, 1])") && same_print(tr, first),
+       "3-D ops: conv3d_transpose prints without its defaults and parses back");
     ok(strstr(print_of("def @main(%x: Tensor[(1, 4, 5, 6, 7), float32]) { nn.max_pool3d(%x) }"),
               "ERROR") != NULL, "3-D ops: max_pool3d without pool_size is an error");
 }
