@@ -403,6 +403,16 @@ const ir_type *ir_rel_pool2d(ir_rel_ctx *cx, const ir_type *const *args, int nar
     return in_layout(cx, d->dtype, shape, op);
 }
 
+/* a * b * c, or INT64_MAX where that overflows (windows of up to 2^30 an
+ * axis make FLOP counts no int64 holds). */
+static int64_t mul_sat(int64_t a, int64_t b, int64_t c)
+{
+    int64_t ab, abc;
+    if (__builtin_mul_overflow(a, b, &ab) || __builtin_mul_overflow(ab, c, &abc))
+        return INT64_MAX;
+    return abc;
+}
+
 /* One max or add per window element per output element. */
 int64_t ir_flops_pool2d(const ir_type *const *args, int nargs, const ir_attrs *attrs,
                         const ir_type *out)
@@ -411,7 +421,7 @@ int64_t ir_flops_pool2d(const ir_type *const *args, int nargs, const ir_attrs *a
     int n = ir_attr_ints(attrs, IR_POOL_SIZE, k, 2);
     if (n == 1)
         k[1] = k[0];
-    return n > 0 ? ir_type_numel(out) * k[0] * k[1] : 0;
+    return n > 0 ? mul_sat(ir_type_numel(out), k[0], k[1]) : 0;
 }
 
 /* nn.global_avg_pool2d: (N, C, H, W) -> (N, C, 1, 1). */
@@ -973,5 +983,5 @@ const ir_type *ir_rel_pool3d(ir_rel_ctx *cx, const ir_type *const *args, int nar
 int64_t ir_flops_pool3d(const ir_type *const *args, int nargs, const ir_attrs *attrs, const ir_type *out)
 {
     ir_window3d w;
-    return ir_window3d_params(attrs, true, &w) ? ir_type_numel(out) * w.k[0] * w.k[1] * w.k[2] : 0;
+    return ir_window3d_params(attrs, true, &w) ? mul_sat(mul_sat(ir_type_numel(out), w.k[0], 1), w.k[1], w.k[2]) : 0;
 }

@@ -748,34 +748,27 @@ bool ir_ref_conv_transpose(const ir_ref_call *c)
 
 /* ---- nn.conv3d, nn.max_pool3d, nn.avg_pool3d -------------------------------- */
 
-/* Direct loops in double over NCDHW data: 3-D convolutions and pools are
- * rare in the models relay-tune meets (clarity over speed), and the two
- * kernels share the tap arithmetic below. */
+/* Direct loops over NCDHW data in float32 views, accumulating in double:
+ * 3-D convolutions and pools are rarer than 2-D ones in the models
+ * relay-tune meets, so there is no blocked product here; what keeps them
+ * fast enough to fold constants and check kernels is that each output
+ * position visits only the taps inside the data (window_axis). */
 
-/* Input position of tap k of output position o along the three axes of
- * extents n: true with the flat offset in *at when it lies inside the data;
- * *in_pad counts the axes whose tap lies inside the padded data (count_include_pad). */
-static bool tap3d(const ir_window3d *w, const int64_t o[3], const int64_t k[3], const int64_t n[3], int64_t *at,
-                  int *in_pad)
+/* The taps k in [k0, k1) of output index o on axis i (window extent K) that
+ * land inside the data of extent n; *padded counts those inside the padded
+ * data (from the front padding up to the end of the back one). */
+static void window_axis(const ir_window3d *w, int i, int64_t o, int64_t n, int64_t K, int64_t *k0, int64_t *k1,
+                        int64_t *padded)
 {
-    bool inside = true;
-    *at = 0;
-    *in_pad = 0;
-    for (int i = 0; i < 3; i++) {
-        int64_t x = o[i] * w->stride[i] - w->pad[i] + k[i] * w->dil[i];
-        *in_pad += x <= n[i] + w->pad[i + 3] - 1;
-        inside = inside && x >= 0 && x < n[i];
-        *at = *at * n[i] + x;
-    }
-    return inside;
-}
-
-/* Output position f (flat over OD x OH x OW) as its three indices. */
-static void unflatten3(int64_t f, const int64_t *ext, int64_t o[3])
-{
-    o[2] = f % ext[2];
-    o[1] = f / ext[2] % ext[1];
-    o[0] = f / (ext[2] * ext[1]);
+    int64_t s = o * w->stride[i] - w->pad[i], d = w->dil[i];
+    /* s + k * d >= 0 and s + k * d < n, and for padded s + k * d <= n + pad_back - 1 */
+    int64_t lo = s >= 0 ? 0 : (-s + d - 1) / d, hi = n - s <= 0 ? 0 : (n - s + d - 1) / d;
+    int64_t ph = n + w->pad[i + 3] - s <= 0 ? 0 : (n + w->pad[i + 3] - 1 - s) / d + 1;
+    *k0 = lo < K ? lo : K;
+    *k1 = hi < K ? hi : K;
+    if (*k1 < *k0)
+        *k1 = *k0;
+    *padded = ph < K ? ph : K;
 }
 
 bool ir_ref_conv3d(const ir_ref_call *c)
@@ -788,23 +781,36 @@ bool ir_ref_conv3d(const ir_ref_call *c)
     const int64_t *n = d->shape + 2, *k = wt->shape + 2, *os = o->shape + 2;
     int64_t sp = n[0] * n[1] * n[2], ksp = k[0] * k[1] * k[2], osp = os[0] * os[1] * os[2];
     int64_t planes = d->shape[0] * O;
+    float *t_in, *t_w, *t_out;
+    const float *x = f32_in(d, &t_in), *wv = f32_in(wt, &t_w);
+    float *y = f32_out(o, &t_out);
 #pragma omp parallel for if (planes * osp * CG * ksp > PAR_MIN)
     for (int64_t pl = 0; pl < planes; pl++) {
         int64_t b = pl / O, oc = pl % O, c0 = oc / (O / g) * CG;
         for (int64_t f = 0; f < osp; f++) {
-            int64_t op[3], kk[3], at;
-            int in_pad;
-            unflatten3(f, os, op);
+            int64_t op[3] = {f / (os[1] * os[2]), f / os[2] % os[1], f % os[2]}, k0[3], k1[3], pad;
+            for (int i = 0; i < 3; i++)
+                window_axis(&w, i, op[i], n[i], k[i], &k0[i], &k1[i], &pad);
+            int64_t base[3];
+            for (int i = 0; i < 3; i++)
+                base[i] = op[i] * w.stride[i] - w.pad[i];
             double acc = 0;
-            for (int64_t ic = 0; ic < CG; ic++)
-                for (int64_t t = 0; t < ksp; t++) {
-                    unflatten3(t, k, kk);
-                    if (tap3d(&w, op, kk, n, &at, &in_pad))
-                        acc += ir_tensor_get(d, (b * C + c0 + ic) * sp + at) * ir_tensor_get(wt, (oc * CG + ic) * ksp + t);
-                }
-            ir_tensor_set(o, pl * osp + f, acc);
+            for (int64_t ic = 0; ic < CG; ic++) {
+                const float *xc = x + (b * C + c0 + ic) * sp, *wc = wv + (oc * CG + ic) * ksp;
+                for (int64_t a = k0[0]; a < k1[0]; a++)
+                    for (int64_t e = k0[1]; e < k1[1]; e++) {
+                        const float *xr = xc + ((base[0] + a * w.dil[0]) * n[1] + base[1] + e * w.dil[1]) * n[2] + base[2];
+                        const float *wr = wc + (a * k[1] + e) * k[2];
+                        for (int64_t q = k0[2]; q < k1[2]; q++)
+                            acc += (double)xr[q * w.dil[2]] * wr[q];
+                    }
+            }
+            y[pl * osp + f] = (float)acc;
         }
     }
+    free(t_in);
+    free(t_w);
+    f32_out_done(o, t_out);
     return true;
 }
 
@@ -819,27 +825,32 @@ bool ir_ref_pool3d(const ir_ref_call *c)
     ir_window3d w;
     ir_window3d_params(c->attrs, true, &w);
     const int64_t *n = d->shape + 2, *os = o->shape + 2;
-    int64_t sp = n[0] * n[1] * n[2], ksp = w.k[0] * w.k[1] * w.k[2], osp = os[0] * os[1] * os[2];
-    int64_t planes = d->shape[0] * d->shape[1];
-#pragma omp parallel for if (planes * osp * ksp > PAR_MIN)
+    int64_t sp = n[0] * n[1] * n[2], osp = os[0] * os[1] * os[2], planes = d->shape[0] * d->shape[1];
+    float *t_in, *t_out;
+    const float *x = f32_in(d, &t_in);
+    float *y = f32_out(o, &t_out);
+#pragma omp parallel for if (planes * osp * w.k[0] * w.k[1] * w.k[2] > PAR_MIN)
     for (int64_t pl = 0; pl < planes; pl++)
         for (int64_t f = 0; f < osp; f++) {
-            int64_t op[3], kk[3], at, valid = 0, padded = 0;
-            int in_pad;
-            unflatten3(f, os, op);
-            double acc = is_max ? -FLT_MAX : 0;
-            for (int64_t t = 0; t < ksp; t++) {
-                unflatten3(t, w.k, kk);
-                bool inside = tap3d(&w, op, kk, n, &at, &in_pad);
-                padded += in_pad == 3;
-                if (!inside)
-                    continue;
-                double v = ir_tensor_get(d, pl * sp + at);
-                acc = is_max ? (v > acc ? v : acc) : acc + v;
-                valid++;
+            int64_t op[3] = {f / (os[1] * os[2]), f / os[2] % os[1], f % os[2]}, k0[3], k1[3], padded[3], base[3];
+            for (int i = 0; i < 3; i++) {
+                window_axis(&w, i, op[i], n[i], w.k[i], &k0[i], &k1[i], &padded[i]);
+                base[i] = op[i] * w.stride[i] - w.pad[i];
             }
-            int64_t count = include_pad ? padded : valid;
-            ir_tensor_set(o, pl * osp + f, is_max ? acc : count ? acc / (double)count : 0);
+            double acc = is_max ? -FLT_MAX : 0;
+            const float *xp = x + pl * sp;
+            for (int64_t a = k0[0]; a < k1[0]; a++)
+                for (int64_t e = k0[1]; e < k1[1]; e++)
+                    for (int64_t q = k0[2]; q < k1[2]; q++) {
+                        double v = xp[((base[0] + a * w.dil[0]) * n[1] + base[1] + e * w.dil[1]) * n[2] + base[2] +
+                                      q * w.dil[2]];
+                        acc = is_max ? (v > acc ? v : acc) : acc + v;
+                    }
+            int64_t count = include_pad ? padded[0] * padded[1] * padded[2]
+                                        : (k1[0] - k0[0]) * (k1[1] - k0[1]) * (k1[2] - k0[2]);
+            y[pl * osp + f] = (float)(is_max ? acc : count ? acc / (double)count : 0);
         }
+    free(t_in);
+    f32_out_done(o, t_out);
     return true;
 }
