@@ -380,7 +380,7 @@ enum {  /* nn.conv2d */
     IR_CONV_STRIDES, IR_CONV_PADDING, IR_CONV_DILATION, IR_CONV_GROUPS, IR_CONV_CHANNELS,
     IR_CONV_KERNEL_SIZE, IR_CONV_DATA_LAYOUT, IR_CONV_KERNEL_LAYOUT, IR_CONV_OUT_LAYOUT, IR_CONV_OUT_DTYPE
 };
-enum {  /* nn.conv2d_transpose, nn.conv1d_transpose */
+enum {  /* nn.conv2d_transpose, nn.conv1d_transpose, nn.conv3d_transpose */
     IR_CONVT_CHANNELS, IR_CONVT_KERNEL_SIZE, IR_CONVT_STRIDES, IR_CONVT_PADDING, IR_CONVT_OUTPUT_PADDING,
     IR_CONVT_DILATION, IR_CONVT_GROUPS, IR_CONVT_DATA_LAYOUT, IR_CONVT_KERNEL_LAYOUT, IR_CONVT_OUT_LAYOUT,
     IR_CONVT_OUT_DTYPE
@@ -473,15 +473,25 @@ bool ir_conv2d_is_nchw(const ir_expr *call);
 /* conv1d's stride, dilation and padding [left, right] from its attrs; false
  * when they do not have that form (the relation reports why). */
 bool ir_conv1d_params(const ir_attrs *at, int64_t *stride, int64_t *dilation, int64_t pad[2]);
-/* The window of a transposed convolution (ns = 1 or 2 spatial axes). */
+/* The window of a transposed convolution (ns = 1, 2 or 3 spatial axes). */
 typedef struct ir_conv_transpose {
     int ns;
-    int64_t stride[2], dilation[2], pad_lo[2], pad_hi[2], out_pad[2];
+    int64_t stride[3], dilation[3], pad_lo[3], pad_hi[3], out_pad[3];
     int64_t groups;
 } ir_conv_transpose;
-/* Reads it from the attrs of nn.conv1d_transpose / nn.conv2d_transpose;
- * false when they do not have that form (the relation reports why). */
+/* Reads it from the attrs of nn.conv1d_transpose / nn.conv2d_transpose /
+ * nn.conv3d_transpose; false when they do not have that form (the relation
+ * reports why). */
 bool ir_conv_transpose_params(const ir_attrs *at, int ns, ir_conv_transpose *p);
+/* The window of nn.conv3d, nn.max_pool3d or nn.avg_pool3d, axes D, H, W. */
+typedef struct ir_window3d {
+    int64_t k[3];       /* pool_size (a convolution's kernel is its weight's: left as it was) */
+    int64_t stride[3], dil[3];
+    int64_t pad[6];     /* front, top, left, back, bottom, right */
+} ir_window3d;
+/* Reads it from the attrs of a 3-D convolution (pool false) or pool; false
+ * when they do not have that form (the relation reports why). */
+bool ir_window3d_params(const ir_attrs *at, bool pool, ir_window3d *w);
 
 /* ---- ref_layout.c: kernels in other layouts ------------------------------ */
 
@@ -506,7 +516,10 @@ enum { IR_ROUND_FLOOR, IR_ROUND_CEIL, IR_ROUND_NEAREST_EVEN, IR_ROUND_PREFER_FLO
 typedef struct ir_resize {
     bool nchw;          /* layout NCHW, else NHWC */
     int hdim;           /* the axis of H (W follows it) */
-    bool linear;        /* (bi)linear, else nearest neighbour */
+    bool linear;        /* (bi)linear */
+    bool cubic;         /* (bi)cubic; neither: nearest neighbour */
+    double alpha;       /* cubic: the kernel's a (TVM's cubic_alpha, ONNX's cubic_coeff_a) */
+    bool exclude;       /* cubic: taps outside the image weigh 0, the others renormalized */
     int rounding;       /* nearest: IR_ROUND_* */
     ir_resize_axis h, w;
 } ir_resize;
@@ -517,6 +530,12 @@ const char *ir_resize_plan(const ir_op_def *op, const ir_attrs *at, int ndim, co
 int64_t ir_resize_round(const ir_resize *r, const ir_resize_axis *ax, int64_t y);
 /* The two clamped taps of a linear interpolation at y and the weight of the second. */
 void ir_resize_taps(const ir_resize_axis *ax, int64_t y, int64_t *i0, int64_t *i1, double *frac);
+/* The four clamped taps of a cubic interpolation at y (floor of the input
+ * coordinate - 1 .. + 2), and whether each lies inside the image. */
+void ir_resize_cubic_taps(const ir_resize_axis *ax, int64_t y, int64_t idx[4], bool inside[4]);
+/* The weights of the four cubic taps at fraction t in [0, 1) (Keys' kernel
+ * with a = alpha; with exclude, those of taps outside renormalized away). */
+void ir_resize_cubic_weights(double t, double alpha, bool exclude, const bool inside[4], double w[4]);
 /* Floor division (b != 0). */
 int64_t ir_floordiv(int64_t a, int64_t b);
 

@@ -7,7 +7,9 @@
  * (a*y + b) / d with integers a, b, d, so the plan below keeps it as an exact
  * fraction: the nearest index and the linear taps are then the same in the
  * reference kernel and in compiled code, whatever their float precision.
- * Cubic interpolation is refused by name. */
+ * Cubic interpolation is Keys' kernel over four taps an axis (taps clamped
+ * to the image, or with cubic_exclude dropped and the others renormalized),
+ * as topi and ONNX define it. */
 #include <math.h>
 #include <string.h>
 
@@ -70,11 +72,13 @@ const char *ir_resize_plan(const ir_op_def *op, const ir_attrs *at, int ndim, co
     r->nchw = !strcmp(layout, "NCHW");
     r->hdim = r->nchw ? 2 : 1;
     const char *method = ir_attr_str(at, up ? IR_UPS_METHOD : IR_RESIZE_METHOD);
-    if (!strcmp(method, "bicubic") || !strcmp(method, "cubic"))
-        return "cubic interpolation is not supported";
     r->linear = !strcmp(method, up ? "bilinear" : "linear");
-    if (!r->linear && strcmp(method, "nearest_neighbor"))
+    r->cubic = !strcmp(method, up ? "bicubic" : "cubic");
+    if (!r->linear && !r->cubic && strcmp(method, "nearest_neighbor"))
         return "unknown method";
+    /* nn.upsampling has no cubic attributes: topi's defaults */
+    r->alpha = up ? -0.5 : ir_attr_float(at, IR_RESIZE_CUBIC_ALPHA);
+    r->exclude = !up && ir_attr_int(at, IR_RESIZE_CUBIC_EXCLUDE) != 0;
     int64_t in_h = shape[r->hdim], in_w = shape[r->hdim + 1], out_h, out_w;
     const char *mode, *rounding = "";
     if (up) {
@@ -130,6 +134,32 @@ void ir_resize_taps(const ir_resize_axis *ax, int64_t y, int64_t *i0, int64_t *i
     *i1 = k + 1 < 0 ? 0 : k + 1 >= ax->in ? ax->in - 1 : k + 1;
 }
 
+void ir_resize_cubic_taps(const ir_resize_axis *ax, int64_t y, int64_t idx[4], bool inside[4])
+{
+    int64_t k = ir_floordiv(ax->a * y + ax->b, ax->d);
+    for (int j = 0; j < 4; j++) {
+        int64_t i = k - 1 + j;
+        inside[j] = i >= 0 && i < ax->in;
+        idx[j] = i < 0 ? 0 : i >= ax->in ? ax->in - 1 : i;
+    }
+}
+
+void ir_resize_cubic_weights(double t, double alpha, bool exclude, const bool inside[4], double w[4])
+{
+    /* Keys' kernel at the distances 1 + t, t, 1 - t, 2 - t of the taps */
+    double A = alpha, d0 = 1 + t, d3 = 2 - t, s = 0;
+    w[0] = ((A * d0 - 5 * A) * d0 + 8 * A) * d0 - 4 * A;
+    w[1] = ((A + 2) * t - (A + 3)) * t * t + 1;
+    w[2] = ((A + 2) * (1 - t) - (A + 3)) * (1 - t) * (1 - t) + 1;
+    w[3] = ((A * d3 - 5 * A) * d3 + 8 * A) * d3 - 4 * A;
+    if (!exclude)
+        return;
+    for (int j = 0; j < 4; j++)
+        s += w[j] = inside[j] ? w[j] : 0;
+    for (int j = 0; j < 4; j++)
+        w[j] = s != 0 ? w[j] / s : 0;
+}
+
 const ir_type *ir_rel_resize(ir_rel_ctx *cx, const ir_type *const *args, int nargs, const ir_attrs *attrs)
 {
     const ir_type *x = ir_rel_tensor(cx, args, 0);
@@ -145,8 +175,9 @@ const ir_type *ir_rel_resize(ir_rel_ctx *cx, const ir_type *const *args, int nar
         if (*od && !ir_dtype_parse(od, strlen(od), &dt))
             return ir_rel_error(cx, "unknown out_dtype \"%s\"", od);
     }
-    if (r.linear && (!ir_dtype_is_float(x->dtype) || !ir_dtype_is_float(dt)))
-        return ir_rel_error(cx, "linear interpolation needs float data, not %s", ir_dtype_name(x->dtype));
+    if ((r.linear || r.cubic) && (!ir_dtype_is_float(x->dtype) || !ir_dtype_is_float(dt)))
+        return ir_rel_error(cx, "%s interpolation needs float data, not %s", r.cubic ? "cubic" : "linear",
+                            ir_dtype_name(x->dtype));
     int64_t shape[4];
     memcpy(shape, x->shape, sizeof shape);
     shape[r.hdim] = r.h.out;
@@ -156,6 +187,9 @@ const ir_type *ir_rel_resize(ir_rel_ctx *cx, const ir_type *const *args, int nar
 
 int64_t ir_flops_resize(const ir_type *const *args, int nargs, const ir_attrs *attrs, const ir_type *out)
 {
-    /* linear: three lerps of two multiplies and adds each per output element */
-    return ir_type_numel(out) * 6;
+    /* linear: three lerps of two multiplies and adds each per output element;
+     * cubic: 16 taps of a multiply and an add, and the two axes' weights */
+    _Static_assert((int)IR_UPS_METHOD == (int)IR_RESIZE_METHOD, "both ops keep their method at one index");
+    bool cubic = strstr(ir_attr_str(attrs, IR_RESIZE_METHOD), "cubic") != NULL;
+    return ir_type_numel(out) * (cubic ? 40 : 6);
 }

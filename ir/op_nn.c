@@ -403,6 +403,16 @@ const ir_type *ir_rel_pool2d(ir_rel_ctx *cx, const ir_type *const *args, int nar
     return in_layout(cx, d->dtype, shape, op);
 }
 
+/* a * b * c, or INT64_MAX where that overflows (windows of up to 2^30 an
+ * axis make FLOP counts no int64 holds). */
+static int64_t mul_sat(int64_t a, int64_t b, int64_t c)
+{
+    int64_t ab, abc;
+    if (__builtin_mul_overflow(a, b, &ab) || __builtin_mul_overflow(ab, c, &abc))
+        return INT64_MAX;
+    return abc;
+}
+
 /* One max or add per window element per output element. */
 int64_t ir_flops_pool2d(const ir_type *const *args, int nargs, const ir_attrs *attrs,
                         const ir_type *out)
@@ -411,7 +421,7 @@ int64_t ir_flops_pool2d(const ir_type *const *args, int nargs, const ir_attrs *a
     int n = ir_attr_ints(attrs, IR_POOL_SIZE, k, 2);
     if (n == 1)
         k[1] = k[0];
-    return n > 0 ? ir_type_numel(out) * k[0] * k[1] : 0;
+    return n > 0 ? mul_sat(ir_type_numel(out), k[0], k[1]) : 0;
 }
 
 /* nn.global_avg_pool2d: (N, C, H, W) -> (N, C, 1, 1). */
@@ -690,8 +700,9 @@ int64_t ir_flops_conv1d(const ir_type *const *args, int nargs, const ir_attrs *a
 
 /* ---- nn.conv2d_transpose, nn.conv1d_transpose --------------------------- */
 
-/* TVM's Conv2DTransposeAttrs and Conv1DTransposeAttrs: the same fields in
- * the same order (IR_CONVT_* indices), one or two spatial axes. */
+/* TVM's Conv2DTransposeAttrs, Conv3DTransposeAttrs and Conv1DTransposeAttrs:
+ * the same fields in the same order (IR_CONVT_* indices), one to three
+ * spatial axes. */
 const ir_attr_schema ir_schema_conv2d_transpose = IR_SCHEMA(
     {"channels", IR_AT_INT_OPT, "None"},
     {"kernel_size", IR_AT_INTS_OPT, "None"},
@@ -702,6 +713,19 @@ const ir_attr_schema ir_schema_conv2d_transpose = IR_SCHEMA(
     {"groups", IR_AT_INT, "1"},
     {"data_layout", IR_AT_STR, "\"NCHW\""},
     {"kernel_layout", IR_AT_STR, "\"IOHW\""},
+    {"out_layout", IR_AT_STR, "\"\""},
+    {"out_dtype", IR_AT_STR, "\"\""});
+
+const ir_attr_schema ir_schema_conv3d_transpose = IR_SCHEMA(
+    {"channels", IR_AT_INT_OPT, "None"},
+    {"kernel_size", IR_AT_INTS_OPT, "None"},
+    {"strides", IR_AT_INTS, "[1, 1, 1]"},
+    {"padding", IR_AT_INTS, "[0, 0, 0]"},
+    {"output_padding", IR_AT_INTS, "[0, 0, 0]"},
+    {"dilation", IR_AT_INTS, "[1, 1, 1]"},
+    {"groups", IR_AT_INT, "1"},
+    {"data_layout", IR_AT_STR, "\"NCDHW\""},
+    {"kernel_layout", IR_AT_STR, "\"IODHW\""},
     {"out_layout", IR_AT_STR, "\"\""},
     {"out_dtype", IR_AT_STR, "\"\""});
 
@@ -721,8 +745,8 @@ const ir_attr_schema ir_schema_conv1d_transpose = IR_SCHEMA(
 /* Reads a list attribute of ns values (one value stands for all). */
 static bool spatial(const ir_attrs *at, int idx, int ns, int64_t *out)
 {
-    int64_t v[2];
-    int n = ir_attr_ints(at, idx, v, 2);
+    int64_t v[3];
+    int n = ir_attr_ints(at, idx, v, 3);
     if (n != 1 && n != ns)
         return false;
     for (int i = 0; i < ns; i++)
@@ -732,8 +756,8 @@ static bool spatial(const ir_attrs *at, int idx, int ns, int64_t *out)
 
 bool ir_conv_transpose_params(const ir_attrs *at, int ns, ir_conv_transpose *p)
 {
-    int64_t v[4];
-    int n = ir_attr_ints(at, IR_CONVT_PADDING, v, 4);
+    int64_t v[6];
+    int n = ir_attr_ints(at, IR_CONVT_PADDING, v, 6);
     p->ns = ns;
     /* padding: one value, a value per axis (both sides), or before and after each axis */
     if (n == 1 || n == ns)
@@ -749,14 +773,15 @@ bool ir_conv_transpose_params(const ir_attrs *at, int ns, ir_conv_transpose *p)
            spatial(at, IR_CONVT_OUTPUT_PADDING, ns, p->out_pad);
 }
 
-/* data (N, C, [H,] W) and weight (C, O / groups, [KH,] KW) -> (N, O, [OH,] OW)
- * with OH = (H - 1) * stride - pads + dilation * (KH - 1) + output_padding + 1. */
+/* data (N, C, [[D,] H,] W) and weight (C, O / groups, [[KD,] KH,] KW) ->
+ * (N, O, [[OD,] OH,] OW) with OH = (H - 1) * stride - pads + dilation * (KH - 1)
+ * + output_padding + 1. */
 const ir_type *ir_rel_conv_transpose(ir_rel_ctx *cx, const ir_type *const *args, int nargs, const ir_attrs *attrs)
 {
-    bool two = cx->op->id == IR_OP_CONV2D_TRANSPOSE;
-    int ns = two ? 2 : 1;
+    static const char *const data_layouts[] = {"NCW", "NCHW", "NCDHW"}, *const kernel_layouts[] = {"IOW", "IOHW", "IODHW"};
+    int ns = cx->op->id == IR_OP_CONV3D_TRANSPOSE ? 3 : cx->op->id == IR_OP_CONV2D_TRANSPOSE ? 2 : 1;
     const char *dl = ir_attr_str(attrs, IR_CONVT_DATA_LAYOUT), *kl = ir_attr_str(attrs, IR_CONVT_KERNEL_LAYOUT);
-    const char *ol = ir_attr_str(attrs, IR_CONVT_OUT_LAYOUT), *wd = two ? "NCHW" : "NCW", *wk = two ? "IOHW" : "IOW";
+    const char *ol = ir_attr_str(attrs, IR_CONVT_OUT_LAYOUT), *wd = data_layouts[ns - 1], *wk = kernel_layouts[ns - 1];
     if (strcmp(dl, wd) || strcmp(kl, wk) || (*ol && strcmp(ol, wd)))
         return ir_rel_error(cx, "unsupported layouts data_layout=\"%s\", kernel_layout=\"%s\", out_layout=\"%s\": "
                             "only %s/%s are implemented", dl, kl, ol, wd, wk);
@@ -777,7 +802,7 @@ const ir_type *ir_rel_conv_transpose(ir_rel_ctx *cx, const ir_type *const *args,
     if (p.groups < 1 || d->shape[1] % p.groups || w->shape[0] != d->shape[1])
         return ir_rel_error(cx, "channel mismatch: data %s has %lld channels, so weight %s needs them as its axis 0 "
                             "(groups=%lld)", ds, (long long)d->shape[1], ws, (long long)p.groups);
-    int64_t shape[4] = {d->shape[0], w->shape[1] * p.groups};
+    int64_t shape[5] = {d->shape[0], w->shape[1] * p.groups};
     if (!ir_attr_is_none(attrs, IR_CONVT_CHANNELS) && ir_attr_int(attrs, IR_CONVT_CHANNELS) != shape[1])
         return ir_rel_error(cx, "channels=%lld but weight %s with groups=%lld makes %lld",
                             (long long)ir_attr_int(attrs, IR_CONVT_CHANNELS), ws, (long long)p.groups,
@@ -800,4 +825,163 @@ const ir_type *ir_rel_conv_transpose(ir_rel_ctx *cx, const ir_type *const *args,
 int64_t ir_flops_conv_transpose(const ir_type *const *args, int nargs, const ir_attrs *attrs, const ir_type *out)
 {
     return 2 * ir_type_numel(args[0]) * (ir_type_numel(args[1]) / (args[1]->shape[0] ? args[1]->shape[0] : 1));
+}
+
+/* ---- nn.conv3d, nn.max_pool3d, nn.avg_pool3d ------------------------------ */
+
+/* TVM's Conv3DAttrs (the IR_CONV_* order) and MaxPool3DAttrs/AvgPool3DAttrs
+ * (the IR_POOL_* order), in NCDHW/OIDHW: the layouts that ONNX's 5-D Conv
+ * and pools use. Other layouts are refused by name. */
+const ir_attr_schema ir_schema_conv3d = IR_SCHEMA(
+    {"strides", IR_AT_INTS, "[1, 1, 1]"},
+    {"padding", IR_AT_INTS, "[0, 0, 0]"},
+    {"dilation", IR_AT_INTS, "[1, 1, 1]"},
+    {"groups", IR_AT_INT, "1"},
+    {"channels", IR_AT_INT_OPT, "None"},
+    {"kernel_size", IR_AT_INTS_OPT, "None"},
+    {"data_layout", IR_AT_STR, "\"NCDHW\""},
+    {"kernel_layout", IR_AT_STR, "\"OIDHW\""},
+    {"out_layout", IR_AT_STR, "\"\""},
+    {"out_dtype", IR_AT_STR, "\"\""});
+
+#define POOL3D_ATTRS                                  \
+    {"pool_size", IR_AT_INTS, "[1, 1, 1]", true}, \
+    {"strides", IR_AT_INTS, "[1, 1, 1]"},         \
+    {"dilation", IR_AT_INTS, "[1, 1, 1]"},        \
+    {"padding", IR_AT_INTS, "[0, 0, 0]"},         \
+    {"layout", IR_AT_STR, "\"NCDHW\""},           \
+    {"out_layout", IR_AT_STR, "\"\""},            \
+    {"ceil_mode", IR_AT_BOOL, "False"}
+const ir_attr_schema ir_schema_max_pool3d = IR_SCHEMA(POOL3D_ATTRS);
+const ir_attr_schema ir_schema_avg_pool3d = IR_SCHEMA(
+    POOL3D_ATTRS,
+    {"count_include_pad", IR_AT_BOOL, "False"});
+
+bool ir_window3d_params(const ir_attrs *at, bool pool, ir_window3d *w)
+{
+    int st = pool ? IR_POOL_STRIDES : IR_CONV_STRIDES, dil = pool ? IR_POOL_DILATION : IR_CONV_DILATION;
+    int64_t v[6];
+    int n = ir_attr_ints(at, pool ? IR_POOL_PADDING : IR_CONV_PADDING, v, 6);
+    /* padding: one value, a value per axis (both sides), or the fronts then the backs (TVM's forms) */
+    if (n != 1 && n != 3 && n != 6)
+        return false;
+    for (int i = 0; i < 6; i++)
+        w->pad[i] = n == 1 ? v[0] : n == 3 ? v[i % 3] : v[i];
+    return spatial(at, st, 3, w->stride) && spatial(at, dil, 3, w->dil) &&
+           (!pool || spatial(at, IR_POOL_SIZE, 3, w->k));
+}
+
+/* Checks the window's attributes and puts the output's spatial extents for
+ * data extents n in out[0..2] (w->k already holds a convolution's kernel);
+ * false after reporting. */
+static bool window3d_out(ir_rel_ctx *cx, const ir_attrs *at, bool pool, const int64_t *n, ir_window3d *w,
+                         int64_t out[3], const char *ds)
+{
+    const char *pk = pool ? "pool_size, " : "";
+    if (!ir_window3d_params(at, pool, w)) {
+        ir_rel_error(cx, "%sstrides and dilation take 1 or 3 values, padding 1, 3 or 6", pk);
+        return false;
+    }
+    for (int i = 0; i < 6; i++) {
+        bool bad = w->pad[i] < 0 || w->pad[i] > MAX_WINDOW;
+        if (i < 3)
+            bad = bad || w->k[i] < 1 || w->stride[i] < 1 || w->dil[i] < 1 || w->k[i] > MAX_WINDOW ||
+                  w->stride[i] > MAX_WINDOW || w->dil[i] > MAX_WINDOW;
+        if (bad) {
+            ir_rel_error(cx, "window attributes out of range: %sstrides and dilation in [1, 2^30], padding in [0, 2^30]",
+                         pk);
+            return false;
+        }
+    }
+    bool ceil_mode = pool && ir_attr_bool(at, IR_POOL_CEIL_MODE);
+    for (int i = 0; i < 3; i++) {
+        out[i] = window_out(n[i], w->pad[i], w->pad[i + 3], w->k[i], w->dil[i], w->stride[i], ceil_mode);
+        if (out[i] <= 0) {
+            ir_rel_error(cx, "the window [%lld, %lld, %lld] (dilation [%lld, %lld, %lld]) does not fit in data %s "
+                         "padded by [%lld, %lld, %lld, %lld, %lld, %lld]", (long long)w->k[0], (long long)w->k[1],
+                         (long long)w->k[2], (long long)w->dil[0], (long long)w->dil[1], (long long)w->dil[2], ds,
+                         (long long)w->pad[0], (long long)w->pad[1], (long long)w->pad[2], (long long)w->pad[3],
+                         (long long)w->pad[4], (long long)w->pad[5]);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The layout attribute at idx is `want` (or "" where empty_ok). */
+static bool layout_is(const ir_attrs *at, int idx, const char *want, bool empty_ok)
+{
+    const char *l = ir_attr_str(at, idx);
+    return !strcmp(l, want) || (empty_ok && !*l);
+}
+
+/* data (N, C, D, H, W) * weight (O, C / groups, KD, KH, KW) -> (N, O, OD, OH, OW). */
+const ir_type *ir_rel_conv3d(ir_rel_ctx *cx, const ir_type *const *args, int nargs, const ir_attrs *attrs)
+{
+    if (!layout_is(attrs, IR_CONV_DATA_LAYOUT, "NCDHW", false) || !layout_is(attrs, IR_CONV_KERNEL_LAYOUT, "OIDHW", false) ||
+        !layout_is(attrs, IR_CONV_OUT_LAYOUT, "NCDHW", true))
+        return ir_rel_error(cx, "unsupported layouts data_layout=\"%s\", kernel_layout=\"%s\", out_layout=\"%s\": "
+                            "only NCDHW/OIDHW are implemented", ir_attr_str(attrs, IR_CONV_DATA_LAYOUT),
+                            ir_attr_str(attrs, IR_CONV_KERNEL_LAYOUT), ir_attr_str(attrs, IR_CONV_OUT_LAYOUT));
+    const ir_type *d = ir_rel_tensor(cx, args, 0);
+    const ir_type *w = d ? ir_rel_tensor(cx, args, 1) : NULL;
+    if (!w)
+        return NULL;
+    const char *ds = ir_shape_str(cx->arena, d), *ws = ir_shape_str(cx->arena, w);
+    if (d->ndim != 5 || w->ndim != 5)
+        return ir_rel_error(cx, "data and weight must have rank 5 (NCDHW, OIDHW), got %s and %s", ds, ws);
+    int64_t g = ir_attr_int(attrs, IR_CONV_GROUPS);
+    if (g < 1 || d->shape[1] % g || w->shape[0] % g || w->shape[1] * g != d->shape[1])
+        return ir_rel_error(cx, "channel mismatch: data %s has %lld channels, weight %s takes %lld per group (groups=%lld)",
+                            ds, (long long)d->shape[1], ws, (long long)w->shape[1], (long long)g);
+    if (!ir_attr_is_none(attrs, IR_CONV_CHANNELS) && ir_attr_int(attrs, IR_CONV_CHANNELS) != w->shape[0])
+        return ir_rel_error(cx, "channels=%lld but weight %s has %lld output channels",
+                            (long long)ir_attr_int(attrs, IR_CONV_CHANNELS), ws, (long long)w->shape[0]);
+    int64_t ks[3];
+    if (!ir_attr_is_none(attrs, IR_CONV_KERNEL_SIZE) &&
+        (!spatial(attrs, IR_CONV_KERNEL_SIZE, 3, ks) || ks[0] != w->shape[2] || ks[1] != w->shape[3] ||
+         ks[2] != w->shape[4]))
+        return ir_rel_error(cx, "kernel_size must be the kernel of weight %s", ws);
+    ir_dtype dt;
+    if (!out_dtype(cx, attrs, IR_CONV_OUT_DTYPE, d->dtype, &dt))
+        return NULL;
+    ir_window3d win;
+    int64_t shape[5] = {d->shape[0], w->shape[0]};
+    memcpy(win.k, w->shape + 2, sizeof win.k);
+    if (!window3d_out(cx, attrs, false, d->shape + 2, &win, shape + 2, ds))
+        return NULL;
+    return ir_tensor_type(cx->arena, dt, 5, shape);
+}
+
+/* 2 * out * (C / groups) * KD * KH * KW. */
+int64_t ir_flops_conv3d(const ir_type *const *args, int nargs, const ir_attrs *attrs, const ir_type *out)
+{
+    const ir_type *w = args[1];
+    return 2 * ir_type_numel(out) * (ir_type_numel(w) / (w->shape[0] ? w->shape[0] : 1));
+}
+
+/* nn.max_pool3d and nn.avg_pool3d: (N, C, D, H, W) -> (N, C, OD, OH, OW). */
+const ir_type *ir_rel_pool3d(ir_rel_ctx *cx, const ir_type *const *args, int nargs, const ir_attrs *attrs)
+{
+    if (!layout_is(attrs, IR_POOL_LAYOUT, "NCDHW", false) || !layout_is(attrs, IR_POOL_OUT_LAYOUT, "NCDHW", true))
+        return ir_rel_error(cx, "unsupported layout=\"%s\", out_layout=\"%s\": only NCDHW is implemented",
+                            ir_attr_str(attrs, IR_POOL_LAYOUT), ir_attr_str(attrs, IR_POOL_OUT_LAYOUT));
+    const ir_type *d = ir_rel_tensor(cx, args, 0);
+    if (!d)
+        return NULL;
+    const char *ds = ir_shape_str(cx->arena, d);
+    if (d->ndim != 5)
+        return ir_rel_error(cx, "data must have rank 5 (NCDHW), got %s", ds);
+    ir_window3d win;
+    int64_t shape[5] = {d->shape[0], d->shape[1]};
+    if (!window3d_out(cx, attrs, true, d->shape + 2, &win, shape + 2, ds))
+        return NULL;
+    return ir_tensor_type(cx->arena, d->dtype, 5, shape);
+}
+
+/* One max or add per window element per output element. */
+int64_t ir_flops_pool3d(const ir_type *const *args, int nargs, const ir_attrs *attrs, const ir_type *out)
+{
+    ir_window3d w;
+    return ir_window3d_params(attrs, true, &w) ? mul_sat(mul_sat(ir_type_numel(out), w.k[0], 1), w.k[1], w.k[2]) : 0;
 }

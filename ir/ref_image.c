@@ -1,9 +1,42 @@
 /* ref_image.c — the reference kernel of nn.upsampling and image.resize2d:
  * for each output pixel the plan of op_image.c gives the nearest source
  * index, or the two taps and the fraction of a linear interpolation on each
- * axis (taps clamped to the image, as topi's resize clamps them). Linear
- * interpolation runs in double and rounds once into the result. */
+ * axis (taps clamped to the image, as topi's resize clamps them), or the
+ * four taps and weights of a cubic one. Interpolation runs in double and
+ * rounds once into the result. */
 #include "ir/ir.h"
+
+/* Element offset of (n, c, y, x) of x in the plan's layout. */
+static int64_t offset(const ir_tensor *x, const ir_resize *r, int64_t n, int64_t ch, int64_t y, int64_t xx)
+{
+    int64_t nc = x->shape[r->nchw ? 1 : 3], h = r->h.in, w = r->w.in;
+    return r->nchw ? ((n * nc + ch) * h + y) * w + xx : ((n * h + y) * w + xx) * nc + ch;
+}
+
+/* The cubic interpolation at output pixel (y, xx) of plane (n, ch). */
+static double cubic_at(const ir_tensor *x, const ir_resize *r, int64_t n, int64_t ch, int64_t y, int64_t xx)
+{
+    int64_t iy[4], ix[4];
+    bool in_y[4], in_x[4];
+    double wy[4], wx[4], acc = 0;
+    const ir_resize_axis *ax[2] = {&r->h, &r->w};
+    int64_t at[2] = {y, xx}, *idx[2] = {iy, ix};
+    bool *inside[2] = {in_y, in_x};
+    double *w[2] = {wy, wx};
+    for (int i = 0; i < 2; i++) {
+        int64_t p = ax[i]->a * at[i] + ax[i]->b;
+        double t = (double)(p - ir_floordiv(p, ax[i]->d) * ax[i]->d) / (double)ax[i]->d;
+        ir_resize_cubic_taps(ax[i], at[i], idx[i], inside[i]);
+        ir_resize_cubic_weights(t, r->alpha, r->exclude, inside[i], w[i]);
+    }
+    for (int j = 0; j < 4; j++) {
+        double row = 0;
+        for (int k = 0; k < 4; k++)
+            row += wx[k] * ir_tensor_get(x, offset(x, r, n, ch, iy[j], ix[k]));
+        acc += wy[j] * row;
+    }
+    return acc;
+}
 
 bool ir_ref_resize(const ir_ref_call *c)
 {
@@ -33,6 +66,10 @@ bool ir_ref_resize(const ir_ref_call *c)
                 int64_t xn = ir_resize_round(&r, &r.w, xx);
                 for (int64_t ch = 0; ch < nc; ch++) {
                     int64_t to = AT(o, oh, ow, n, ch, y, xx);
+                    if (r.cubic) {
+                        ir_tensor_set(o, to, cubic_at(x, &r, n, ch, y, xx));
+                        continue;
+                    }
                     if (!r.linear) {
                         ir_tensor_set(o, to, ir_tensor_get(x, AT(x, ih, iw, n, ch, yn, xn)));
                         continue;

@@ -692,48 +692,165 @@ bool ir_ref_conv1d(const ir_ref_call *c)
     return true;
 }
 
-/* ---- nn.conv2d_transpose, nn.conv1d_transpose ------------------------------- */
+/* ---- nn.conv1d_transpose, nn.conv2d_transpose, nn.conv3d_transpose ---------- */
 
 /* Scatter form, in double: each input element adds its products with the
- * weights of its group to the outputs its taps reach (1-D data is viewed as
- * 2-D with a height of 1). */
+ * weights of its group to the outputs its taps reach. Data of 1 or 2
+ * spatial axes is viewed as 3-D with unit leading axes (stride and
+ * dilation 1, no padding), so one loop nest serves the three ops. */
 bool ir_ref_conv_transpose(const ir_ref_call *c)
 {
     const ir_tensor *d = c->in[0], *w = c->in[1];
     ir_tensor *o = c->out[0];
-    int ns = d->ndim - 2;
+    int ns = d->ndim - 2, lead = 3 - ns;
     ir_conv_transpose p;
     ir_conv_transpose_params(c->attrs, ns, &p);
-    int64_t N = d->shape[0], C = d->shape[1], H = ns == 2 ? d->shape[2] : 1, W = d->shape[ns + 1];
-    int64_t OG = w->shape[1], KH = ns == 2 ? w->shape[2] : 1, KW = w->shape[ns + 1];
-    int64_t O = o->shape[1], OH = ns == 2 ? o->shape[2] : 1, OW = o->shape[ns + 1], CG = C / p.groups;
-    int ih = ns == 2 ? 0 : -1, iw = ns - 1;   /* window indices of H (none in 1-D) and W */
-    int64_t sh = ih < 0 ? 1 : p.stride[ih], dh = ih < 0 ? 1 : p.dilation[ih], ph = ih < 0 ? 0 : p.pad_lo[ih];
-    int64_t sw = p.stride[iw], dw = p.dilation[iw], pw = p.pad_lo[iw];
+    /* the spatial extents, strides, dilations and leading pads over D, H, W */
+    int64_t in[3], k[3], out[3], st[3], dil[3], pad[3];
+    for (int i = 0; i < 3; i++) {
+        int j = i - lead;
+        in[i] = j < 0 ? 1 : d->shape[2 + j];
+        k[i] = j < 0 ? 1 : w->shape[2 + j];
+        out[i] = j < 0 ? 1 : o->shape[2 + j];
+        st[i] = j < 0 ? 1 : p.stride[j];
+        dil[i] = j < 0 ? 1 : p.dilation[j];
+        pad[i] = j < 0 ? 0 : p.pad_lo[j];
+    }
+    int64_t N = d->shape[0], C = d->shape[1], OG = w->shape[1], O = o->shape[1], CG = C / p.groups;
+    int64_t sp = in[0] * in[1] * in[2], ksp = k[0] * k[1] * k[2], osp = out[0] * out[1] * out[2];
     int64_t n_out = ir_tensor_numel(o);
     double *acc = su_calloc((size_t)(n_out ? n_out : 1), sizeof *acc);
     for (int64_t n = 0; n < N; n++)
         for (int64_t ic = 0; ic < C; ic++)
-            for (int64_t y = 0; y < H; y++)
-                for (int64_t x = 0; x < W; x++) {
-                    double v = ir_tensor_get(d, ((n * C + ic) * H + y) * W + x);
-                    for (int64_t og = 0; og < OG; og++) {
-                        int64_t oc = ic / CG * OG + og;
-                        for (int64_t kh = 0; kh < KH; kh++) {
-                            int64_t oy = y * sh + kh * dh - ph;
-                            if (oy < 0 || oy >= OH)
-                                continue;
-                            for (int64_t kw = 0; kw < KW; kw++) {
-                                int64_t ox = x * sw + kw * dw - pw;
-                                if (ox >= 0 && ox < OW)
-                                    acc[((n * O + oc) * OH + oy) * OW + ox] +=
-                                        v * ir_tensor_get(w, ((ic * OG + og) * KH + kh) * KW + kw);
-                            }
+            for (int64_t f = 0; f < sp; f++) {
+                int64_t x[3] = {f / (in[1] * in[2]), f / in[2] % in[1], f % in[2]};
+                double v = ir_tensor_get(d, (n * C + ic) * sp + f);
+                for (int64_t og = 0; og < OG; og++) {
+                    int64_t oc = ic / CG * OG + og;
+                    for (int64_t t = 0; t < ksp; t++) {
+                        int64_t kk[3] = {t / (k[1] * k[2]), t / k[2] % k[1], t % k[2]}, at = 0;
+                        bool inside = true;
+                        for (int i = 0; i < 3; i++) {
+                            int64_t y = x[i] * st[i] + kk[i] * dil[i] - pad[i];
+                            inside = inside && y >= 0 && y < out[i];
+                            at = at * out[i] + y;
                         }
+                        if (inside)
+                            acc[(n * O + oc) * osp + at] += v * ir_tensor_get(w, (ic * OG + og) * ksp + t);
                     }
                 }
+            }
     for (int64_t i = 0; i < n_out; i++)
         ir_tensor_set(o, i, acc[i]);
     free(acc);
+    return true;
+}
+
+/* ---- nn.conv3d, nn.max_pool3d, nn.avg_pool3d -------------------------------- */
+
+/* Direct loops over NCDHW data in float32 views, accumulating in double:
+ * 3-D convolutions and pools are rarer than 2-D ones in the models
+ * relay-tune meets, so there is no blocked product here; what keeps them
+ * fast enough to fold constants and check kernels is that each output
+ * position visits only the taps inside the data (window_axis). */
+
+/* The taps k in [k0, k1) of output index o on axis i (window extent K) that
+ * land inside the data of extent n; *padded counts those inside the padded
+ * data (from the front padding up to the end of the back one). */
+static void window_axis(const ir_window3d *w, int i, int64_t o, int64_t n, int64_t K, int64_t *k0, int64_t *k1,
+                        int64_t *padded)
+{
+    int64_t s = o * w->stride[i] - w->pad[i], d = w->dil[i];
+    /* s + k * d >= 0 and s + k * d < n, and for padded s + k * d <= n + pad_back - 1 */
+    int64_t lo = s >= 0 ? 0 : (-s + d - 1) / d, hi = n - s <= 0 ? 0 : (n - s + d - 1) / d;
+    int64_t ph = n + w->pad[i + 3] - s <= 0 ? 0 : (n + w->pad[i + 3] - 1 - s) / d + 1;
+    *k0 = lo < K ? lo : K;
+    *k1 = hi < K ? hi : K;
+    if (*k1 < *k0)
+        *k1 = *k0;
+    *padded = ph < K ? ph : K;
+}
+
+bool ir_ref_conv3d(const ir_ref_call *c)
+{
+    const ir_tensor *d = c->in[0], *wt = c->in[1];
+    ir_tensor *o = c->out[0];
+    ir_window3d w;
+    ir_window3d_params(c->attrs, false, &w);
+    int64_t g = ir_attr_int(c->attrs, IR_CONV_GROUPS), C = d->shape[1], O = wt->shape[0], CG = wt->shape[1];
+    const int64_t *n = d->shape + 2, *k = wt->shape + 2, *os = o->shape + 2;
+    int64_t sp = n[0] * n[1] * n[2], ksp = k[0] * k[1] * k[2], osp = os[0] * os[1] * os[2];
+    int64_t planes = d->shape[0] * O;
+    float *t_in, *t_w, *t_out;
+    const float *x = f32_in(d, &t_in), *wv = f32_in(wt, &t_w);
+    float *y = f32_out(o, &t_out);
+#pragma omp parallel for if (planes * osp * CG * ksp > PAR_MIN)
+    for (int64_t pl = 0; pl < planes; pl++) {
+        int64_t b = pl / O, oc = pl % O, c0 = oc / (O / g) * CG;
+        for (int64_t f = 0; f < osp; f++) {
+            int64_t op[3] = {f / (os[1] * os[2]), f / os[2] % os[1], f % os[2]}, k0[3], k1[3], pad;
+            for (int i = 0; i < 3; i++)
+                window_axis(&w, i, op[i], n[i], k[i], &k0[i], &k1[i], &pad);
+            int64_t base[3];
+            for (int i = 0; i < 3; i++)
+                base[i] = op[i] * w.stride[i] - w.pad[i];
+            double acc = 0;
+            for (int64_t ic = 0; ic < CG; ic++) {
+                const float *xc = x + (b * C + c0 + ic) * sp, *wc = wv + (oc * CG + ic) * ksp;
+                for (int64_t a = k0[0]; a < k1[0]; a++)
+                    for (int64_t e = k0[1]; e < k1[1]; e++) {
+                        const float *xr = xc + ((base[0] + a * w.dil[0]) * n[1] + base[1] + e * w.dil[1]) * n[2] + base[2];
+                        const float *wr = wc + (a * k[1] + e) * k[2];
+                        for (int64_t q = k0[2]; q < k1[2]; q++)
+                            acc += (double)xr[q * w.dil[2]] * wr[q];
+                    }
+            }
+            y[pl * osp + f] = (float)acc;
+        }
+    }
+    free(t_in);
+    free(t_w);
+    f32_out_done(o, t_out);
+    return true;
+}
+
+/* As pool2d: taps in the padding are skipped by max and by avg, whose
+ * divisor counts the taps inside the padded data with count_include_pad. */
+bool ir_ref_pool3d(const ir_ref_call *c)
+{
+    const ir_tensor *d = c->in[0];
+    ir_tensor *o = c->out[0];
+    bool is_max = c->op->id == IR_OP_MAX_POOL3D;
+    bool include_pad = !is_max && ir_attr_bool(c->attrs, IR_POOL_COUNT_INCLUDE_PAD);
+    ir_window3d w;
+    ir_window3d_params(c->attrs, true, &w);
+    const int64_t *n = d->shape + 2, *os = o->shape + 2;
+    int64_t sp = n[0] * n[1] * n[2], osp = os[0] * os[1] * os[2], planes = d->shape[0] * d->shape[1];
+    float *t_in, *t_out;
+    const float *x = f32_in(d, &t_in);
+    float *y = f32_out(o, &t_out);
+#pragma omp parallel for if (planes * osp * w.k[0] * w.k[1] * w.k[2] > PAR_MIN)
+    for (int64_t pl = 0; pl < planes; pl++)
+        for (int64_t f = 0; f < osp; f++) {
+            int64_t op[3] = {f / (os[1] * os[2]), f / os[2] % os[1], f % os[2]}, k0[3], k1[3], padded[3], base[3];
+            for (int i = 0; i < 3; i++) {
+                window_axis(&w, i, op[i], n[i], w.k[i], &k0[i], &k1[i], &padded[i]);
+                base[i] = op[i] * w.stride[i] - w.pad[i];
+            }
+            double acc = is_max ? -FLT_MAX : 0;
+            const float *xp = x + pl * sp;
+            for (int64_t a = k0[0]; a < k1[0]; a++)
+                for (int64_t e = k0[1]; e < k1[1]; e++)
+                    for (int64_t q = k0[2]; q < k1[2]; q++) {
+                        double v = xp[((base[0] + a * w.dil[0]) * n[1] + base[1] + e * w.dil[1]) * n[2] + base[2] +
+                                      q * w.dil[2]];
+                        acc = is_max ? (v > acc ? v : acc) : acc + v;
+                    }
+            int64_t count = include_pad ? padded[0] * padded[1] * padded[2]
+                                        : (k1[0] - k0[0]) * (k1[1] - k0[1]) * (k1[2] - k0[2]);
+            y[pl * osp + f] = (float)(is_max ? acc : count ? acc / (double)count : 0);
+        }
+    free(t_in);
+    f32_out_done(o, t_out);
     return true;
 }

@@ -157,6 +157,24 @@ bool ox_check_shape(ox_ctx *cx, int nd, const int64_t *shape, const char *what)
     return true;
 }
 
+/* The FLOP count of a typed call of at most 2^24 result elements (0 where
+ * an operand is not a tensor); operands above OX_MAX_CONST elements count as
+ * too costly, which keeps the ops' counts far from overflow. */
+static int64_t fold_flops(const ir_expr *e)
+{
+    const ir_type *args[8];
+    int n = e->u.call.nargs;
+    if (n > 8 || e->type->kind != IR_TY_TENSOR)
+        return 0;
+    for (int i = 0; i < n; i++) {
+        if (!(args[i] = e->u.call.args[i]->type) || args[i]->kind != IR_TY_TENSOR)
+            return 0;
+        if (type_elems(args[i]) > OX_MAX_CONST)
+            return INT64_MAX;
+    }
+    return ir_call_op(e)->flops(args, n, e->u.call.attrs, e->type);
+}
+
 ir_expr *ox_call(ox_ctx *cx, ir_op_id op, int nargs, ir_expr *const *args, const ox_attrs *at)
 {
     for (int i = 0; i < nargs; i++)
@@ -170,8 +188,8 @@ ir_expr *ox_call(ox_ctx *cx, ir_op_id op, int nargs, ir_expr *const *args, const
         return NULL;
     if (!ox_check_shape(cx, e->type->kind == IR_TY_TENSOR ? e->type->ndim : 0, e->type->shape, "the result"))
         return NULL;
-    if (type_elems(e->type) > OX_MAX_FOLD)
-        return e;   /* too large to hold as a constant: computed when run */
+    if (type_elems(e->type) > OX_MAX_FOLD || fold_flops(e) > OX_MAX_FOLD_FLOPS)
+        return e;   /* too large to hold as a constant, or to compute while importing: computed when run */
     ir_expr *f = tr_fold_call(cx->m, e);
     if (f != e && !type_it(cx, f))
         return NULL;

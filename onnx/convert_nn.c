@@ -1,6 +1,7 @@
 /* convert_nn.c — ONNX's neural-network ops: Conv, Gemm, MatMul, pooling,
  * normalizations, softmax and the activations. 1-D convolutions and pools
- * run as 2-D ones over a height of 1 (exact); ONNX's auto_pad is resolved
+ * run as 2-D ones over a height of 1 (exact), 3-D ones as nn.conv3d and the
+ * 3-D pools; ONNX's auto_pad is resolved
  * into explicit pads from the static shapes; the activations Relay lacks
  * are written as the elementwise formulas of the ONNX spec. */
 #include <math.h>
@@ -10,10 +11,10 @@
 
 /* ---- windows: kernel, strides, dilations, pads -------------------------- */
 
-/* The window attributes of a Conv or pool over `nsp` spatial dims (1 or 2). */
+/* The window attributes of a Conv or pool over `nsp` spatial dims (1 to 3). */
 typedef struct window {
     int nsp;
-    int64_t k[2], stride[2], dil[2], pad[4];    /* pad: begins, then ends */
+    int64_t k[3], stride[3], dil[3], pad[6];    /* pad: begins, then ends */
 } window;
 
 /* Reads kernel (from kshape when kernel_shape is absent), strides,
@@ -21,9 +22,9 @@ typedef struct window {
 static bool read_window(ox_ctx *cx, const Onnx__NodeProto *n, const int64_t *in_sp, const int64_t *kshape, int nsp,
                         window *w)
 {
-    int64_t v[4];
+    int64_t v[6];
     w->nsp = nsp;
-    int nk = ox_attr_ints(cx, n, "kernel_shape", v, 2);
+    int nk = ox_attr_ints(cx, n, "kernel_shape", v, 3);
     if (nk < 0 && !kshape)
         return ox_fail(cx, "kernel_shape is required");
     if (nk >= 0 && nk != nsp)
@@ -33,12 +34,12 @@ static bool read_window(ox_ctx *cx, const Onnx__NodeProto *n, const int64_t *in_
         w->stride[i] = w->dil[i] = 1;
         w->pad[i] = w->pad[i + nsp] = 0;
     }
-    int ns = ox_attr_ints(cx, n, "strides", v, 2);
+    int ns = ox_attr_ints(cx, n, "strides", v, 3);
     if (ns >= 0 && ns != nsp)
         return ox_fail(cx, "strides has %d values for %d spatial dims", ns, nsp);
     for (int i = 0; i < ns; i++)
         w->stride[i] = v[i];
-    int nd = ox_attr_ints(cx, n, "dilations", v, 2);
+    int nd = ox_attr_ints(cx, n, "dilations", v, 3);
     if (nd >= 0 && nd != nsp)
         return ox_fail(cx, "dilations has %d values for %d spatial dims", nd, nsp);
     for (int i = 0; i < nd; i++)
@@ -58,7 +59,7 @@ static bool read_window(ox_ctx *cx, const Onnx__NodeProto *n, const int64_t *in_
             w->pad[i + nsp] = total - w->pad[i];
         }
     } else if (!strcmp(ap, "NOTSET")) {
-        int np = ox_attr_ints(cx, n, "pads", v, 4);
+        int np = ox_attr_ints(cx, n, "pads", v, 6);
         if (np >= 0 && np != 2 * nsp)
             return ox_fail(cx, "pads has %d values for %d spatial dims", np, nsp);
         for (int i = 0; i < np; i++) {
@@ -106,12 +107,12 @@ static ir_expr *from2d(ox_ctx *cx, ir_expr *e)
     return ox_reshape(cx, e, 3, s);
 }
 
-/* The spatial rank of a Conv/pool input (1 or 2); -1 after reporting. */
+/* The spatial rank of a Conv/pool input (1 to 3); -1 after reporting. */
 static int spatial_rank(ox_ctx *cx, const ir_type *t)
 {
-    if (t->ndim == 3 || t->ndim == 4)
+    if (t->ndim >= 3 && t->ndim <= 5)
         return t->ndim - 2;
-    ox_fail(cx, "input of rank %d: only 1-D and 2-D (rank 3 and 4) data is supported", t->ndim);
+    ox_fail(cx, "input of rank %d: only 1-D, 2-D and 3-D (rank 3 to 5) data is supported", t->ndim);
     return -1;
 }
 
@@ -129,6 +130,28 @@ static int conv_operands(ox_ctx *cx, const char *op, ir_expr *const *in, int nin
     return nsp;
 }
 
+/* y + B along the channels, where the node has B. */
+static ir_expr *with_bias(ox_ctx *cx, ir_expr *y, ir_expr *const *in, int nin)
+{
+    if (!y || nin <= 2 || !in[2])
+        return y;
+    ir_expr *ba[2] = {y, in[2]};
+    return ox_call(cx, IR_OP_BIAS_ADD, 2, ba, NULL);
+}
+
+/* A 3-D Conv: nn.conv3d takes ONNX's forms as they are (a value per axis;
+ * the pads as the begins, then the ends). */
+static bool conv3d(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in, int nin, const window *w, ir_expr **out)
+{
+    ox_attrs at = ox_attrs_new(cx, IR_OP_CONV3D);
+    ox_set_ints(cx, &at, IR_CONV_STRIDES, 3, w->stride);
+    ox_set_ints(cx, &at, IR_CONV_DILATION, 3, w->dil);
+    ox_set_ints(cx, &at, IR_CONV_PADDING, 6, w->pad);
+    ox_set_int(&at, IR_CONV_GROUPS, ox_attr_int(n, "group", 1));
+    out[0] = with_bias(cx, ox_call(cx, IR_OP_CONV3D, 2, in, &at), in, nin);
+    return out[0] != NULL;
+}
+
 bool ox_conv_conv(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in, int nin, ir_expr **out, int nout)
 {
     const ir_type *xt, *wt;
@@ -138,6 +161,8 @@ bool ox_conv_conv(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in, int 
     window w;
     if (!read_window(cx, n, xt->shape + 2, wt->shape + 2, nsp, &w))
         return false;
+    if (nsp == 3)
+        return conv3d(cx, n, in, nin, &w, out);
     int64_t k[2], st[2], dil[2], pad[4];
     window2d(&w, k, st, dil, pad);
     ir_expr *x = nsp == 1 ? to2d(cx, in[0]) : in[0];
@@ -148,19 +173,16 @@ bool ox_conv_conv(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in, int 
     ox_set_ints(cx, &at, IR_CONV_PADDING, 4, pad);
     ox_set_int(&at, IR_CONV_GROUPS, ox_attr_int(n, "group", 1));
     ir_expr *args[2] = {x, wgt};
-    ir_expr *y = ox_call(cx, IR_OP_CONV2D, 2, args, &at);
-    if (nin > 2 && in[2]) {
-        ir_expr *ba[2] = {y, in[2]};
-        y = ox_call(cx, IR_OP_BIAS_ADD, 2, ba, NULL);
-    }
+    ir_expr *y = with_bias(cx, ox_call(cx, IR_OP_CONV2D, 2, args, &at), in, nin);
     out[0] = nsp == 1 ? from2d(cx, y) : y;
     return out[0] != NULL;
 }
 
 /* ConvTranspose: Relay's nn.conv2d_transpose (nn.conv1d_transpose for 1-D
- * data) with ONNX's weight layout (C, M / group, k...), which is Relay's
- * IOHW. The output's extent per axis is stride * (in - 1) + output_padding
- * + (k - 1) * dilation + 1 - pads; output_shape and auto_pad SAME_* give the
+ * data, nn.conv3d_transpose for 3-D) with ONNX's weight layout (C,
+ * M / group, k...), which is Relay's IOHW (IOW, IODHW). The output's
+ * extent per axis is stride * (in - 1) + output_padding + (k - 1) *
+ * dilation + 1 - pads; output_shape and auto_pad SAME_* give the
  * total padding instead (ONNX puts the odd unit at the end for SAME_UPPER and
  * when output_shape is given, at the start for SAME_LOWER), or more output
  * padding where output_shape is longer than the padding-free output. */
@@ -179,8 +201,8 @@ bool ox_conv_conv_transpose(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const
         return false;
     const char *ap = ox_attr_str(cx, n, "auto_pad", "NOTSET");
     bool same = !strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER");
-    int64_t v[4], opad[2] = {0, 0};
-    int no = ox_attr_ints(cx, n, "output_padding", v, 2);
+    int64_t v[6], opad[3] = {0, 0, 0};
+    int no = ox_attr_ints(cx, n, "output_padding", v, 3);
     if (no >= 0 && no != nsp)
         return ox_fail(cx, "output_padding has %d values for %d spatial dims", no, nsp);
     for (int i = 0; i < no; i++) {
@@ -188,7 +210,7 @@ bool ox_conv_conv_transpose(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const
             return ox_fail(cx, "output_padding must be below the stride or the dilation");
         opad[i] = v[i];
     }
-    int ns = ox_attr_ints(cx, n, "output_shape", v, 4);
+    int ns = ox_attr_ints(cx, n, "output_shape", v, 5);
     if (ns >= 0 && ns != nsp && ns != nsp + 2)
         return ox_fail(cx, "output_shape has %d values for %d spatial dims", ns, nsp);
     for (int i = 0; i < nsp; i++) {
@@ -212,19 +234,14 @@ bool ox_conv_conv_transpose(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const
     }
     /* Relay's transposed convolutions take ONNX's forms: a value per axis,
      * and the pads as the begins, then the ends */
-    ir_op_id op = nsp == 2 ? IR_OP_CONV2D_TRANSPOSE : IR_OP_CONV1D_TRANSPOSE;
+    ir_op_id op = nsp == 3 ? IR_OP_CONV3D_TRANSPOSE : nsp == 2 ? IR_OP_CONV2D_TRANSPOSE : IR_OP_CONV1D_TRANSPOSE;
     ox_attrs at = ox_attrs_new(cx, op);
     ox_set_ints(cx, &at, IR_CONVT_STRIDES, nsp, w.stride);
     ox_set_ints(cx, &at, IR_CONVT_DILATION, nsp, w.dil);
     ox_set_ints(cx, &at, IR_CONVT_PADDING, 2 * nsp, w.pad);
     ox_set_ints(cx, &at, IR_CONVT_OUTPUT_PADDING, nsp, opad);
     ox_set_int(&at, IR_CONVT_GROUPS, ox_attr_int(n, "group", 1));
-    ir_expr *y = ox_call(cx, op, 2, in, &at);
-    if (y && nin > 2 && in[2]) {
-        ir_expr *ba[2] = {y, in[2]};
-        y = ox_call(cx, IR_OP_BIAS_ADD, 2, ba, NULL);
-    }
-    out[0] = y;
+    out[0] = with_bias(cx, ox_call(cx, op, 2, in, &at), in, nin);
     return out[0] != NULL;
 }
 
@@ -240,14 +257,17 @@ bool ox_conv_pool(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in, int 
     window w;
     if (!read_window(cx, n, xt->shape + 2, NULL, nsp, &w))
         return false;
+    /* 2-D attribute lists for 1-D and 2-D pools; 3-D pools take ONNX's as they are */
     int64_t k[2], st[2], dil[2], pad[4];
     window2d(&w, k, st, dil, pad);
-    ir_op_id op = avg ? IR_OP_AVG_POOL2D : IR_OP_MAX_POOL2D;
+    bool d3 = nsp == 3;
+    ir_op_id op = avg ? (d3 ? IR_OP_AVG_POOL3D : IR_OP_AVG_POOL2D) : d3 ? IR_OP_MAX_POOL3D : IR_OP_MAX_POOL2D;
+    int ns = d3 ? 3 : 2;
     ox_attrs at = ox_attrs_new(cx, op);
-    ox_set_ints(cx, &at, IR_POOL_SIZE, 2, k);
-    ox_set_ints(cx, &at, IR_POOL_STRIDES, 2, st);
-    ox_set_ints(cx, &at, IR_POOL_DILATION, 2, dil);
-    ox_set_ints(cx, &at, IR_POOL_PADDING, 4, pad);
+    ox_set_ints(cx, &at, IR_POOL_SIZE, ns, d3 ? w.k : k);
+    ox_set_ints(cx, &at, IR_POOL_STRIDES, ns, d3 ? w.stride : st);
+    ox_set_ints(cx, &at, IR_POOL_DILATION, ns, d3 ? w.dil : dil);
+    ox_set_ints(cx, &at, IR_POOL_PADDING, 2 * ns, d3 ? w.pad : pad);
     ox_set_bool(&at, IR_POOL_CEIL_MODE, ox_attr_int(n, "ceil_mode", 0) != 0);
     if (avg)
         ox_set_bool(&at, IR_POOL_COUNT_INCLUDE_PAD, ox_attr_int(n, "count_include_pad", 0) != 0);
@@ -676,8 +696,9 @@ static bool resize_scales(ox_ctx *cx, const ir_expr *e, double *out, int *n)
  * scaling H and W only. The output size is `sizes`, else floor(in * scale).
  * Relay maps output to input coordinates by the size ratio; ONNX by the
  * scale, which is the same wherever in * scale is whole. Upsample and
- * Resize-10 map asymmetrically with floor for nearest; cubic and
- * tf_crop_and_resize are refused by name. */
+ * Resize-10 map asymmetrically with floor for nearest; cubic (opset 11
+ * on) takes cubic_coeff_a and exclude_outside; tf_crop_and_resize is
+ * refused by name. */
 bool ox_conv_resize(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in, int nin, ir_expr **out, int nout)
 {
     (void)nout;
@@ -723,9 +744,11 @@ bool ox_conv_resize(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in, in
     const char *mode = ox_attr_str(cx, n, "mode", "nearest");
     const char *coord = legacy ? "asymmetric" : ox_attr_str(cx, n, "coordinate_transformation_mode", "half_pixel");
     const char *near = legacy ? "floor" : ox_attr_str(cx, n, "nearest_mode", "round_prefer_floor");
-    const char *method = !strcmp(mode, "nearest") ? "nearest_neighbor" : !strcmp(mode, "linear") ? "linear" : NULL;
+    const char *method = !strcmp(mode, "nearest") ? "nearest_neighbor"
+                         : !strcmp(mode, "linear") ? "linear"
+                         : !strcmp(mode, "cubic") && !legacy ? "cubic" : NULL;
     if (!method)
-        return ox_fail(cx, "mode '%s' is not supported (nearest, linear)", mode);
+        return ox_fail(cx, "mode '%s' is not supported (nearest, linear%s)", mode, legacy ? "" : ", cubic");
     if (!strcmp(coord, "tf_crop_and_resize"))
         return ox_fail(cx, "coordinate_transformation_mode tf_crop_and_resize is not supported");
     static const char *const coords[] = {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
@@ -741,9 +764,13 @@ bool ox_conv_resize(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *const *in, in
         known |= !strcmp(near, nears[i]);
     if (!known)
         return ox_fail(cx, "unknown nearest_mode '%s'", near);
-    if (ox_attr_int(n, "exclude_outside", 0) != 0)
-        return ox_fail(cx, "exclude_outside=1 is not supported");
     ox_attrs at = ox_attrs_new(cx, IR_OP_RESIZE2D);
+    /* exclude_outside changes cubic weights only: linear taps outside the
+     * image weigh as their clamped neighbours, nearest has no weights */
+    if (!strcmp(method, "cubic")) {
+        ox_set_float(&at, IR_RESIZE_CUBIC_ALPHA, ox_attr_float(n, "cubic_coeff_a", -0.75f));
+        ox_set_int(&at, IR_RESIZE_CUBIC_EXCLUDE, ox_attr_int(n, "exclude_outside", 0) != 0);
+    }
     ox_set_ints(cx, &at, IR_RESIZE_SIZE, 2, size + 2);
     ox_set_str(&at, IR_RESIZE_METHOD, method);
     ox_set_str(&at, IR_RESIZE_COORD_MODE, coord);

@@ -97,6 +97,9 @@ typedef bool (*ox_convert_fn)(ox_ctx *cx, const Onnx__NodeProto *n, ir_expr *con
 #define OX_MAX_ELEMS ((int64_t)1 << 40)
 #define OX_MAX_CONST ((int64_t)1 << 28)
 #define OX_MAX_FOLD ((int64_t)1 << 24)
+/* ... and the most FLOPs a folded call may cost (a convolution of constants
+ * with a huge kernel would otherwise stall the import). */
+#define OX_MAX_FOLD_FLOPS ((int64_t)1 << 24)
 
 /* Records an error naming the file and the current node; returns false. */
 bool ox_fail(ox_ctx *cx, const char *fmt, ...) SU_PRINTF(2, 3);

@@ -522,7 +522,7 @@ bool sch_compute_conv1d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor
     return true;
 }
 
-/* ---- nn.conv2d_transpose, nn.conv1d_transpose -------------------------------- */
+/* ---- nn.conv1d_transpose, nn.conv2d_transpose, nn.conv3d_transpose --------------- */
 
 /* Gather form: output position y reads input position (y + pad - k * dil) /
  * stride on each spatial axis, where that divides exactly and lands inside
@@ -537,14 +537,18 @@ bool sch_compute_conv_transpose(sch_cctx *cx, sch_tensor *const *in, int nin, sc
         return sch_cctx_error(cx, "bad window attributes");
     const ir_type *ot = sch_out_type(cx, 0);
     int64_t C = d->shape[1], OG = w->shape[1], CG = C / p.groups;
-    static const char *const names2[] = {"n", "oc", "oh", "ow"}, *const names1[] = {"n", "oc", "ow"};
-    sch_tensor *t = sch_stage_new(cx, ot->dtype, ns + 2, ot->shape, ns == 2 ? names2 : names1);
-    sch_var *ic = sch_stage_raxis(cx, t, "ic", CG), *k[2];
+    /* axis and tap names of the last ns spatial axes of (D, H, W) */
+    static const char *const names[] = {"n", "oc", "od", "oh", "ow"}, *const taps_of[] = {"kd", "kh", "kw"};
+    const char *nm[5] = {names[0], names[1]};
     for (int i = 0; i < ns; i++)
-        k[i] = sch_stage_raxis(cx, t, ns == 2 && i == 0 ? "kh" : "kw", w->shape[2 + i]);
+        nm[2 + i] = names[5 - ns + i];
+    sch_tensor *t = sch_stage_new(cx, ot->dtype, ns + 2, ot->shape, nm);
+    sch_var *ic = sch_stage_raxis(cx, t, "ic", CG), *k[3];
+    for (int i = 0; i < ns; i++)
+        k[i] = sch_stage_raxis(cx, t, taps_of[3 - ns + i], w->shape[2 + i]);
     const sch_expr *oc = VAR(t->axes[1]);
-    const sch_expr *dix[4] = {VAR(t->axes[0]), sch_add(a, sch_mul(a, sch_div(a, oc, I(OG)), I(CG)), VAR(ic))};
-    const sch_expr *wix[4] = {dix[1], sch_mod(a, oc, I(OG))}, *ok = NULL;
+    const sch_expr *dix[5] = {VAR(t->axes[0]), sch_add(a, sch_mul(a, sch_div(a, oc, I(OG)), I(CG)), VAR(ic))};
+    const sch_expr *wix[5] = {dix[1], sch_mod(a, oc, I(OG))}, *ok = NULL;
     for (int i = 0; i < ns; i++) {
         const sch_expr *q = sch_sub(a, sch_add(a, VAR(t->axes[2 + i]), I(p.pad_lo[i])), sch_mul(a, VAR(k[i]), I(p.dilation[i])));
         const sch_expr *pos = p.stride[i] == 1 ? q : sch_div(a, q, I(p.stride[i]));
@@ -559,5 +563,100 @@ bool sch_compute_conv_transpose(sch_cctx *cx, sch_tensor *const *in, int nin, sc
     t->reduce = SCH_RED_SUM;
     out[0] = t;
     *nout = 1;
+    return true;
+}
+
+/* ---- nn.conv3d, nn.max_pool3d, nn.avg_pool3d ---------------------------------- */
+
+/* Input coordinates of the window taps r of an output position (axes t->axes
+ * 2..4) along D, H, W, and the guard that keeps them inside the data (NULL
+ * where no tap can leave it: no padding on either side and no ceil_mode
+ * overhang, which the stage's extents already rule out). */
+static const sch_expr *window3d_taps(su_arena *a, const sch_tensor *t, sch_var *const r[3], const ir_window3d *w,
+                                     const int64_t *n, bool overhang, const sch_expr *ix[3])
+{
+    const sch_expr *ok = NULL;
+    for (int i = 0; i < 3; i++) {
+        const sch_expr *o = sch_sub(a, sch_mul(a, VAR(t->axes[2 + i]), I(w->stride[i])), I(w->pad[i]));
+        ix[i] = sch_add(a, o, sch_mul(a, VAR(r[i]), I(w->dil[i])));
+        const sch_expr *c = in_range(a, ix[i], 0, n[i], w->pad[i] > 0, w->pad[i + 3] > 0 || overhang);
+        if (c)
+            ok = sch_and(a, ok, c);
+    }
+    return ok;
+}
+
+/* A sum over (ic, kd, kh, kw) with the padding as a guard on the read, as
+ * conv1d; the stage is named after nn.conv3d, so it gets the default template. */
+bool sch_compute_conv3d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout)
+{
+    su_arena *a = cx->a;
+    sch_tensor *d = in[0], *wt = in[1];
+    ir_window3d w;
+    int64_t g = sch_attr_int(cx, "groups");
+    if (!ir_window3d_params(cx->call->u.call.attrs, false, &w))
+        return sch_cctx_error(cx, "bad window attributes");
+    const ir_type *ot = sch_out_type(cx, 0);
+    int64_t O = wt->shape[0], CG = wt->shape[1];
+    static const char *const names[] = {"n", "oc", "od", "oh", "ow"};
+    sch_tensor *t = sch_stage_new(cx, ot->dtype, 5, ot->shape, names);
+    sch_var *ic = sch_stage_raxis(cx, t, "ic", CG);
+    sch_var *r[3] = {sch_stage_raxis(cx, t, "kd", wt->shape[2]), sch_stage_raxis(cx, t, "kh", wt->shape[3]),
+                     sch_stage_raxis(cx, t, "kw", wt->shape[4])};
+    const sch_expr *c = VAR(ic), *sp[3];
+    if (g > 1)
+        c = sch_add(a, sch_mul(a, sch_div(a, VAR(t->axes[1]), I(O / g)), I(CG)), c);
+    const sch_expr *ok = window3d_taps(a, t, r, &w, d->shape + 2, false, sp);
+    const sch_expr *dix[5] = {VAR(t->axes[0]), c, sp[0], sp[1], sp[2]};
+    const sch_expr *wix[5] = {VAR(t->axes[1]), VAR(ic), VAR(r[0]), VAR(r[1]), VAR(r[2])};
+    const sch_expr *x = sch_cast(a, ot->dtype, sch_read(a, d, 5, dix));
+    if (ok)
+        x = sch_select(a, ok, x, sch_const(a, ot->dtype, 0));
+    t->body = sch_mul(a, x, sch_cast(a, ot->dtype, sch_read(a, wt, 5, wix)));
+    t->reduce = SCH_RED_SUM;
+    out[0] = t;
+    *nout = 1;
+    return true;
+}
+
+/* As pool2d: a max or a sum over the window's taps inside the data, then for
+ * avg a stage dividing by the count of taps inside the data (or inside the
+ * padded data, count_include_pad). */
+bool sch_compute_pool3d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout)
+{
+    su_arena *a = cx->a;
+    sch_tensor *d = in[0];
+    bool is_max = ir_call_op(cx->call)->id == IR_OP_MAX_POOL3D;
+    ir_window3d w;
+    if (!ir_window3d_params(cx->call->u.call.attrs, true, &w))
+        return sch_cctx_error(cx, "bad window attributes");
+    static const char *const names[] = {"n", "c", "od", "oh", "ow"};
+    if (!is_max)
+        cx->tag = "poolsum";
+    sch_tensor *t = sch_stage_like(cx, 0, names);
+    sch_var *r[3] = {sch_stage_raxis(cx, t, "kd", w.k[0]), sch_stage_raxis(cx, t, "kh", w.k[1]),
+                     sch_stage_raxis(cx, t, "kw", w.k[2])};
+    const sch_expr *sp[3];
+    /* ceil_mode windows may reach past the back/bottom/right padding too */
+    const sch_expr *ok = window3d_taps(a, t, r, &w, d->shape + 2, sch_attr_bool(cx, "ceil_mode"), sp);
+    const sch_expr *ix[5] = {VAR(t->axes[0]), VAR(t->axes[1]), sp[0], sp[1], sp[2]};
+    const sch_expr *x = sch_read(a, d, 5, ix);
+    t->body = ok ? sch_select(a, ok, x, is_max ? sch_lowest(a, d->dtype) : sch_const(a, d->dtype, 0)) : x;
+    t->reduce = is_max ? SCH_RED_MAX : SCH_RED_SUM;
+    out[0] = t;
+    *nout = 1;
+    if (is_max)
+        return true;
+    bool incl = sch_attr_bool(cx, "count_include_pad");
+    sch_tensor *avg = sch_stage_like(cx, 0, names);
+    const sch_expr *cnt = I(1);
+    for (int i = 0; i < 3; i++) {
+        const sch_expr *s0 = sch_sub(a, sch_mul(a, VAR(avg->axes[2 + i]), I(w.stride[i])), I(w.pad[i]));
+        int64_t n = d->shape[2 + i];
+        cnt = sch_mul(a, cnt, incl ? taps(a, s0, w.k[i], w.dil[i], -w.pad[i], n + w.pad[i + 3])
+                                   : taps(a, s0, w.k[i], w.dil[i], 0, n));
+    }
+    avg->body = sch_div(a, sch_read_axes(a, t, avg), sch_cast(a, d->dtype, sch_max(a, cnt, I(1))));
+    out[0] = avg;
     return true;
 }

@@ -542,6 +542,8 @@ const sch_expr *sch_highest(su_arena *a, ir_dtype dt);
  * one function per op family, named in the table of compute.c. */
 bool sch_compute_conv2d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
 bool sch_compute_conv1d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
+bool sch_compute_conv3d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
+bool sch_compute_pool3d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
 bool sch_compute_conv_transpose(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
 bool sch_compute_dense(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
 bool sch_compute_batch_matmul(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);

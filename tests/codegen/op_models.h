@@ -82,6 +82,12 @@ static const struct op_model {
                               "%0 = nn.upsampling(%x, scale_h=2f, scale_w=2f); "
                               "%1 = nn.upsampling(%x, scale_h=2f, scale_w=2f, method=\"bilinear\", align_corners=True); "
                               "add(%0, %1) }"},
+    {"resize2d cubic", -1, 1, HDR "def @main(%x: Tensor[(1, 3, 5, 7), float32]) { "
+                                  "%0 = image.resize2d(%x, size=[9, 4], method=\"cubic\", cubic_alpha=-0.75f); "
+                                  "%1 = image.resize2d(%x, size=[3, 10], method=\"cubic\", cubic_exclude=1, "
+                                  "coordinate_transformation_mode=\"align_corners\"); "
+                                  "%2 = nn.upsampling(%x, scale_h=2f, scale_w=1f, method=\"bicubic\"); "
+                                  "(%0, %1, %2) }"},
     {"resize2d nhwc", -1, 1, HDR "def @main(%x: Tensor[(1, 5, 7, 3), float32]) { "
                                  "%0 = image.resize2d(%x, size=[9, 4], layout=\"NHWC\"); "
                                  "%1 = image.resize2d(%x, size=[9, 4], layout=\"NHWC\", method=\"nearest_neighbor\", "
@@ -100,6 +106,19 @@ static const struct op_model {
     {"conv1d_transpose", -1, 1, HDR "def @main(%y: Tensor[(2, 4, 9), float32], %v: Tensor[(4, 2, 4), float32]) { "
                                     "nn.conv1d_transpose(%y, %v, strides=[3], padding=[1, 2], output_padding=[2]) }"},
     {"arange", -1, 1, HDR "def @main(%x: Tensor[(5), float32]) { multiply(%x, arange(2.5f, -1f, -0.75f)) }"},
+    {"conv3d + bias + relu", -1, 1, HDR "def @main(%x: Tensor[(1, 4, 5, 6, 7), float32], %w: Tensor[(6, 2, 3, 3, 2), float32], "
+                                        "%b: Tensor[(6), float32]) { nn.relu(nn.bias_add(nn.conv3d(%x, %w, strides=[1, 2, 1], "
+                                        "padding=[1, 0, 1, 0, 1, 1], dilation=[1, 1, 2], groups=2), %b)) }"},
+    {"conv3d_transpose", -1, 1, HDR "def @main(%x: Tensor[(1, 4, 3, 4, 5), float32], %w: Tensor[(4, 2, 3, 3, 2), float32]) { "
+                                    "nn.conv3d_transpose(%x, %w, strides=[2, 1, 2], padding=[1, 0, 1, 0, 1, 0], "
+                                    "output_padding=[1, 0, 1], groups=2) }"},
+    {"max_pool3d ceil", -1, 1, HDR "def @main(%x: Tensor[(1, 3, 5, 6, 7), float32]) "
+                                   "{ nn.max_pool3d(%x, pool_size=[2, 2, 3], strides=[2, 2, 2], padding=[1, 0, 1], ceil_mode=True) }"},
+    {"avg_pool3d", -1, 1, HDR "def @main(%x: Tensor[(2, 2, 4, 5, 6), float32]) "
+                              "{ nn.avg_pool3d(%x, pool_size=[3, 3, 3], strides=[1, 2, 2], padding=[1, 1, 1]) }"},
+    {"avg_pool3d incl ceil", -1, 1, HDR "def @main(%x: Tensor[(1, 2, 5, 5, 5), float32]) "
+                                        "{ nn.avg_pool3d(%x, pool_size=[2, 2, 2], strides=[2, 2, 2], padding=[1, 1, 1], "
+                                        "ceil_mode=True, count_include_pad=True) }"},
     {"layout_transform", -1, 1, HDR "def @main(%x: Tensor[(1, 16, 3, 5), float32]) { "
                                     "%0 = layout_transform(%x, src_layout=\"NCHW\", dst_layout=\"NCHW8c\"); "
                                     "%1 = exp(%0); layout_transform(%1, src_layout=\"NCHW8c\", dst_layout=\"NHWC4c\") }"},

@@ -245,6 +245,66 @@ static hx_tensor *pool(const ir_expr *c, const hx_tensor *x, const ir_type *ot, 
     return o;
 }
 
+/* A 3-D window attribute: one value or three. */
+static void triple(const ir_expr *c, const char *n, int64_t *o)
+{
+    int64_t v[3] = {1, 1, 1};
+    int k = ints(c, n, v);
+    for (int i = 0; i < 3; i++)
+        o[i] = k == 3 ? v[i] : v[0];
+}
+
+/* nn.conv3d (w given) or a 3-D pool (w NULL) over NCDHW, one output element
+ * at a time: every tap of the window (times every input channel of the
+ * group for a convolution). */
+static hx_tensor *window3d(const ir_expr *c, const hx_tensor *x, const hx_tensor *w, const ir_type *ot, bool is_max)
+{
+    hx_tensor *o = like(ot);
+    int64_t k[3], st[3], dil[3], pad[6] = {0}, pv[6] = {0}, ix[5], xi[5], wi[5];
+    int np = ints(c, "padding", pv);
+    for (int i = 0; i < 6; i++)
+        pad[i] = np == 1 ? pv[0] : np == 3 ? pv[i % 3] : pv[i];
+    if (w)
+        memcpy(k, w->shape + 2, sizeof k);
+    else
+        triple(c, "pool_size", k);
+    triple(c, "strides", st);
+    triple(c, "dilation", dil);
+    bool incl = !w && !is_max && A(c, "count_include_pad")->i;
+    int64_t CG = w ? w->shape[1] : 1, g = w ? A(c, "groups")->i : 1;
+    for (int64_t f = 0; f < o->n; f++) {
+        unravel(o, f, ix);
+        double acc = is_max ? -INFINITY : 0;
+        int64_t cnt = 0;
+        for (int64_t ic = 0; ic < CG; ic++)
+            for (int64_t t = 0; t < k[0] * k[1] * k[2]; t++) {
+                int64_t kk[3] = {t / (k[1] * k[2]), t / k[2] % k[1], t % k[2]};
+                bool in = true, in_pad = true;
+                for (int i = 0; i < 3; i++) {
+                    int64_t p = ix[2 + i] * st[i] + kk[i] * dil[i] - pad[i];
+                    in = in && p >= 0 && p < x->shape[2 + i];
+                    in_pad = in_pad && p >= -pad[i] && p < x->shape[2 + i] + pad[3 + i];
+                    xi[2 + i] = p;
+                    wi[2 + i] = kk[i];
+                }
+                cnt += incl ? in_pad : in;
+                if (!in)
+                    continue;
+                xi[0] = ix[0];
+                xi[1] = w ? ix[1] / (o->shape[1] / g) * CG + ic : ix[1];
+                double v = x->v[ravel(x, xi)];
+                if (w) {
+                    wi[0] = ix[1], wi[1] = ic;
+                    acc += v * w->v[ravel(w, wi)];
+                } else {
+                    acc = is_max ? (v > acc ? v : acc) : acc + v;
+                }
+            }
+        o->v[f] = w || is_max ? acc : acc / (double)(cnt ? cnt : 1);
+    }
+    return o;
+}
+
 static hx_tensor *adaptive_pool(const hx_tensor *x, const ir_type *ot)
 {
     hx_tensor *o = like(ot);
@@ -382,7 +442,39 @@ static int64_t clampi(double v, int64_t n)
     return v < 0 ? 0 : v > (double)(n - 1) ? n - 1 : (int64_t)v;
 }
 
-/* nn.upsampling and image.resize2d (NCHW or NHWC; nearest or linear). */
+/* Keys' cubic kernel at distance s. */
+static double keys(double s, double A)
+{
+    s = fabs(s);
+    return s <= 1 ? ((A + 2) * s - (A + 3)) * s * s + 1 : s < 2 ? ((s - 5) * s + 8) * s * A - 4 * A : 0;
+}
+
+/* Cubic interpolation at (cy, cx): taps floor - 1 .. floor + 2 clamped
+ * (dropped with exclude, the weights renormalized). */
+static double cubic_at(const hx_tensor *x, int64_t *jx, int hd, double cy, double cx, double A, bool exclude)
+{
+    int64_t ih = x->shape[hd], iw = x->shape[hd + 1];
+    double y0 = floor(cy), x0 = floor(cx), acc = 0, wsum_y = 0;
+    for (int j = -1; j <= 2; j++) {
+        double wy = keys(cy - (y0 + j), A), row = 0, wsum_x = 0;
+        if (exclude && (y0 + j < 0 || y0 + j >= (double)ih))
+            wy = 0;
+        for (int k = -1; k <= 2; k++) {
+            double wx = keys(cx - (x0 + k), A);
+            if (exclude && (x0 + k < 0 || x0 + k >= (double)iw))
+                wx = 0;
+            jx[hd] = clampi(y0 + j, ih);
+            jx[hd + 1] = clampi(x0 + k, iw);
+            row += wx * x->v[ravel(x, jx)];
+            wsum_x += wx;
+        }
+        acc += wy * (exclude ? row / wsum_x : row);
+        wsum_y += wy;
+    }
+    return exclude ? acc / wsum_y : acc;
+}
+
+/* nn.upsampling and image.resize2d (NCHW or NHWC; nearest, linear or cubic). */
 static hx_tensor *resize(const ir_expr *c, const hx_tensor *x, const ir_type *ot)
 {
     hx_tensor *o = like(ot);
@@ -402,6 +494,10 @@ static hx_tensor *resize(const ir_expr *c, const hx_tensor *x, const ir_type *ot
         double cy = resize_coord(mode, ix[hd], ih, oh), cx = resize_coord(mode, ix[hd + 1], iw, ow);
         jx[0] = ix[0];
         jx[cd] = ix[cd];
+        if (strstr(method, "cubic")) {
+            o->v[f] = cubic_at(x, jx, hd, cy, cx, up ? -0.5 : A(c, "cubic_alpha")->f, !up && A(c, "cubic_exclude")->i);
+            continue;
+        }
         if (!linear) {
             double ry, rx;
             if (!strcmp(rounding, "floor"))
@@ -437,7 +533,7 @@ static hx_tensor *conv_transpose(const ir_expr *c, const hx_tensor *x, const hx_
 {
     hx_tensor *o = like(ot);
     int ns = x->ndim - 2;
-    int64_t st[2], dil[2], pad[4] = {0}, ix[4], xi[4], wi[4];
+    int64_t st[3], dil[3], pad[6] = {0}, ix[5], xi[5], wi[5];
     const ir_attr_val *sv = A(c, "strides"), *dv = A(c, "dilation"), *pv = A(c, "padding");
     for (int i = 0; i < ns; i++) {
         st[i] = sv->items[sv->n == 1 ? 0 : i].i;
@@ -453,7 +549,11 @@ static hx_tensor *conv_transpose(const ir_expr *c, const hx_tensor *x, const hx_
             nk *= w->shape[2 + i];
         for (int64_t r = 0; r < CG; r++)
             for (int64_t t = 0; t < nk; t++) {
-                int64_t kk[2] = {ns == 2 ? t / w->shape[3] : t, ns == 2 ? t % w->shape[3] : 0};
+                int64_t kk[3], rest = t;
+                for (int i = ns; i-- > 0;) {
+                    kk[i] = rest % w->shape[2 + i];
+                    rest /= w->shape[2 + i];
+                }
                 bool hit = true;
                 xi[0] = ix[0];
                 xi[1] = ix[1] / OG * CG + r;
@@ -723,7 +823,11 @@ static hx_tensor *eval_call(hx_oracle *or, const ir_expr *c)
         break;
     }
     case IR_OP_CONV2D_TRANSPOSE:
-    case IR_OP_CONV1D_TRANSPOSE: o = conv_transpose(c, x, in[1], ot); break;
+    case IR_OP_CONV1D_TRANSPOSE:
+    case IR_OP_CONV3D_TRANSPOSE: o = conv_transpose(c, x, in[1], ot); break;
+    case IR_OP_CONV3D: o = window3d(c, x, in[1], ot, false); break;
+    case IR_OP_MAX_POOL3D:
+    case IR_OP_AVG_POOL3D: o = window3d(c, x, NULL, ot, op->id == IR_OP_MAX_POOL3D); break;
     case IR_OP_UPSAMPLING:
     case IR_OP_RESIZE2D: o = resize(c, x, ot); break;
     case IR_OP_STRIDED_SLICE: {

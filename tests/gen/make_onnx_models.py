@@ -21,6 +21,9 @@ tests/onnx/models next to this script's parent):
   batch dimension), opset18.onnx (an opset past 17), escape.onnx (external
   data outside the model's folder), short_ext.onnx (external data shorter than
   its dims), bad_raw.onnx (raw data shorter than its dims).
+* costly_fold.onnx — a 3-D Conv whose operands are both initializers, with
+  pads that make it cost 2^26 FLOPs: too much to fold while importing (the
+  fuzzer found such a model stalling the import), so it stays a call.
 """
 import argparse
 import os
@@ -135,6 +138,16 @@ def errors(out):
               os.path.join(out, "bad_raw.onnx"))
 
 
+def costly_fold(out):
+    f = TensorProto.FLOAT
+    b = helper.make_tensor_value_info("b", f, [4])
+    y = helper.make_tensor_value_info("y", f, [4, 4, 52, 25, 65])
+    w = numpy_helper.from_array(np.full((4, 3, 2, 2, 2), 0.5, np.float32), "w")
+    conv = helper.make_node("Conv", ["w", "w", "b"], ["y"], name="conv", kernel_shape=[2, 2, 2],
+                            pads=[51, 0, 0, 0, 24, 64])
+    onnx.save(graph_model([conv], [b], [y], inits=[w]), os.path.join(out, "costly_fold.onnx"))
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser()
@@ -144,6 +157,7 @@ def main():
     small_cnn(a.out)
     upsampler(a.out)
     errors(a.out)
+    costly_fold(a.out)
 
 
 if __name__ == "__main__":

@@ -584,6 +584,61 @@ def tvm_resize_nchw(x, oh, ow, method, mode, rounding=""):
     return out
 
 
+def tvm_resize_cubic_nchw(x, oh, ow, mode, alpha=-0.5, exclude=False):
+    """topi's cubic resize2d in float64 for NCHW data (written from its definition):
+    Keys' kernel over the taps floor(c) - 1 .. floor(c) + 2, clamped to the image,
+    or with exclude those outside dropped and the weights renormalized."""
+    n, c, ih, iw = x.shape
+    A = alpha
+
+    def weights(t, taps, size):
+        w = np.array([((A * (t + 1) - 5 * A) * (t + 1) + 8 * A) * (t + 1) - 4 * A,
+                      ((A + 2) * t - (A + 3)) * t * t + 1,
+                      ((A + 2) * (1 - t) - (A + 3)) * (1 - t) * (1 - t) + 1,
+                      ((A * (2 - t) - 5 * A) * (2 - t) + 8 * A) * (2 - t) - 4 * A])
+        if exclude:
+            w = np.where((taps >= 0) & (taps < size), w, 0.0)
+            w = w / w.sum()
+        return w
+
+    out = np.zeros((n, c, oh, ow))
+    xd = x.astype(np.float64)
+    for yy in range(oh):
+        cy = tvm_resize_coord(mode, yy, ih, oh)
+        ty = np.floor(cy) + np.arange(-1, 3)
+        wy = weights(cy - np.floor(cy), ty, ih)
+        for xx in range(ow):
+            cx = tvm_resize_coord(mode, xx, iw, ow)
+            tx = np.floor(cx) + np.arange(-1, 3)
+            wx = weights(cx - np.floor(cx), tx, iw)
+            iy, ix = np.clip(ty, 0, ih - 1).astype(int), np.clip(tx, 0, iw - 1).astype(int)
+            patch = xd[:, :, iy][:, :, :, ix]
+            out[:, :, yy, xx] = np.einsum("ncjk,j,k->nc", patch, wy, wx)
+    return out
+
+
+def gen_cubic():
+    fam = "resize_cubic"
+    x = rnd(2, 3, 5, 7)
+    tx = t64(x)
+    # PyTorch's bicubic is Keys' kernel with a = -0.75, taps clamped: ONNX's cubic
+    case(fam, "half_pixel_a075", 'image.resize2d(%x, size=[9, 4], method="cubic", cubic_alpha=-0.75f)', {"x": x},
+         f32(F.interpolate(tx, size=(9, 4), mode="bicubic", align_corners=False)))
+    case(fam, "align_corners_a075", 'image.resize2d(%x, size=[11, 13], method="cubic", '
+         'coordinate_transformation_mode="align_corners", cubic_alpha=-0.75f)', {"x": x},
+         f32(F.interpolate(tx, size=(11, 13), mode="bicubic", align_corners=True)))
+    case(fam, "asymmetric_default_alpha", 'image.resize2d(%x, size=[8, 12], method="cubic", '
+         'coordinate_transformation_mode="asymmetric")', {"x": x},
+         f32(tvm_resize_cubic_nchw(x, 8, 12, "asymmetric")))
+    case(fam, "half_pixel_exclude", 'image.resize2d(%x, size=[3, 10], method="cubic", cubic_exclude=1, '
+         'cubic_alpha=-0.5f)', {"x": x}, f32(tvm_resize_cubic_nchw(x, 3, 10, "half_pixel", -0.5, True)))
+    nhwc = lambda a: np.ascontiguousarray(np.asarray(a).transpose(0, 2, 3, 1))
+    case(fam, "nhwc", 'image.resize2d(%x, size=[6, 6], layout="NHWC", method="cubic", cubic_alpha=-0.75f)',
+         {"x": nhwc(x)}, nhwc(f32(F.interpolate(tx, size=(6, 6), mode="bicubic", align_corners=False))))
+    case(fam, "upsampling_bicubic", 'nn.upsampling(%x, scale_h=2f, scale_w=3f, method="bicubic")', {"x": x},
+         f32(tvm_resize_cubic_nchw(x, 10, 21, "asymmetric")))
+
+
 def gen_image():
     fam = "resize"
     x = rnd(2, 3, 5, 7)
@@ -721,13 +776,69 @@ def gen_arange():
     case(fam, "empty", "arange(3f, 1f, 1f)", {}, np.zeros(0, np.float32), tol=0)
 
 
+def gen_conv3d():
+    fam = "conv3d"
+    x = rnd(1, 4, 4, 5, 6)
+    w = rnd(6, 4, 3, 3, 2)
+
+    def conv(x, w, s=1, p=(0,) * 6, d=1, g=1):
+        # TVM's padding is (front, top, left, back, bottom, right); F.pad takes the last axis first
+        tp = (p[2], p[5], p[1], p[4], p[0], p[3])
+        return f32(F.conv3d(F.pad(t64(x), tp), t64(w), stride=s, dilation=d, groups=g))
+
+    case(fam, "basic", "nn.conv3d(%x, %w, padding=[1, 1, 1], channels=6, kernel_size=[3, 3, 2])", {"x": x, "w": w},
+         conv(x, w, p=(1, 1, 1, 1, 1, 1)))
+    case(fam, "strided_dilated_asymmetric",
+         "nn.conv3d(%x, %w, strides=[1, 2, 1], padding=[1, 0, 1, 0, 1, 1], dilation=[1, 1, 2])",
+         {"x": x, "w": w}, conv(x, w, s=(1, 2, 1), p=(1, 0, 1, 0, 1, 1), d=(1, 1, 2)))
+    wg = rnd(6, 2, 2, 3, 3)
+    case(fam, "groups2", "nn.conv3d(%x, %w, padding=[1], groups=2)", {"x": x, "w": wg},
+         conv(x, wg, p=(1,) * 6, g=2))
+    wd = rnd(4, 1, 3, 1, 3)
+    case(fam, "depthwise", "nn.conv3d(%x, %w, strides=[2], groups=4)", {"x": x, "w": wd}, conv(x, wd, s=2, g=4))
+    tx = t64(x)
+    case(fam, "max_pool", "nn.max_pool3d(%x, pool_size=[3, 3, 3], strides=[2, 2, 2], padding=[1, 1, 1])",
+         {"x": x}, f32(F.max_pool3d(tx, 3, 2, 1)))
+    case(fam, "max_pool_ceil_dilation", "nn.max_pool3d(%x, pool_size=[2, 2, 2], strides=[2, 1, 2], dilation=[1, 2, 1], "
+         "ceil_mode=True)", {"x": x}, f32(F.max_pool3d(tx, 2, (2, 1, 2), 0, dilation=(1, 2, 1), ceil_mode=True)))
+    case(fam, "max_pool_asymmetric", "nn.max_pool3d(%x, pool_size=[2, 2, 2], strides=[2, 2, 2], "
+         "padding=[1, 0, 1, 0, 1, 0])", {"x": x},
+         f32(F.max_pool3d(F.pad(tx, (1, 0, 0, 1, 1, 0), value=-np.inf), 2, 2)))
+    case(fam, "avg_pool_exclude_pad", "nn.avg_pool3d(%x, pool_size=[3, 3, 3], strides=[2, 2, 2], padding=[1, 1, 1])",
+         {"x": x}, f32(F.avg_pool3d(tx, 3, 2, 1, count_include_pad=False)))
+    case(fam, "avg_pool_include_pad", "nn.avg_pool3d(%x, pool_size=[2, 3, 3], strides=[1, 2, 2], padding=[1, 1, 1], "
+         "count_include_pad=True)", {"x": x}, f32(F.avg_pool3d(tx, (2, 3, 3), (1, 2, 2), 1, count_include_pad=True)))
+    case(fam, "avg_pool_ceil_include_pad", "nn.avg_pool3d(%x, pool_size=[3, 3, 3], strides=[2, 2, 2], "
+         "padding=[1, 1, 1], ceil_mode=True, count_include_pad=True)",
+         {"x": x}, f32(F.avg_pool3d(tx, 3, 2, 1, ceil_mode=True, count_include_pad=True)))
+
+
+def gen_conv3d_transpose():
+    fam = "conv3d_transpose"
+
+    def convt3(x, w, s=(1, 1, 1), pad=(0,) * 6, op=(0, 0, 0), d=(1, 1, 1), g=1):
+        """TVM's conv3d_transpose: PyTorch's without padding, cropped by (front, top, left, back, bottom, right)."""
+        full = F.conv_transpose3d(t64(x), t64(w), stride=s, output_padding=op, groups=g, dilation=d).numpy()
+        f, t, l, b, bo, r = pad
+        return f32(full[:, :, f:full.shape[2] - b, t:full.shape[3] - bo, l:full.shape[4] - r])
+
+    x = rnd(1, 4, 3, 4, 5)
+    w = rnd(4, 2, 3, 3, 2)
+    case(fam, "plain", "nn.conv3d_transpose(%x, %w)", {"x": x, "w": w}, convt3(x, w))
+    case(fam, "strided_padded_output_padding_groups", "nn.conv3d_transpose(%x, %w, strides=[2, 1, 2], "
+         "padding=[1, 0, 1, 0, 1, 0], output_padding=[1, 0, 1], groups=2)", {"x": x, "w": w},
+         convt3(x, w, s=(2, 1, 2), pad=(1, 0, 1, 0, 1, 0), op=(1, 0, 1), g=2))
+    case(fam, "dilated", "nn.conv3d_transpose(%x, %w, padding=[1], dilation=[1, 2, 1])", {"x": x, "w": w},
+         convt3(x, w, pad=(1,) * 6, d=(1, 2, 1)))
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.path.join(os.path.dirname(here), "ref", "ops"))
     out = ap.parse_args().out
     os.makedirs(out, exist_ok=True)
-    for gen in (gen_conv2d, gen_dense_bmm, gen_pool, gen_norm, gen_unary, gen_binary, gen_transform, gen_reduce, gen_init, gen_layout, gen_image, gen_nn_layouts, gen_conv1d, gen_conv_transpose, gen_arange):
+    for gen in (gen_conv2d, gen_dense_bmm, gen_pool, gen_norm, gen_unary, gen_binary, gen_transform, gen_reduce, gen_init, gen_layout, gen_image, gen_nn_layouts, gen_conv1d, gen_conv_transpose, gen_arange, gen_conv3d, gen_cubic, gen_conv3d_transpose):
         gen()
     total = 0
     for i, (fam, arrays) in enumerate(FILES.items()):

@@ -136,6 +136,11 @@ static void test_schemas(void)
         {IR_OP_AVG_POOL2D, "pool_size=[1, 1], strides=[1, 1], dilation=[1, 1], padding=[0, 0], "
                            "layout=\"NCHW\", out_layout=\"\", ceil_mode=False, count_include_pad=False"},
         {IR_OP_GLOBAL_AVG_POOL2D, "layout=\"NCHW\", out_layout=\"\""},
+        {IR_OP_CONV3D, "strides=[1, 1, 1], padding=[0, 0, 0], dilation=[1, 1, 1], groups=1, channels=None, "
+                       "kernel_size=None, data_layout=\"NCDHW\", kernel_layout=\"OIDHW\", out_layout=\"\", "
+                       "out_dtype=\"\""},
+        {IR_OP_AVG_POOL3D, "pool_size=[1, 1, 1], strides=[1, 1, 1], dilation=[1, 1, 1], padding=[0, 0, 0], "
+                           "layout=\"NCDHW\", out_layout=\"\", ceil_mode=False, count_include_pad=False"},
         {IR_OP_ADAPTIVE_AVG_POOL2D, "output_size=None, layout=\"NCHW\", out_layout=\"\""},
         {IR_OP_SOFTMAX, "axis=-1"},
         {IR_OP_LOG_SOFTMAX, "axis=-1"},
@@ -678,7 +683,10 @@ static void test_image(void)
             "upsampling: extents rounded as TVM rounds them (7.5 to 8, 17.5 to 18: ties to even)");
     TYPE_IS(rel(U, AT(U, "scale_h", "2f", "layout", "\"NHWC\"", NULL), 1, TEN(F32, 1, 5, 7, 3)),
             "Tensor[(1, 10, 7, 3), float32]", "upsampling: NHWC");
-    ERR(U, "bicubic", rel(U, AT(U, "method", "\"bicubic\"", NULL), 1, x), "cubic interpolation is not supported");
+    TYPE_IS(rel(U, AT(U, "method", "\"bicubic\"", NULL), 1, x), "Tensor[(1, 3, 5, 7), float32]", "upsampling: bicubic");
+    ERR(U, "bicubic on integers", rel(U, AT(U, "method", "\"bicubic\"", NULL), 1, TEN(IR_INT32, 1, 3, 5, 7)),
+        "cubic interpolation needs float data", "int32");
+    ERR(U, "an unknown method", rel(U, AT(U, "method", "\"area\"", NULL), 1, x), "unknown method");
     ERR(U, "another layout", rel(U, AT(U, "layout", "\"NCHW4c\"", NULL), 1, x), "NCHW and NHWC");
     ERR(U, "rank 3", rel(U, NULL, 1, TEN(F32, 3, 5, 7)), "rank 4");
     ERR(U, "a zero scale", rel(U, AT(U, "scale_h", "0f", NULL), 1, x), "positive");
@@ -694,6 +702,10 @@ static void test_image(void)
         "rounding_method");
     ERR(R, "a one-extent size", rel(R, AT(R, "size", "[2]", NULL), 1, x), "two");
     is_int(flops(R, AT(R, "size", "[2, 2]", NULL), TEN(F32, 1, 3, 2, 2), 1, x, NULL), 72, "resize2d: 6 FLOPs an element");
+    TYPE_IS(rel(R, AT(R, "size", "[4, 4]", "method", "\"cubic\"", "cubic_exclude", "1", NULL), 1, x),
+            "Tensor[(1, 3, 4, 4), float32]", "resize2d: cubic with exclude");
+    is_int(flops(R, AT(R, "size", "[2, 2]", "method", "\"cubic\"", NULL), TEN(F32, 1, 3, 2, 2), 1, x, NULL), 480,
+           "resize2d: cubic, 40 FLOPs an element");
 }
 
 static void test_conv1d(void)
@@ -732,6 +744,15 @@ static void test_conv_transpose(void)
                 TEN(F32, 4, 2, 4)), "Tensor[(2, 2, 27), float32]", "conv1d_transpose");
     ERR(T1, "rank 4 data", rel(T1, NULL, 2, x, w), "rank 3");
     is_int(flops(T2, NULL, TEN(F32, 2, 3, 7, 8), 2, x, w), 2 * 240 * 27, "conv2d_transpose: 2 * in * taps per channel");
+    const ir_op_id T3 = IR_OP_CONV3D_TRANSPOSE;
+    const ir_type *x3 = TEN(F32, 1, 4, 3, 4, 5), *w3 = TEN(F32, 4, 2, 3, 3, 2);
+    TYPE_IS(rel(T3, NULL, 2, x3, w3), "Tensor[(1, 2, 5, 6, 6), float32]", "conv3d_transpose: (D - 1) + K");
+    TYPE_IS(rel(T3, AT(T3, "strides", "[2, 1, 2]", "padding", "[1, 0, 1, 0, 1, 0]", "output_padding", "[1, 0, 1]",
+                     "groups", "2", NULL), 2, x3, w3),
+            "Tensor[(1, 4, 7, 5, 10), float32]", "conv3d_transpose: strides, six paddings, output_padding, groups");
+    ERR(T3, "two strides", rel(T3, AT(T3, "strides", "[2, 2]", NULL), 2, x3, w3), "1 or 3 values");
+    ERR(T3, "OIDHW kernel layout", rel(T3, AT(T3, "kernel_layout", "\"OIDHW\"", NULL), 2, x3, w3), "OIDHW", "IODHW");
+    ERR(T3, "rank 4 data", rel(T3, NULL, 2, x, w), "rank 5");
 }
 
 /* The type of @main's body in text, or the first error. */
@@ -759,6 +780,42 @@ static void test_arange(void)
     ERR(AR, "bounds that are not constants", rel(AR, NULL, 3, SCALAR(F32), SCALAR(F32), SCALAR(F32)), "constants",
         "dynamic shape");
     ERR(AR, "a tensor bound", rel(AR, NULL, 3, TEN(F32, 2), SCALAR(F32), SCALAR(F32)), "scalars");
+}
+
+static void test_conv3d(void)
+{
+    const ir_op_id C = IR_OP_CONV3D, MP = IR_OP_MAX_POOL3D, AP = IR_OP_AVG_POOL3D;
+    const ir_type *x = TEN(F32, 1, 4, 5, 6, 7), *w = TEN(F32, 6, 2, 3, 3, 2);
+    TYPE_IS(rel(C, AT(C, "groups", "2", NULL), 2, x, w), "Tensor[(1, 6, 3, 4, 6), float32]", "conv3d: no padding, groups");
+    TYPE_IS(rel(C, AT(C, "strides", "[1, 2, 1]", "padding", "[1, 0, 1, 0, 1, 1]", "dilation", "[1, 1, 2]", "groups", "2",
+                     NULL), 2, x, w),
+            "Tensor[(1, 6, 4, 3, 7), float32]", "conv3d: strides, dilation, padding front/top/left then back/bottom/right");
+    TYPE_IS(rel(C, AT(C, "padding", "[1]", "strides", "2", NULL), 2, x, TEN(F32, 6, 4, 3, 3, 3)),
+            "Tensor[(1, 6, 3, 3, 4), float32]", "conv3d: one padding value, strides as one integer");
+    TYPE_IS(rel(C, AT(C, "out_dtype", "\"float64\"", NULL), 2, x, TEN(F32, 6, 4, 1, 1, 1)),
+            "Tensor[(1, 6, 5, 6, 7), float64]", "conv3d: out_dtype");
+    ERR(C, "channel mismatch", rel(C, NULL, 2, x, w), "channel mismatch", "(1, 4, 5, 6, 7)", "(6, 2, 3, 3, 2)");
+    ERR(C, "rank 4 data", rel(C, NULL, 2, TEN(F32, 1, 4, 8, 8), TEN(F32, 6, 4, 3, 3)), "rank 5");
+    ERR(C, "NDHWC layout", rel(C, AT(C, "data_layout", "\"NDHWC\"", NULL), 2, x, w), "NDHWC", "only NCDHW/OIDHW");
+    ERR(C, "two strides", rel(C, AT(C, "strides", "[1, 1]", "groups", "2", NULL), 2, x, w), "1 or 3 values");
+    ERR(C, "four padding values", rel(C, AT(C, "padding", "[1, 1, 1, 1]", "groups", "2", NULL), 2, x, w), "padding 1, 3 or 6");
+    ERR(C, "zero dilation", rel(C, AT(C, "dilation", "[1, 0, 1]", "groups", "2", NULL), 2, x, w), "out of range");
+    ERR(C, "kernel_size that differs", rel(C, AT(C, "kernel_size", "[3, 3, 3]", "groups", "2", NULL), 2, x, w),
+        "kernel_size", "(6, 2, 3, 3, 2)");
+    ERR(C, "a kernel past the data", rel(C, AT(C, "groups", "2", NULL), 2, TEN(F32, 1, 4, 2, 6, 7), w), "does not fit");
+    ERR(C, "channels that differ", rel(C, AT(C, "channels", "8", "groups", "2", NULL), 2, x, w), "channels=8");
+    is_int(flops(C, AT(C, "groups", "2", NULL), TEN(F32, 1, 6, 3, 4, 6), 2, x, w), 2LL * 6 * 72 * 2 * 18,
+           "conv3d: 2 * out * I/g * KD * KH * KW FLOPs");
+    TYPE_IS(rel(MP, AT(MP, "pool_size", "[2, 2, 2]", "strides", "[2, 2, 2]", "ceil_mode", "True", NULL), 1, x),
+            "Tensor[(1, 4, 3, 3, 4), float32]", "max_pool3d: ceil_mode counts a last partial window");
+    TYPE_IS(rel(AP, AT(AP, "pool_size", "[3]", "padding", "[1, 1, 1]", "count_include_pad", "True", NULL), 1, x),
+            "Tensor[(1, 4, 5, 6, 7), float32]", "avg_pool3d: one pool_size value, same padding");
+    ERR(MP, "rank 4 data", rel(MP, AT(MP, "pool_size", "[2, 2, 2]", NULL), 1, TEN(F32, 1, 4, 8, 8)), "rank 5");
+    ERR(AP, "NDHWC layout", rel(AP, AT(AP, "layout", "\"NDHWC\"", NULL), 1, x), "NDHWC", "only NCDHW");
+    ERR(MP, "a window past the data", rel(MP, AT(MP, "pool_size", "[6, 2, 2]", NULL), 1, x), "does not fit");
+    ERR(AP, "two pool_size values", rel(AP, AT(AP, "pool_size", "[2, 2]", NULL), 1, x), "pool_size, strides");
+    is_int(flops(MP, AT(MP, "pool_size", "[2, 2, 2]", NULL), TEN(F32, 1, 4, 4, 5, 6), 1, x, NULL), 120 * 4 * 8,
+           "max_pool3d: one max per tap per output element");
 }
 
 static void test_take(void)
@@ -879,6 +936,8 @@ static void test_attr_indices(void)
         I(CONV2D_TRANSPOSE, IR_CONVT_KERNEL_LAYOUT, "kernel_layout"),
         I(CONV2D_TRANSPOSE, IR_CONVT_OUT_LAYOUT, "out_layout"),
         I(CONV2D_TRANSPOSE, IR_CONVT_OUT_DTYPE, "out_dtype"),
+        I(CONV3D_TRANSPOSE, IR_CONVT_CHANNELS, "channels"), I(CONV3D_TRANSPOSE, IR_CONVT_PADDING, "padding"),
+        I(CONV3D_TRANSPOSE, IR_CONVT_OUTPUT_PADDING, "output_padding"), I(CONV3D_TRANSPOSE, IR_CONVT_OUT_DTYPE, "out_dtype"),
         I(CONV1D, IR_CONV_STRIDES, "strides"),
         I(CONV1D, IR_CONV_PADDING, "padding"),
         I(CONV1D, IR_CONV_DILATION, "dilation"),
@@ -889,6 +948,16 @@ static void test_attr_indices(void)
         I(CONV1D, IR_CONV_KERNEL_LAYOUT, "kernel_layout"),
         I(CONV1D, IR_CONV_OUT_LAYOUT, "out_layout"),
         I(CONV1D, IR_CONV_OUT_DTYPE, "out_dtype"),
+        I(CONV3D, IR_CONV_STRIDES, "strides"), I(CONV3D, IR_CONV_PADDING, "padding"),
+        I(CONV3D, IR_CONV_DILATION, "dilation"), I(CONV3D, IR_CONV_GROUPS, "groups"),
+        I(CONV3D, IR_CONV_CHANNELS, "channels"), I(CONV3D, IR_CONV_KERNEL_SIZE, "kernel_size"),
+        I(CONV3D, IR_CONV_DATA_LAYOUT, "data_layout"), I(CONV3D, IR_CONV_KERNEL_LAYOUT, "kernel_layout"),
+        I(CONV3D, IR_CONV_OUT_LAYOUT, "out_layout"), I(CONV3D, IR_CONV_OUT_DTYPE, "out_dtype"),
+        I(AVG_POOL3D, IR_POOL_SIZE, "pool_size"), I(AVG_POOL3D, IR_POOL_STRIDES, "strides"),
+        I(AVG_POOL3D, IR_POOL_DILATION, "dilation"), I(AVG_POOL3D, IR_POOL_PADDING, "padding"),
+        I(AVG_POOL3D, IR_POOL_LAYOUT, "layout"), I(AVG_POOL3D, IR_POOL_OUT_LAYOUT, "out_layout"),
+        I(AVG_POOL3D, IR_POOL_CEIL_MODE, "ceil_mode"), I(AVG_POOL3D, IR_POOL_COUNT_INCLUDE_PAD, "count_include_pad"),
+        I(MAX_POOL3D, IR_POOL_SIZE, "pool_size"), I(MAX_POOL3D, IR_POOL_CEIL_MODE, "ceil_mode"),
         I(UPSAMPLING, IR_UPS_SCALE_H, "scale_h"),
         I(UPSAMPLING, IR_UPS_SCALE_W, "scale_w"),
         I(UPSAMPLING, IR_UPS_LAYOUT, "layout"),
@@ -953,6 +1022,7 @@ int main(void)
     test_layouts();
     test_image();
     test_conv1d();
+    test_conv3d();
     test_conv_transpose();
     test_arange();
     test_reduce();

@@ -198,8 +198,34 @@ static void test_polymorphism(void)
     su_diags_free(&d);
 }
 
+/* The 3-D ops print their attributes that differ from TVM's defaults, and
+ * the printout parses back to itself. */
+static void test_ops_3d(void)
+{
+    const char *text = "def @main(%x: Tensor[(1, 4, 5, 6, 7), float32], %w: Tensor[(6, 2, 3, 3, 2), float32]) {\n"
+                       "  %0 = nn.conv3d(%x, %w, strides=[1, 2, 1], padding=[1, 0, 1, 0, 1, 1], dilation=[1, 1, 1], "
+                       "groups=2, data_layout=\"NCDHW\");\n"
+                       "  (nn.max_pool3d(%0, pool_size=[2, 2, 2], ceil_mode=True), "
+                       "nn.avg_pool3d(%0, pool_size=[3], padding=[1, 1, 1], count_include_pad=True))\n}";
+    char first[8192];
+    snprintf(first, sizeof first, "%s", print_of(text));
+    ok(strstr(first, "nn.conv3d(%x, %w, strides=[1, 2, 1], padding=[1, 0, 1, 0, 1, 1], groups=2)") &&
+           strstr(first, "nn.max_pool3d(%0, pool_size=[2, 2, 2], ceil_mode=True)") &&
+           strstr(first, "nn.avg_pool3d(%0, pool_size=[3], padding=[1, 1, 1], count_include_pad=True)"),
+       "3-D ops: defaults left out of the print");
+    ok(same_print(text, first), "3-D ops: the print parses back to itself");
+    const char *tr = "def @main(%x: Tensor[(1, 4, 3, 4, 5), float32], %w: Tensor[(4, 2, 3, 3, 2), float32]) { "
+                     "nn.conv3d_transpose(%x, %w, strides=[2, 1, 2], output_padding=[1, 0, 1], kernel_layout=\"IODHW\") }";
+    snprintf(first, sizeof first, "%s", print_of(tr));
+    ok(strstr(first, "nn.conv3d_transpose(%x, %w, strides=[2, 1, 2], output_padding=[1, 0, 1])") && same_print(tr, first),
+       "3-D ops: conv3d_transpose prints without its defaults and parses back");
+    ok(strstr(print_of("def @main(%x: Tensor[(1, 4, 5, 6, 7), float32]) { nn.max_pool3d(%x) }"),
+              "ERROR") != NULL, "3-D ops: max_pool3d without pool_size is an error");
+}
+
 int main(void)
 {
+    test_ops_3d();
     test_operators();
     test_sequencing_and_call_attrs();
     test_literals();

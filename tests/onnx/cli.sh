@@ -6,7 +6,8 @@
 # beside the model, and every refusal with the file and node or tensor it
 # names: unsupported ops (all listed at once), dynamic shapes, opsets past 17,
 # external data escaping the model's folder or shorter than it claims, raw
-# data shorter than its dims, truncated and corrupt files.
+# data shorter than its dims, truncated and corrupt files; a call of
+# constants too costly to fold while importing.
 . "$(dirname "$0")/lib.sh"
 M="$top_srcdir/tests/onnx/models"
 
@@ -82,4 +83,8 @@ printf 'not a model\377\377\377\377' >"$TMP/junk.onnx"
 refuse "a corrupt model" "$TMP/junk.onnx" "junk.onnx: not an ONNX model"
 refuse "a missing model" "$TMP/none.onnx" "none.onnx: cannot read"
 check "run refuses an unsupported model too" 1 "$RELAY_TUNE" run "$M/unsupported.onnx" --random-params 0
+
+# a call of constants that costs more than 2^24 FLOPs is not folded while importing
+check "import of a costly constant Conv finishes" 0 "$RELAY_TUNE" parse --no-types "$M/costly_fold.onnx"
+has "  and the Conv stays a call, computed when run" "$TMP/out" "nn.conv3d(meta[relay.Constant][0], meta[relay.Constant][0]"
 tap_done

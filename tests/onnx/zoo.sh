@@ -4,7 +4,11 @@
 # BERT layer, graphs only, every weight a graph input): `relay-tune run
 # M.onnx --random-params 0` draws the weights PyTorch ran with for
 # tests/ref/models/M.npz, and both the interpreter and the cpu target must
-# match PyTorch's output (relative error < 1e-4).
+# match PyTorch's output (relative error < 1e-4). Then each model as users
+# have them, weights inside: tests/onnx/embed_weights writes those same
+# seeded weights into a copy as external data (nothing large is committed),
+# and `relay-tune run M.onnx --input data=x.npy --output y.npy --target cpu`
+# must match PyTorch too.
 . "$(dirname "$0")/lib.sh"
 ZOO="$top_srcdir/tests/onnx/zoo"
 REFS="$top_srcdir/tests/ref/models"
@@ -15,5 +19,12 @@ for m in squeezenet1_0 resnet18 mobilenet_v2 bert_layer; do
         check "$m.onnx on $target matches PyTorch (rel. error < 1e-4)" 0 \
             "$NPYCMP" "$TMP/$m-$target.npy" "$REFS/$m.npz:output" 1e-4
     done
+    check "$m: its seeded weights embedded as external data" 0 \
+        "$top_builddir/tests/onnx/embed_weights" "$ZOO/$m.onnx" "$TMP/$m.onnx" "$TMP/$m-x.npy"
+    check "$m.onnx with its weights runs on cpu with --input data=x.npy" 0 \
+        "$RELAY_TUNE" run "$TMP/$m.onnx" --input data="$TMP/$m-x.npy" --output "$TMP/$m-y.npy" --target cpu
+    check "$m.onnx with its weights on cpu matches PyTorch (rel. error < 1e-4)" 0 \
+        "$NPYCMP" "$TMP/$m-y.npy" "$REFS/$m.npz:output" 1e-4
+    rm -f "$TMP/$m.onnx.weights"
 done
 tap_done
