@@ -237,6 +237,9 @@ int rt_tune(rt_module *m, rt_runner *r, rt_db *h, const rt_tune_options *o, rt_t
     to.transfer = !o->no_transfer;
     to.trials = o->trials;
     to.time_budget = o->time_budget;
+    tun_profile prof = {{0}};
+    if (o->profile)
+        to.profile = to.measurer.profile = &prof;
     to.early_stopping = o->early_stopping;
     to.seed = o->seed;
     to.batch = o->batch;
@@ -269,6 +272,10 @@ int rt_tune(rt_module *m, rt_runner *r, rt_db *h, const rt_tune_options *o, rt_t
     pr->estimate = rep.estimate;
     pr->improved_at = rep.improved_at;
     pr->improved_after = rep.improved_after;
+    pr->profiled = o->profile != 0;
+    _Static_assert(RT_TUNE_PHASES == TUN_PH_COUNT, "the public phases are the tuner's");
+    for (int k = 0; k < TUN_PH_COUNT; k++)
+        pr->phase_seconds[k] = prof.seconds[k];
     memcpy(pr->session, rep.session, sizeof pr->session);
     pr->scheduler = tun_sched_kind_name(sched);
     for (size_t i = 0; i < rep.n; i++) {
@@ -347,6 +354,29 @@ static void put_duration(su_buf *b, double s)
         su_buf_printf(b, "%dh%02dm", (int)s / 3600, (int)s % 3600 / 60);
 }
 
+const char *rt_tune_phase_name(int i)
+{
+    return i >= 0 && i < TUN_PH_COUNT ? tun_phase_name((tun_phase)i) : NULL;
+}
+
+/* Where the run's time went: each phase's seconds, share and time per
+ * measurement, the rest as "other" (loading the model, the scheduler, progress). */
+static void put_profile(su_buf *b, const rt_tune_report *r)
+{
+    double sum = 0, total = r->seconds > 0 ? r->seconds : 1;
+    long long n = r->measured > 0 ? r->measured : 1;
+    su_buf_printf(b, "where the run's %.1f s went (%lld measurements, %.2f a second):\n", r->seconds, r->measured,
+                  r->seconds > 0 ? (double)r->measured / r->seconds : 0);
+    su_buf_printf(b, "  %-10s %9s %6s %12s\n", "phase", "seconds", "share", "ms/trial");
+    for (int k = 0; k <= RT_TUNE_PHASES; k++) {
+        double v = k < RT_TUNE_PHASES ? r->phase_seconds[k] : total - sum;
+        if (k < RT_TUNE_PHASES)
+            sum += v;
+        su_buf_printf(b, "  %-10s %9.2f %5.1f%% %12.2f\n", k < RT_TUNE_PHASES ? rt_tune_phase_name(k) : "other",
+                      v < 0 ? 0 : v, 100 * (v < 0 ? 0 : v) / total, 1e3 * (v < 0 ? 0 : v) / (double)n);
+    }
+}
+
 char *rt_tune_report_text(const rt_tune_report *r)
 {
     su_buf b = {0};
@@ -420,6 +450,8 @@ char *rt_tune_report_text(const rt_tune_report *r)
     }
     if (r->out_of_time)
         su_buf_puts(&b, "stopped: the time budget is spent\n");
+    if (r->profiled)
+        put_profile(&b, r);
     su_buf_printf(&b, "%s: %lld measurements in ", r->interrupted ? "interrupted" : "done", r->measured);
     put_duration(&b, r->seconds);
     su_buf_printf(&b, ", session %s, scheduler %s\n", r->session[0] ? r->session : "-",

@@ -53,7 +53,9 @@ static void help(FILE *out)
             "  measurement: --batch N (configs per batch), --per-unit N (candidates per compiler run),\n"
             "  --repeat N (3), --min-repeat-ms MS (40), --timeout S (10, per run), --compile-timeout S\n"
             "  (60, per candidate), --flush-cache, --papi-events A,B (PAPI counters where the host has them)\n"
-            "  --progress auto|live|lines|none   how progress is shown on stderr (auto: live on a terminal)\n");
+            "  --progress auto|live|lines|none   how progress is shown on stderr (auto: live on a terminal)\n"
+            "  --profile           end with where the run's time went: proposing, learning, code\n"
+            "                      generation, compiling, loading, checking, timing, storing, ...\n");
 }
 
 static volatile sig_atomic_t stop_flag;

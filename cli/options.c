@@ -103,6 +103,7 @@ static const opt_row rows[] = {
     {"--flush-cache", CLI_TUNE, OPT_FLAG, AT(tune.flush_cache), AS_INT, 0, 0, false},
     {"--papi-events", CLI_TUNE, OPT_STR, AT(tune.papi_events), AS_INT, 0, 0, false},
     {"--progress", CLI_TUNE, OPT_STR, AT(progress), AS_INT, 0, 0, false},
+    {"--profile", CLI_TUNE, OPT_FLAG, AT(tune.profile), AS_INT, 0, 0, false},
 };
 
 enum { NROWS = sizeof rows / sizeof rows[0] };

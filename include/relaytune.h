@@ -271,11 +271,18 @@ typedef struct rt_tune_progress {
     const char *failure;        /* RT_TUNE_TASK_END: why the task could not be tuned, or NULL */
 } rt_tune_progress;
 
+/* The phases of a tuning run's profile (tune --profile). */
+#define RT_TUNE_PHASES 11
+/* The name of phase i (0 <= i < RT_TUNE_PHASES): propose, learn, transfer,
+ * task data, codegen, compile, load, check, time, store, confirm. */
+const char *rt_tune_phase_name(int i);
+
 typedef struct rt_tune_options {
     const char *target;         /* "cpu", "cpu -cores=2" (NULL: "cpu"); records are made for it */
     long long trials;           /* the budget over the tasks tuned; configs already measured count
                                    (0 with a time budget: none but the spaces) */
     double time_budget;         /* seconds the run may take, confirmations included (0: none) */
+    int profile;                /* nonzero: the report says where the run's time went */
     const char *tuner;          /* "xgb", "ga", "random" or "grid" (NULL: "xgb") */
     int plan_size;              /* xgb: configs a batch is planned from, the model's best (0: 64) */
     const char *objective;      /* xgb: the cost model's objective, "rank" or "reg" (NULL: "rank") */
@@ -335,6 +342,8 @@ typedef struct rt_tune_report {
     double estimate;            /* the model's time in the tasks with a best: calls x best cost, seconds */
     double improved_at;         /* run seconds when that last fell by more than 1% (-1: never) */
     long long improved_after;   /* ... after this many of the run's measurements */
+    int profiled;               /* phase_seconds holds the run's profile */
+    double phase_seconds[RT_TUNE_PHASES]; /* wall seconds per phase (rt_tune_phase_name) */
     char session[37];           /* the session's uuid in the database */
     const char *scheduler;      /* the scheduler's name (static) */
 } rt_tune_report;

@@ -141,7 +141,7 @@ void ms_build(const ms_candidate *cands, int n, const tg_target *t, const ms_bui
         double t0 = now_s();
         if (emit(&cands[i], t, &code[i], &out[i]))
             su_vec_push(&good, i);
-        out[i].build_time_s = now_s() - t0;
+        out[i].build_time_s = out[i].codegen_s = now_s() - t0;
     }
     /* spread the good ones over units: per_unit each, or one unit per job */
     int per = o.per_unit > 0 ? o.per_unit : (int)((good.len + (size_t)o.jobs - 1) / (size_t)o.jobs);

@@ -69,6 +69,8 @@ typedef struct ms_result {
     double max_abs_err;             /* largest difference from the expected output */
     ms_counters counters;
     double run_time_s;              /* wall time of the whole measurement */
+    double load_s;                  /* of which: mapping the data and loading the object */
+    double check_s;                 /* ... the first run and the check of its output */
 } ms_result;
 
 /* The inputs of a task and the expected outputs (from the reference
@@ -119,6 +121,7 @@ typedef struct ms_built {
     char *so_path;              /* the shared object with `symbol` (malloc'd), NULL on an error */
     double build_time_s;        /* scheduling and code generation, plus its share of its unit's
                                    compile (0 for a cached object) */
+    double codegen_s;           /* of which: scheduling, lowering and writing its C */
 } ms_built;
 
 typedef struct ms_build_options {

@@ -237,6 +237,7 @@ static void child_run(const request *rq, ms_result *res)
     static const int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
     for (size_t i = 0; i < sizeof faults / sizeof *faults; i++)
         signal(faults[i], SIG_DFL);
+    int64_t t_load = ms_clock_ns();
     int fd = open(rq->data_path, O_RDONLY);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) {
@@ -262,6 +263,8 @@ static void child_run(const request *rq, ms_result *res)
         fail(res, SU_MERR_COMPILE_ERROR, "the candidate has no entry %s", rq->symbol);
         return;
     }
+    int64_t t_check = ms_clock_ns();
+    res->load_s = (double)(t_check - t_load) * 1e-9;
     void *args[64];
     for (uint32_t i = 0; i < h->nin; i++)
         args[i] = (void *)ts[i].data; /* read-only: a kernel writing its input crashes */
@@ -278,6 +281,7 @@ static void child_run(const request *rq, ms_result *res)
     for (uint32_t i = 0; i < h->nout; i++)
         if (!check_output(res, (int)i, args[h->nin + i], &ts[h->nin + i], h->rtol, h->atol))
             return;
+    res->check_s = (double)(ms_clock_ns() - t_check) * 1e-9;
     for (int i = 1; i < rq->warmup; i++)
         entry(args);
     int number = rq->number > 0 ? rq->number : 1;

@@ -38,6 +38,13 @@ static double mono_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Adds the time since t0 to phase ph of the run's profile (when kept). */
+static void spent(const tun_options *o, tun_phase ph, double t0)
+{
+    if (o->profile)
+        o->profile->seconds[ph] += mono_now() - t0;
+}
+
 /* ---- budgets ---- */
 
 void tun_budgets(const tun_tasks *tasks, const bool *selected, const int64_t *sizes, int64_t trials, int64_t *budgets)
@@ -336,6 +343,7 @@ static bool batch(run *R, size_t pos, const int64_t *idx, int n)
     for (int i = 0; i < n; i++)
         make_record(o, s, p->args, R->rep->session, &cfgs[i], &res[i], &a, &recs[i]);
     db_counts counts = {0};
+    double t_store = mono_now();
     bool ok = db_add_records(R->d, recs, (size_t)n, &counts, NULL, NULL);
     if (!ok)
         su_buf_printf(R->err, "cannot store the batch: %s", db_errmsg(R->d));
@@ -343,6 +351,7 @@ static bool batch(run *R, size_t pos, const int64_t *idx, int n)
      * release only leaves claims that expire) */
     if (ok && R->owner[0])
         db_release_claims(R->d, R->owner);
+    spent(o, TUN_PH_STORE, t_store);
     int errors = 0;
     if (ok) {
         double *cost = su_calloc((size_t)n + 1, sizeof *cost);
@@ -351,7 +360,9 @@ static bool batch(run *R, size_t pos, const int64_t *idx, int n)
             errors += res[i].error != SU_MERR_NONE;
             account(tr, s, idx[i], res[i].error, res[i].mean, &p->since_best);
         }
+        double t_learn = mono_now();
         tun_update(p->tuner, n, idx, cost);
+        spent(o, TUN_PH_LEARN, t_learn);
         tr->transfer.dropped_at = p->tuner->transfer_dropped_at;
         free(cost);
         tr->measured += n;
@@ -382,6 +393,7 @@ static bool begin(run *R, size_t pos)
     tun_task_report *tr = &R->rep->tasks[pos];
     p->begun = true;
     progress(R, pos, TUN_EV_TASK_BEGIN, 0, 0);
+    double t0 = mono_now();
     if (R->o->transfer && p->tuner->ops->transfer) {
         if (!R->pool)
             R->pool = tun_transfer_pool_new(&R->o->measurer.target->hw);
@@ -393,7 +405,10 @@ static bool begin(run *R, size_t pos)
         tun_transfer(p->tuner, n, recs);
         free(recs);
     }
+    spent(R->o, TUN_PH_TRANSFER, t0);
+    t0 = mono_now();
     tun_update(p->tuner, p->nold, p->old_idx, p->old_cost);
+    spent(R->o, TUN_PH_LEARN, t0);
     free(p->old_idx);
     free(p->old_cost);
     p->old_idx = NULL;
@@ -514,8 +529,17 @@ static bool finish(run *R, size_t pos)
     tun_task_report *tr = &R->rep->tasks[pos];
     const tun_options *o = R->o;
     bool ok = true;
-    if (o->confirm_top >= 2 && p->td && tr->measured > 0 && !R->failed && !(o->stop && *o->stop))
+    if (o->confirm_top >= 2 && p->td && tr->measured > 0 && !R->failed && !(o->stop && *o->stop)) {
+        /* its measuring counts as confirmation, not as the phases of a trial */
+        tun_profile before = o->profile ? *o->profile : (tun_profile){{0}};
+        double t0 = mono_now();
         ok = confirm(R, pos);
+        if (o->profile) {
+            for (int ph = TUN_PH_CODEGEN; ph <= TUN_PH_TIME; ph++)
+                o->profile->seconds[ph] = before.seconds[ph];
+            spent(o, TUN_PH_CONFIRM, t0);
+        }
+    }
     p->ended = true;
     tr->exhausted = tr->trials >= p->space.size;
     tun_task_data_free(p->td);
@@ -604,7 +628,9 @@ static bool step(run *R, size_t pos)
     if (!p->begun && !begin(R, pos))
         return false;
     int64_t *idx = su_calloc((size_t)(want > R->bsize ? want : R->bsize) + 2, sizeof *idx);
+    double t0 = mono_now();
     int k = propose(R, pos, want, idx);
+    spent(o, TUN_PH_PROPOSE, t0);
     if (k < 0) {
         free(idx);
         return false;
@@ -612,14 +638,16 @@ static bool step(run *R, size_t pos)
     bool ok = true;
     if (k && !p->td) {
         su_buf why = {0};
+        double t_data = mono_now();
         if (!(p->td = tun_task_data_new(s->task, o->seed, &why)))
             tr->failure = su_buf_take(&why);
+        spent(o, TUN_PH_DATA, t_data);
         su_buf_free(&why);
     }
     if (k && p->td) {
-        double t0 = mono_now(), was = tr->best_cost;
+        double t_batch = mono_now(), was = tr->best_cost;
         ok = batch(R, pos, idx, k);
-        tun_sched_timed(&R->sched, pos, k, mono_now() - t0);
+        tun_sched_timed(&R->sched, pos, k, mono_now() - t_batch);
         tun_sched_update(&R->sched, pos, tr->trials, tr->best_cost);
         estimate(R, pos, was);
     }

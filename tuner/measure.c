@@ -124,6 +124,17 @@ static double wall_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+const char *tun_phase_name(tun_phase p)
+{
+    static const char *const names[TUN_PH_COUNT] = {
+        [TUN_PH_PROPOSE] = "propose", [TUN_PH_LEARN] = "learn",   [TUN_PH_TRANSFER] = "transfer",
+        [TUN_PH_DATA] = "task data",  [TUN_PH_CODEGEN] = "codegen", [TUN_PH_COMPILE] = "compile",
+        [TUN_PH_LOAD] = "load",       [TUN_PH_CHECK] = "check",   [TUN_PH_TIME] = "time",
+        [TUN_PH_STORE] = "store",     [TUN_PH_CONFIRM] = "confirm",
+    };
+    return p < TUN_PH_COUNT ? names[p] : "?";
+}
+
 bool tun_measure(const tun_measurer *m, const tun_space *s, const tun_task_data *td, int n, const sch_config *cfgs,
                  tun_result *out)
 {
@@ -142,7 +153,15 @@ bool tun_measure(const tun_measurer *m, const tun_space *s, const tun_task_data 
             snprintf(sym[i], sizeof sym[i], "k_%s_bad%d", task->hash, i);
         c[i] = (ms_candidate){task->func, task->template_name, &cfgs[i], task->param_const, sym[i]};
     }
+    double t0 = wall_now();
     ms_build(c, n, m->target, &m->build, b);
+    if (m->profile) {
+        double codegen = 0;
+        for (int i = 0; i < n; i++)
+            codegen += b[i].codegen_s;
+        m->profile->seconds[TUN_PH_CODEGEN] += codegen;
+        m->profile->seconds[TUN_PH_COMPILE] += wall_now() - t0 - codegen;
+    }
     bool alive = true;
     for (int i = 0; i < n; i++) {
         tun_result *r = &out[i];
@@ -165,6 +184,11 @@ bool tun_measure(const tun_measurer *m, const tun_space *s, const tun_task_data 
         r->counters = mr.counters;
         r->run_time = mr.run_time_s;
         r->timestamp = wall_now();
+        if (m->profile) {
+            m->profile->seconds[TUN_PH_LOAD] += mr.load_s;
+            m->profile->seconds[TUN_PH_CHECK] += mr.check_s;
+            m->profile->seconds[TUN_PH_TIME] += mr.run_time_s - mr.load_s - mr.check_s;
+        }
         ms_built_free(&b[i]);
     }
     free(c);

@@ -229,11 +229,35 @@ tun_task_data *tun_task_data_new(const tun_task *task, uint64_t seed, su_buf *er
 void tun_task_data_free(tun_task_data *td);
 
 /* How candidates are built and run. */
+/* Where a tuning run's wall time went, in seconds per phase (tune --profile). */
+typedef enum {
+    TUN_PH_PROPOSE,     /* tuners proposing batches (features, the search), and claiming them */
+    TUN_PH_LEARN,       /* tuners learning from results (the cost model's fits) */
+    TUN_PH_TRANSFER,    /* reading similar workloads' records, and learning from them */
+    TUN_PH_DATA,        /* task inputs and reference outputs (the interpreter), once per task */
+    TUN_PH_CODEGEN,     /* scheduling, lowering and writing C */
+    TUN_PH_COMPILE,     /* the C compiler (wall time; several at once) */
+    TUN_PH_LOAD,        /* a candidate's process mapping the data and loading its object */
+    TUN_PH_CHECK,       /* its first run and the check of its output */
+    TUN_PH_TIME,        /* timing it (warm-up, repeats), the fork and the wait */
+    TUN_PH_STORE,       /* database writes */
+    TUN_PH_CONFIRM,     /* re-measuring the best configs when tasks end */
+    TUN_PH_COUNT
+} tun_phase;
+
+typedef struct tun_profile {
+    double seconds[TUN_PH_COUNT];
+} tun_profile;
+
+/* The phase's name as tune --profile prints it. */
+const char *tun_phase_name(tun_phase p);
+
 typedef struct tun_measurer {
     ms_runner *runner;      /* started before the tool had threads */
     const tg_target *target;
     ms_build_options build; /* compilers at once, candidates per unit, compile limit */
     ms_run_options run;     /* warm-up, number, repeat, min_repeat_ms, time limit, counters */
+    tun_profile *profile;   /* where build and run times are added up (NULL: nowhere) */
 } tun_measurer;
 
 /* The result of one measurement. */
@@ -422,6 +446,7 @@ typedef struct tun_options {
     uint64_t seed;              /* tuners and task inputs */
     int batch;                  /* configs per batch (0: 4 per compile job, at least 8) */
     double time_budget;         /* seconds of wall time the run may take (0: none; trials then bound it) */
+    tun_profile *profile;       /* where the loop's phases are added up (NULL: nowhere) */
     int confirm_top;            /* a task's end re-measures its best this many configs (< 2: none) ... */
     int confirm_rounds;         /* ... interleaved, this many times each (0: 3) */
     tun_measurer measurer;

@@ -243,6 +243,19 @@ else
     tap_fail "the finished tunes leave no claims behind" "$(sqlite3 "$db" 'SELECT * FROM claims')"
 fi
 
+# ---- --profile: where the run's time went ------------------------------------
+"$RELAY_TUNE" tune "$M" --trials 8 --tasks 0 --db "$TMP/profile.db" --tuner random $Q --profile >"$TMP/out" 2>"$TMP/err"
+phases=$(sed -n '/^where the run.s .* went (8 measurements, /,/^  other/p' "$TMP/out" | awk 'NR > 2 {print $1}' | tr '\n' ' ')
+# the shares add up to the whole (other is the rest)
+total=$(sed -n '/^where the run/,/^  other/p' "$TMP/out" | awk 'NR > 2 {s += $3} END {printf "%.0f", s}')
+if [ "$phases" = "propose learn transfer task codegen compile load check time store confirm other " ] &&
+    [ "$total" -ge 99 ] && [ "$total" -le 101 ] && grep -Eq '^  compile +[0-9.]+ +[0-9.]+% ' "$TMP/out"; then
+    tap_ok "tune --profile: every phase's seconds, share and time per trial, adding up to the run ($total%)"
+else
+    tap_fail "tune --profile: every phase's seconds, share and time per trial" "phases: $phases" "total: $total" \
+        "$(cat "$TMP/out" "$TMP/err")"
+fi
+
 # ---- a time budget in place of trials ------------------------------------
 db="$TMP/time.db"
 t0=$(date +%s)
