@@ -237,6 +237,7 @@ int rt_tune(rt_module *m, rt_runner *r, rt_db *h, const rt_tune_options *o, rt_t
     to.transfer = !o->no_transfer;
     to.trials = o->trials;
     to.time_budget = o->time_budget;
+    to.cutoff = o->cutoff < 0 ? 0 : o->cutoff > 0 ? o->cutoff : 2;
     tun_profile prof = {{0}};
     if (o->profile)
         to.profile = to.measurer.profile = &prof;

@@ -52,7 +52,8 @@ static void help(FILE *out)
             "                      values); with both, seeded ones for the parameters the files leave\n"
             "  measurement: --batch N (configs per batch), --per-unit N (candidates per compiler run),\n"
             "  --repeat N (3), --min-repeat-ms MS (40), --timeout S (10, per run), --compile-timeout S\n"
-            "  (60, per candidate), --flush-cache, --papi-events A,B (PAPI counters where the host has them)\n"
+            "  (60, per candidate), --flush-cache, --papi-events A,B (PAPI counters where the host has them),\n"
+            "  --cutoff F (2: a candidate F times slower than its task's best gets no more repeats; 0: all)\n"
             "  --progress auto|live|lines|none   how progress is shown on stderr (auto: live on a terminal)\n"
             "  --profile           end with where the run's time went: proposing, learning, code\n"
             "                      generation, compiling, loading, checking, timing, storing, ...\n");

@@ -283,6 +283,8 @@ typedef struct rt_tune_options {
                                    (0 with a time budget: none but the spaces) */
     double time_budget;         /* seconds the run may take, confirmations included (0: none) */
     int profile;                /* nonzero: the report says where the run's time went */
+    double cutoff;              /* a candidate whose repeat costs more than this many times its task's
+                                   best so far is not timed further (0: 2; <0: every repeat of all) */
     const char *tuner;          /* "xgb", "ga", "random" or "grid" (NULL: "xgb") */
     int plan_size;              /* xgb: configs a batch is planned from, the model's best (0: 64) */
     const char *objective;      /* xgb: the cost model's objective, "rank" or "reg" (NULL: "rank") */

@@ -51,6 +51,8 @@ typedef struct ms_run_options {
     int min_repeat_ms;      /* raise `number` until one repeat lasts this long */
     double timeout_s;       /* wall-clock limit for the whole candidate */
     bool flush_cache;       /* evict caches before each repeat */
+    double stop_above;      /* seconds a run: once a repeat costs more, the rest are skipped
+                               (the candidate is plainly slower than what is known; 0: never) */
     int nevents;            /* PAPI counters to read (may be unavailable) */
     const char *events[MS_MAX_EVENTS];
 } ms_run_options;
@@ -69,6 +71,7 @@ typedef struct ms_result {
     double max_abs_err;             /* largest difference from the expected output */
     ms_counters counters;
     double run_time_s;              /* wall time of the whole measurement */
+    bool stopped;                   /* fewer repeats than asked: one cost more than stop_above */
     double load_s;                  /* of which: mapping the data and loading the object */
     double check_s;                 /* ... the first run and the check of its output */
 } ms_result;

@@ -120,7 +120,7 @@ typedef struct request {
     char so_path[4096];
     char symbol[256];
     int warmup, number, repeat, min_repeat_ms, flush_cache, nevents;
-    double timeout_s;
+    double timeout_s, stop_above;
     char events[MS_MAX_EVENTS][MS_NAME];
 } request;
 
@@ -273,7 +273,9 @@ static void child_run(const request *rq, ms_result *res)
         args[h->nin + i] = aligned_alloc(64, nb ? nb : 64);
         memset(args[h->nin + i], 0xff, nb); /* NaN: an element never written shows */
     }
+    int64_t t_first = ms_clock_ns();
     int rc = entry(args);
+    int64_t first_ns = ms_clock_ns() - t_first;
     if (rc != 0) {
         fail(res, SU_MERR_RUNTIME_ERROR, "the candidate returned %d", rc);
         return;
@@ -285,13 +287,22 @@ static void child_run(const request *rq, ms_result *res)
     for (int i = 1; i < rq->warmup; i++)
         entry(args);
     int number = rq->number > 0 ? rq->number : 1;
+    /* the first run says about how many runs fill min_repeat_ms (it ran
+     * cold: the guess errs low, and the loop below still grows it) */
+    if (rq->min_repeat_ms > 0 && first_ns > 0)
+        number = (int)fmax(number, fmin(ceil(rq->min_repeat_ms * 1e6 / (double)first_ns), 1 << 24));
+    /* the pass that reaches min_repeat_ms is a repeat like the others,
+     * unless repeats flush the caches or count events first */
+    double first_cost = 0;
     while (rq->min_repeat_ms > 0) {
         int64_t t0 = ms_clock_ns();
         for (int i = 0; i < number; i++)
             entry(args);
         double ms = (double)(ms_clock_ns() - t0) * 1e-6;
-        if (ms >= rq->min_repeat_ms || number >= (1 << 24))
+        if (ms >= rq->min_repeat_ms || number >= (1 << 24)) {
+            first_cost = ms * 1e-3 / number;
             break;
+        }
         double grow = ms > 0 ? rq->min_repeat_ms / ms * 1.2 : 16;
         number = (int)fmin(number * fmax(grow, 2.0), 1 << 24);
     }
@@ -301,7 +312,17 @@ static void child_run(const request *rq, ms_result *res)
     ms_papi_set *ps = ms_papi_open(ev, rq->nevents, &res->counters);
     int repeat = rq->repeat < 1 ? 1 : rq->repeat > MS_MAX_REPEAT ? MS_MAX_REPEAT : rq->repeat;
     double sum = 0;
-    for (int r = 0; r < repeat; r++) {
+    int r = 0;
+    if (first_cost > 0 && !rq->flush_cache && !ps) {
+        res->costs[r++] = first_cost;
+        sum += first_cost;
+    }
+    for (; r < repeat; r++) {
+        if (r > 0 && rq->stop_above > 0 && res->costs[r - 1] > rq->stop_above) {
+            repeat = r;
+            res->stopped = true;
+            break;
+        }
         if (rq->flush_cache)
             flush_caches();
         ms_papi_start(ps);
@@ -319,6 +340,9 @@ static void child_run(const request *rq, ms_result *res)
     res->number = number;
     res->error = SU_MERR_NONE;
     res->msg[0] = 0;
+    if (res->stopped)
+        snprintf(res->msg, sizeof res->msg, "timed %d of %d repeats: %.3g s a run is over the cutoff of %.3g s", repeat,
+                 rq->repeat, res->costs[repeat - 1], rq->stop_above);
 }
 
 /* ---- the runner process ---- */
@@ -464,6 +488,7 @@ bool ms_runner_measure(ms_runner *r, const ms_task_data *t, const char *so_path,
     rq.min_repeat_ms = o->min_repeat_ms;
     rq.flush_cache = o->flush_cache;
     rq.timeout_s = o->timeout_s > 0 ? o->timeout_s : 10;
+    rq.stop_above = o->stop_above > 0 ? o->stop_above : 0;
     rq.nevents = o->nevents < MS_MAX_EVENTS ? o->nevents : MS_MAX_EVENTS;
     for (int i = 0; i < rq.nevents; i++)
         snprintf(rq.events[i], MS_NAME, "%s", o->events[i]);

@@ -533,6 +533,7 @@ static bool finish(run *R, size_t pos)
         /* its measuring counts as confirmation, not as the phases of a trial */
         tun_profile before = o->profile ? *o->profile : (tun_profile){{0}};
         double t0 = mono_now();
+        tun_task_data_set_cutoff(p->td, 0); /* every round of every config, in full */
         ok = confirm(R, pos);
         if (o->profile) {
             for (int ph = TUN_PH_CODEGEN; ph <= TUN_PH_TIME; ph++)
@@ -650,6 +651,9 @@ static bool step(run *R, size_t pos)
         tun_sched_timed(&R->sched, pos, k, mono_now() - t_batch);
         tun_sched_update(&R->sched, pos, tr->trials, tr->best_cost);
         estimate(R, pos, was);
+        /* plainly slower candidates need not be timed to the last repeat */
+        if (p->td && o->cutoff >= 1 && tr->best_cost > 0)
+            tun_task_data_set_cutoff(p->td, o->cutoff * tr->best_cost);
     }
     free(idx);
     if (!ok)

@@ -24,7 +24,13 @@
 
 struct tun_task_data {
     ms_task_data *data;
+    double cutoff;          /* seconds a run past which a candidate's remaining repeats are skipped (0: never) */
 };
+
+void tun_task_data_set_cutoff(tun_task_data *td, double seconds)
+{
+    td->cutoff = seconds > 0 ? seconds : 0;
+}
 
 typedef SU_VEC(const ir_tensor *) tensor_vec;
 
@@ -175,7 +181,10 @@ bool tun_measure(const tun_measurer *m, const tun_space *s, const tun_task_data 
             continue;
         }
         ms_result mr;
-        alive = ms_runner_measure(m->runner, td->data, b[i].so_path, sym[i], &m->run, &mr);
+        ms_run_options run = m->run;
+        if (!run.stop_above)
+            run.stop_above = td->cutoff;
+        alive = ms_runner_measure(m->runner, td->data, b[i].so_path, sym[i], &run, &mr);
         r->error = mr.error;
         r->msg = su_strdup(mr.msg);
         r->ncosts = mr.ncosts;

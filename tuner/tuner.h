@@ -227,6 +227,9 @@ typedef struct tun_task_data tun_task_data;
  * interpreter's outputs on them; NULL with a message. */
 tun_task_data *tun_task_data_new(const tun_task *task, uint64_t seed, su_buf *err);
 void tun_task_data_free(tun_task_data *td);
+/* A candidate of the task whose repeat costs more than seconds a run has
+ * its remaining repeats skipped (0: never); tun_measure applies it. */
+void tun_task_data_set_cutoff(tun_task_data *td, double seconds);
 
 /* How candidates are built and run. */
 /* Where a tuning run's wall time went, in seconds per phase (tune --profile). */
@@ -447,6 +450,8 @@ typedef struct tun_options {
     int batch;                  /* configs per batch (0: 4 per compile job, at least 8) */
     double time_budget;         /* seconds of wall time the run may take (0: none; trials then bound it) */
     tun_profile *profile;       /* where the loop's phases are added up (NULL: nowhere) */
+    double cutoff;              /* a candidate costing more than this many times its task's best
+                                   gets no more repeats (< 1: every candidate all of them) */
     int confirm_top;            /* a task's end re-measures its best this many configs (< 2: none) ... */
     int confirm_rounds;         /* ... interleaved, this many times each (0: 3) */
     tun_measurer measurer;
