@@ -6,6 +6,7 @@
 
 #include "include/relaytune.h"
 #include "db/db.h"
+#include "dist/dist.h"
 #include "ir/ir.h"
 #include "tuner/tuner.h"
 
@@ -61,5 +62,13 @@ struct rt_runner {
  * records skipped are noted to `notes` (may be NULL). */
 char *api_best_config_for_key(rt_module *m, db *d, const char *target, const char *key, FILE *notes, long *task,
                               int *kind);
+
+/* ---- mpi.c: tuning across machines (rt_mpi_*; dist/) ---------------------- */
+
+#ifdef HAVE_MPI
+struct rt_mpi {
+    dist_comm *c;           /* this process's place in the MPI job */
+};
+#endif
 
 #endif

@@ -46,7 +46,9 @@ static void help(FILE *out)
             "  measurement: --batch N (configs per batch), --per-unit N (candidates per compiler run),\n"
             "  --repeat N (3), --min-repeat-ms MS (40), --timeout S (10, per run), --compile-timeout S\n"
             "  (60, per candidate), --flush-cache, --papi-events A,B (PAPI counters where the host has them)\n"
-            "  --progress auto|live|lines|none   how progress is shown on stderr (auto: live on a terminal)\n");
+            "  --progress auto|live|lines|none   how progress is shown on stderr (auto: live on a terminal)\n"
+            "  --mpi               under mpirun (also implied there): rank 0 tunes and writes the database,\n"
+            "                      the other ranks build and measure (docs/distributed.md)\n");
 }
 
 static volatile sig_atomic_t stop_flag;
@@ -150,7 +152,7 @@ static bool parse_num(const char *opt, const char *s, double lo, double *out)
 int cli_cmd_tune(int argc, char **argv)
 {
     const char *file = NULL, *params = NULL, *dbpath = NULL, *progress = "auto";
-    int random_params = 1, have_trials = 0;
+    int random_params = 1, have_trials = 0, mpi = rt_mpi_launched();
     unsigned long long random_seed = 0;
     rt_opt_options oo = {.level = 3};
     rt_tune_options o = {0};
@@ -195,6 +197,8 @@ int cli_cmd_tune(int argc, char **argv)
             o.papi_events = argv[++i];
         } else if (!strcmp(a, "--flush-cache")) {
             o.flush_cache = 1;
+        } else if (!strcmp(a, "--mpi")) {
+            mpi = 1;
         }
         NUM("--trials", 0, (o.trials = (long long)x, have_trials = 1))
         NUM("--random-params", 0, (random_params = 1, random_seed = (unsigned long long)x, params = NULL))
@@ -241,6 +245,15 @@ int cli_cmd_tune(int argc, char **argv)
     rt_runner *runner = rt_runner_start(stderr);
     if (!runner)
         return 1;
+    /* under MPI, the ranks other than 0 only build and measure */
+    rt_mpi *job = mpi ? rt_mpi_start(stderr) : NULL;
+    if (mpi && (!job || rt_mpi_rank(job) > 0)) {
+        int src = job ? rt_mpi_serve(job, runner, o.target, o.jobs, stderr) : -1;
+        rt_mpi_stop(job);
+        rt_runner_stop(runner);
+        return src == 0 ? 0 : 1;
+    }
+    o.mpi = job;
     int rc = 1;
     rt_db *db = NULL;
     rt_tune_report *rep = NULL;
@@ -289,6 +302,7 @@ done:
     rt_tune_report_free(rep);
     rt_db_close(db);
     rt_module_free(m);
+    rt_mpi_stop(job);
     rt_runner_stop(runner);
     return rc;
 }
