@@ -16,6 +16,15 @@ int rt_mpi_launched(void)
 #ifdef HAVE_MPI
 rt_mpi *rt_mpi_start(FILE *errs)
 {
+    /* MPI_Init outside a job tries to start one of its own (a singleton),
+     * which can wait forever where no daemon can be reached */
+    if (!rt_mpi_launched()) {
+        if (errs)
+            fputs("relay-tune: error: --mpi: this process was not started by mpirun (mpirun -np N relay-tune "
+                  "tune MODEL --mpi ...; docs/distributed.md)\n",
+                  errs);
+        return NULL;
+    }
     su_buf err = {0};
     dist_comm *c = dist_comm_start(&err);
     if (!c && errs)
@@ -48,11 +57,11 @@ int rt_mpi_serve(rt_mpi *c, rt_runner *r, const char *target, int jobs, FILE *er
     return ok ? 0 : -1;
 }
 
-void rt_mpi_stop(rt_mpi *c)
+void rt_mpi_stop(rt_mpi *c, int status)
 {
     if (!c)
         return;
-    dist_comm_stop(c->c);
+    dist_comm_stop(c->c, status);
     free(c);
 }
 #else
@@ -90,8 +99,8 @@ int rt_mpi_serve(rt_mpi *c, rt_runner *r, const char *target, int jobs, FILE *er
     return -1;
 }
 
-void rt_mpi_stop(rt_mpi *c)
+void rt_mpi_stop(rt_mpi *c, int status)
 {
-    (void)c;
+    (void)c, (void)status;
 }
 #endif

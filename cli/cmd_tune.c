@@ -249,8 +249,8 @@ int cli_cmd_tune(int argc, char **argv)
     rt_mpi *job = mpi ? rt_mpi_start(stderr) : NULL;
     if (mpi && (!job || rt_mpi_rank(job) > 0)) {
         int src = job ? rt_mpi_serve(job, runner, o.target, o.jobs, stderr) : -1;
-        rt_mpi_stop(job);
         rt_runner_stop(runner);
+        rt_mpi_stop(job, src == 0 ? 0 : 1);
         return src == 0 ? 0 : 1;
     }
     o.mpi = job;
@@ -302,7 +302,7 @@ done:
     rt_tune_report_free(rep);
     rt_db_close(db);
     rt_module_free(m);
-    rt_mpi_stop(job);
     rt_runner_stop(runner);
+    rt_mpi_stop(job, rc);
     return rc;
 }

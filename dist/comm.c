@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "dist/dist.h"
 
@@ -194,7 +195,53 @@ void dist_comm_forget(dist_comm *c, int r)
     pthread_mutex_unlock(&c->lock);
 }
 
-void dist_comm_stop(dist_comm *c)
+/* The watchdog of MPI_Finalize: it waits for every rank, a dead one too
+ * (Open MPI 4 has no fault-tolerant finalize), and sometimes forever once
+ * a rank was lost. Everything is stored and said by then, so after
+ * DIST_SILENCE_S the process leaves with its status without it; mpirun
+ * ends when every process is gone. */
+typedef struct watchdog {
+    pthread_mutex_t lock;
+    pthread_cond_t done_cv;
+    bool done;
+    int status;
+} watchdog;
+
+static void *watch(void *arg)
+{
+    watchdog *w = arg;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += (time_t)DIST_SILENCE_S;
+    pthread_mutex_lock(&w->lock);
+    while (!w->done)
+        if (pthread_cond_timedwait(&w->done_cv, &w->lock, &until) != 0)
+            break;
+    bool done = w->done;
+    pthread_mutex_unlock(&w->lock);
+    if (!done) {
+        fflush(NULL);
+        _exit(w->status);
+    }
+    return NULL;
+}
+
+static void finalize(int status)
+{
+    watchdog w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, status};
+    pthread_t t;
+    bool watching = pthread_create(&t, NULL, watch, &w) == 0;
+    MPI_Finalize();
+    if (watching) {
+        pthread_mutex_lock(&w.lock);
+        w.done = true;
+        pthread_cond_signal(&w.done_cv);
+        pthread_mutex_unlock(&w.lock);
+        pthread_join(t, NULL);
+    }
+}
+
+void dist_comm_stop(dist_comm *c, int status)
 {
     if (!c)
         return;
@@ -212,7 +259,7 @@ void dist_comm_stop(dist_comm *c)
     }
     /* Open MPI finalizes with sends to dead ranks still pending; their
      * texts are freed after it, when nothing reads them any more */
-    MPI_Finalize();
+    finalize(status);
     for (size_t i = 0; i < c->nout; i++)
         free(c->out[i].text);
     free(c->out);

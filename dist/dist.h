@@ -83,8 +83,10 @@ char *dist_comm_poll(dist_comm *c, int from, int *src, int *tag);
 double dist_comm_silence(dist_comm *c, int r);
 /* Rank r is lost: no more heartbeats go to it. */
 void dist_comm_forget(dist_comm *c, int r);
-/* Stops the heartbeats and leaves the MPI job (NULL is fine). */
-void dist_comm_stop(dist_comm *c);
+/* Stops the heartbeats and leaves the MPI job (NULL is fine). MPI_Finalize
+ * waits for every rank, and may wait forever for a lost one: after
+ * DIST_SILENCE_S the process exits with `status` instead of returning. */
+void dist_comm_stop(dist_comm *c, int status);
 
 /* ---- deal.c: rank 0 deals batches out --------------------------------- */
 

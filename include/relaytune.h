@@ -268,8 +268,10 @@ int rt_mpi_size(const rt_mpi *c);
  * target's cores) until rank 0 says stop. 0, or -1 after a message (rank 0
  * went silent, the runner died). */
 int rt_mpi_serve(rt_mpi *c, rt_runner *r, const char *target, int jobs, FILE *errs);
-/* Leaves the MPI job (NULL is fine). */
-void rt_mpi_stop(rt_mpi *c);
+/* Leaves the MPI job (NULL is fine). Leaving waits for every rank; where
+ * one was lost it may never end, so after 10 s the process exits with
+ * `status` (stdio flushed) instead of returning: call it last. */
+void rt_mpi_stop(rt_mpi *c, int status);
 
 /* What rt_tune reports as it goes. */
 enum { RT_TUNE_TASK_BEGIN = 0, RT_TUNE_BATCH = 1, RT_TUNE_TASK_END = 2 };
