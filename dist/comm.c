@@ -160,19 +160,19 @@ char *dist_comm_poll(dist_comm *c, int from, int *src, int *tag)
         if (MPI_Iprobe(from < 0 ? MPI_ANY_SOURCE : from, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st) != MPI_SUCCESS ||
             !flag)
             return NULL;
+        bool beat = st.MPI_TAG == DIST_TAG_BEAT;
         int len = 0;
         MPI_Get_count(&st, MPI_CHAR, &len);
-        if (st.MPI_TAG == DIST_TAG_BEAT)
-            len = 1;
-        char *buf = su_calloc((size_t)len + 2, 1);
-        if (MPI_Recv(buf, st.MPI_TAG == DIST_TAG_BEAT ? 1 : len, st.MPI_TAG == DIST_TAG_BEAT ? MPI_INT : MPI_CHAR,
-                     st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+        /* room for a heartbeat's int, or the text and a NUL of our own */
+        char *buf = su_calloc((size_t)(len > 0 ? len : 0) + sizeof(int) + 1, 1);
+        if (MPI_Recv(buf, beat ? 1 : len, beat ? MPI_INT : MPI_CHAR, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE) != MPI_SUCCESS) {
             free(buf);
             return NULL;
         }
         if (st.MPI_SOURCE >= 0 && st.MPI_SOURCE < c->size)
             c->heard[st.MPI_SOURCE] = mono_now();
-        if (st.MPI_TAG == DIST_TAG_BEAT) {
+        if (beat) {
             free(buf);
             continue;
         }
