@@ -15,6 +15,7 @@
 #include <math.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "dist/dist.h"
 
@@ -139,7 +140,8 @@ dist_dealer *dist_dealer_new(dist_comm *c, const tun_measurer *local, const db_t
             dist_comm_forget(c, r);
             note(d, "rank %d said no hello within %.0f s: it does not measure", r, HELLO_WAIT_S);
         }
-    note(d, "%d of %d ranks measure", dist_dealer_width(d), d->n);
+    note(d, "%d of %d ranks measure; rank 0 on %s (pid %ld) tunes", dist_dealer_width(d), d->n, tun_host_name(),
+         (long)getpid());
     return d;
 }
 

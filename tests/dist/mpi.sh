@@ -4,10 +4,11 @@
 # measuring a share; the database holds what a single-process run with the
 # same seed and batch holds (the same configs, record count and schema); the
 # same command again measures nothing; a rank whose target differs measures
-# nothing; a worker rank killed with SIGKILL while it holds candidates is
-# reported lost, its candidates are measured by the others and the session
-# finishes with every trial stored once. Skips when mpirun or an MPI build
-# is missing.
+# nothing; rank 0 killed with SIGKILL loses at most its batch in flight and
+# the same command measures what is left; a worker rank killed with SIGKILL
+# while it holds candidates is reported lost, its candidates are measured by
+# the others and the session finishes with every trial stored once. Skips
+# when mpirun or an MPI build is missing.
 . "$(dirname "$0")/../lib.sh"
 export RELAY_TUNE_CACHE="$TMP/cache"
 if [ -z "$MPIRUN" ] || ! command -v "$MPIRUN" >/dev/null 2>&1; then
@@ -104,6 +105,30 @@ if [ $? = 0 ] && grep -q "rank 2 on .* has target 'cpu -cores=1' .* it does not 
     tap_ok "a rank whose target is not the run's measures nothing"
 else
     tap_fail "a rank whose target is not the run's measures nothing" "$(cat "$TMP/out" "$TMP/err")"
+fi
+
+# ---- rank 0 killed: at most the batch in flight is lost, the same command resumes ----
+# (plain mpirun: the job ends with rank 0)
+MPI0="$MPIRUN --oversubscribe --mca btl self,tcp --mca btl_tcp_if_include lo --mca oob_tcp_if_include lo"
+timeout 300 $MPI0 -np 2 "$RELAY_TUNE" tune "$M" --trials 24 --db "$TMP/k0.db" --mpi $Q >"$TMP/out" 2>"$TMP/err" &
+job=$!
+for i in $(seq 600); do
+    grep -q "^\[.*trials" "$TMP/err" 2>/dev/null && break
+    sleep 0.1
+done
+pid0=$(sed -n 's/.*rank 0 on .* (pid \([0-9]*\)) tunes.*/\1/p' "$TMP/err")
+[ -n "$pid0" ] && kill -9 "$pid0"
+wait $job
+before=$(records "$TMP/k0.db" records)
+timeout 300 $MPI -np 2 "$RELAY_TUNE" tune "$M" --trials 24 --db "$TMP/k0.db" --mpi $Q >"$TMP/out" 2>"$TMP/err"
+rc=$?
+after=$(records "$TMP/k0.db" records)
+if [ -n "$pid0" ] && [ "${before:-0}" -gt 0 ] && [ "$before" -lt 24 ] && [ $rc = 0 ] && [ "$after" = 24 ] &&
+    grep -q "^done: $((24 - before)) measurements" "$TMP/out" && [ "$(configs "$TMP/k0.db" | uniq -d | wc -l)" = 0 ]; then
+    tap_ok "rank 0 killed after $before records: the same command measures the $((24 - before)) left, none twice"
+else
+    tap_fail "rank 0 killed: the same command resumes" "pid '$pid0', records $before then $after, rc $rc" \
+        "$(cat "$TMP/out" "$TMP/err")"
 fi
 
 # ---- a worker killed mid-session: its candidates go to the others -------------
