@@ -6,6 +6,7 @@
 
 #include "include/relaytune.h"
 #include "db/db.h"
+#include "dist/dist.h"
 #include "ir/ir.h"
 #include "tuner/tuner.h"
 
@@ -52,5 +53,13 @@ struct rt_runner {
     ms_runner *r;           /* the fork server */
 };
 
+
+/* ---- mpi.c: tuning across machines (rt_mpi_*; dist/) ---------------------- */
+
+#ifdef HAVE_MPI
+struct rt_mpi {
+    dist_comm *c;           /* this process's place in the MPI job */
+};
+#endif
 
 #endif

@@ -256,9 +256,18 @@ int rt_tune(rt_module *m, rt_runner *r, rt_db *h, const rt_tune_options *o, rt_t
     to.stop = o->stop;
     to.progress = o->progress ? on_progress : NULL;
     to.progress_ctx = &rl;
+#ifdef HAVE_MPI
+    /* rank 0 of an MPI job: batches are dealt out to the ranks */
+    dist_dealer *dealer = o->mpi ? dist_dealer_new(o->mpi->c, &to.measurer, &dt, errs) : NULL;
+    if (dealer)
+        to.batch_measurer = (tun_batch_measurer){dist_dealer_measure, dealer, dist_dealer_width(dealer)};
+#endif
     tun_report rep;
     su_buf err = {0};
     bool ok = tun_tune(&m->tasks, o->tasks ? sel : NULL, h->d, &to, &rep, &err);
+#ifdef HAVE_MPI
+    dist_dealer_free(dealer);
+#endif
     if (!ok)
         fail(errs, "%s", su_buf_str(&err));
     su_buf_free(&err);

@@ -56,7 +56,9 @@ static void help(FILE *out)
             "  --cutoff F (2: a candidate F times slower than its task's best gets no more repeats; 0: all)\n"
             "  --progress auto|live|lines|none   how progress is shown on stderr (auto: live on a terminal)\n"
             "  --profile           end with where the run's time went: proposing, learning, code\n"
-            "                      generation, compiling, loading, checking, timing, storing, ...\n");
+            "                      generation, compiling, loading, checking, timing, storing, ...\n"
+            "  --mpi               under mpirun (also implied there): rank 0 tunes and writes the database,\n"
+            "                      the other ranks build and measure (docs/distributed.md)\n");
 }
 
 static volatile sig_atomic_t stop_flag;
@@ -234,6 +236,17 @@ int cli_cmd_tune(int argc, char **argv)
         cli_opts_free(&o);
         return 1;
     }
+    /* under MPI, the ranks other than 0 only build and measure */
+    bool mpi = o.mpi || rt_mpi_launched();
+    rt_mpi *job = mpi ? rt_mpi_start(stderr) : NULL;
+    if (mpi && (!job || rt_mpi_rank(job) > 0)) {
+        int src = job ? rt_mpi_serve(job, runner, o.target ? o.target : "cpu", o.tune.jobs, stderr) : -1;
+        rt_runner_stop(runner);
+        rt_mpi_stop(job, src == 0 ? 0 : 1);
+        cli_opts_free(&o);
+        return src == 0 ? 0 : 1;
+    }
+    o.tune.mpi = job;
     rc = 1;
     rt_db *db = NULL;
     char *cmd = command_line(argc, argv);
@@ -253,6 +266,7 @@ int cli_cmd_tune(int argc, char **argv)
     rt_db_close(db);
     rt_module_free(m);
     rt_runner_stop(runner);
+    rt_mpi_stop(job, rc);
     cli_opts_free(&o);
     return rc;
 }

@@ -104,6 +104,7 @@ static const opt_row rows[] = {
     {"--papi-events", CLI_TUNE, OPT_STR, AT(tune.papi_events), AS_INT, 0, 0, false},
     {"--progress", CLI_TUNE, OPT_STR, AT(progress), AS_INT, 0, 0, false},
     {"--profile", CLI_TUNE, OPT_FLAG, AT(tune.profile), AS_INT, 0, 0, false},
+    {"--mpi", CLI_TUNE, OPT_FLAG, AT(mpi), AS_INT, 0, 0, false},
     {"--cutoff", CLI_TUNE, OPT_REAL, AT(tune.cutoff), AS_DBL, 0, 0, true},
 };
 

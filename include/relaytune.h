@@ -249,6 +249,30 @@ rt_runner *rt_runner_start(FILE *errs);
 /* Stops the runner (NULL is fine). */
 void rt_runner_stop(rt_runner *r);
 
+/* Tuning across machines on MPI (docs/distributed.md): every process of an
+ * mpirun job runs the same command; rank 0 tunes and writes the database,
+ * the other ranks build and measure the candidates it deals them. */
+typedef struct rt_mpi rt_mpi;
+
+/* Nonzero when this process was started by mpirun (Open MPI's or a PMIx
+ * launcher's environment). */
+int rt_mpi_launched(void);
+/* Joins the MPI job; call after rt_runner_start (MPI starts threads). NULL
+ * after a message, also when this build has no MPI. */
+rt_mpi *rt_mpi_start(FILE *errs);
+/* This process's rank and the job's size. */
+int rt_mpi_rank(const rt_mpi *c);
+int rt_mpi_size(const rt_mpi *c);
+/* A rank other than 0: builds and measures what rank 0 deals it on target
+ * (its own host's description of the string) with `jobs` compilers (0: the
+ * target's cores) until rank 0 says stop. 0, or -1 after a message (rank 0
+ * went silent, the runner died). */
+int rt_mpi_serve(rt_mpi *c, rt_runner *r, const char *target, int jobs, FILE *errs);
+/* Leaves the MPI job (NULL is fine). Leaving waits for every rank; where
+ * one was lost it may never end, so after 10 s the process exits with
+ * `status` (stdio flushed) instead of returning: call it last. */
+void rt_mpi_stop(rt_mpi *c, int status);
+
 /* What rt_tune reports as it goes. */
 enum { RT_TUNE_TASK_BEGIN = 0, RT_TUNE_BATCH = 1, RT_TUNE_TASK_END = 2 };
 
@@ -312,6 +336,8 @@ typedef struct rt_tune_options {
                                       and stored and rt_tune returns (NULL: never) */
     void (*progress)(void *ctx, const rt_tune_progress *p);
     void *progress_ctx;
+    rt_mpi *mpi;                /* rank 0 of an MPI job: batches are dealt to the ranks whose target
+                                   is this one, rank 0 measuring a share too (NULL: this process) */
 } rt_tune_options;
 
 /* One task of a tuning run, at its end. */

@@ -6,7 +6,8 @@ PKGS="build-essential autoconf automake libtool pkg-config
   libsqlite3-dev sqlite3 libjansson-dev zlib1g-dev libpapi-dev libxgboost-dev
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libopenblas-dev libdnnl-dev
   libmicrohttpd-dev libjs-chart.js chromium
-  libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata"
+  libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata
+  libopenmpi-dev openmpi-bin"
 missing=
 for p in $PKGS; do
   st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)

@@ -12,9 +12,10 @@
  *     (db/claims.c): a config another tune process on the same file has
  *     measured or is measuring is dropped and the tuner proposes again, so
  *     two processes sharing a file never measure one config twice;
- *   - the batch is built, run, and stored in the database in one transaction
- *     (so a killed run loses at most the batch in flight), its claims are
- *     released, and the tuner learns from it;
+ *   - the batch is built and run (here, or dealt out to MPI ranks by the
+ *     batch measurer of tun_options), stored in the database in one
+ *     transaction (so a killed run loses at most the batch in flight), its
+ *     claims are released, and the tuner learns from it;
  *   - a task drops out when its space is exhausted, after `early_stopping`
  *     trials without improvement, or when it cannot be measured; the stop
  *     flag (a signal) ends the run after the batch in flight, and so does a
@@ -139,7 +140,7 @@ static void make_record(const tun_options *o, const tun_space *s, const char *ar
     const tun_task *t = s->task;
     memset(rec, 0, sizeof *rec);
     rec->workload = (db_workload){t->key, t->template_name, args, (double)t->flops};
-    rec->target = *o->target;
+    rec->target = r->where ? *r->where : *o->target;
     rec->config_index = r->index >= 0 ? r->index : 0;
     char *cj = tun_config_record_json(s, cfg);
     rec->config = su_arena_strdup(a, cj);
@@ -174,7 +175,7 @@ static void make_record(const tun_options *o, const tun_space *s, const char *ar
     rec->tuner = o->tuner->name;
     rec->session = session[0] ? session : NULL;
     rec->timestamp = r->timestamp;
-    rec->host = tun_host_name();
+    rec->host = r->host ? r->host : tun_host_name();
 }
 
 /* ---- the run ---- */
@@ -336,7 +337,9 @@ static bool batch(run *R, size_t pos, const int64_t *idx, int n)
     tun_result *res = su_calloc((size_t)n + 1, sizeof *res);
     for (int i = 0; i < n; i++)
         tun_config_decode(s, idx[i], &cfgs[i]);
-    bool alive = tun_measure(&o->measurer, s, p->td, n, cfgs, res);
+    const tun_batch_measurer *bm = &o->batch_measurer;
+    bool alive = bm->measure ? bm->measure(bm->ctx, s, p->td, o->seed, n, cfgs, res)
+                             : tun_measure(&o->measurer, s, p->td, n, cfgs, res);
     su_arena a;
     su_arena_init(&a);
     db_record *recs = su_arena_alloc(&a, (size_t)n * sizeof *recs);
@@ -760,7 +763,9 @@ bool tun_tune(const tun_tasks *tasks, const bool *selected, db *d, const tun_opt
     R.o = o, R.d = d, R.rep = rep, R.err = err, R.t0 = mono_now();
     su_arena_init(&R.a);
     int jobs = o->measurer.build.jobs > 0 ? o->measurer.build.jobs : 1;
-    R.bsize = o->batch > 0 ? o->batch : (4 * jobs > 8 ? 4 * jobs : 8);
+    /* a batch keeps every measurer busy: ranks measure their shares side by side */
+    int width = o->batch_measurer.width > 1 ? o->batch_measurer.width : 1;
+    R.bsize = o->batch > 0 ? o->batch : (4 * jobs > 8 ? 4 * jobs : 8) * width;
     bool ok = prepare(&R, tasks, selected);
     if (ok && !(ok = db_session_begin(d, o->model, o->target->name, o->command, rep->session)))
         su_buf_puts(err, db_errmsg(d));

@@ -23,6 +23,18 @@
 /* A record's args are at most 64 KiB (db/check.c); leave room for the rest. */
 #define MAX_FUNC_TEXT 60000
 
+char *tun_task_text(const tun_task *t)
+{
+    /* the function as @main of a module of its own (the module borrows it) */
+    ir_module *m = ir_module_new();
+    su_span nowhere = {0};
+    ir_module_add(m, "main", ir_global(m, nowhere, "main"), t->func);
+    su_buf text = {0};
+    ir_print_module(&text, m, NULL);
+    ir_module_free(m);
+    return su_buf_take(&text);
+}
+
 const char *tun_workload_args(const tun_task *t, su_arena *a)
 {
     json_t *o = json_object();
@@ -37,21 +49,50 @@ const char *tun_workload_args(const tun_task *t, su_arena *a)
         json_array_append_new(inputs, dims);
     }
     json_object_set_new(o, "inputs", inputs);
-    /* the function as @main of a module of its own (the module borrows it) */
-    ir_module *m = ir_module_new();
-    su_span nowhere = {0};
-    ir_module_add(m, "main", ir_global(m, nowhere, "main"), t->func);
-    su_buf text = {0};
-    ir_print_module(&text, m, NULL);
-    ir_module_free(m);
-    if (text.len <= MAX_FUNC_TEXT)
-        json_object_set_new(o, "func", json_string(su_buf_str(&text)));
-    su_buf_free(&text);
+    char *text = tun_task_text(t);
+    if (strlen(text) <= MAX_FUNC_TEXT)
+        json_object_set_new(o, "func", json_string(text));
+    free(text);
     char *s = json_dumps(o, JSON_COMPACT);
     const char *r = su_arena_strdup(a, s);
     free(s);
     json_decref(o);
     return r;
+}
+
+ir_module *tun_task_from_text(const char *text, const char *key, int64_t flops, tun_tasks *out)
+{
+    memset(out, 0, sizeof *out);
+    su_diags d = {0};
+    ir_module *m = ir_parse("stored workload", text, strlen(text), &d);
+    if (m && !ir_infer_types(m, &d)) {
+        ir_module_free(m);
+        m = NULL;
+    }
+    su_diags_free(&d);
+    ir_global_def *main = m ? ir_module_find(m, "main") : NULL;
+    const char *tmpl = NULL;
+    const ir_op_def *anchor = NULL;
+    char *k = main ? sch_workload_key(main->func, &tmpl, &anchor) : NULL;
+    if (!tmpl || strcmp(k, key) != 0) {
+        /* not the workload it claims to be: the text is not trusted */
+        free(k);
+        ir_module_free(m);
+        return NULL;
+    }
+    tun_task *t = su_calloc(1, sizeof *t);
+    t->key = k;
+    snprintf(t->hash, sizeof t->hash, "%016llx", (unsigned long long)su_hash_str(t->key));
+    t->template_name = su_strdup(tmpl);
+    t->anchor = su_strdup(anchor->name);
+    t->shapes = su_strdup("");
+    t->flops = flops;
+    t->count = 1;
+    t->func = main->func;
+    t->nparams = main->func->u.func.nparams;
+    t->param_const = su_calloc((size_t)t->nparams + 1, sizeof *t->param_const);
+    *out = (tun_tasks){t, 1, 1};
+    return m;
 }
 
 /* One other workload: its task and space on this target (state > 0), or why
@@ -96,28 +137,6 @@ void tun_transfer_pool_free(tun_transfer_pool *p)
     free(p);
 }
 
-/* The stored function of args, parsed and typed; NULL when there is none
- * (*state -1) or it does not parse (*state -2). */
-static ir_module *parse_func(const char *args, int *state)
-{
-    json_t *o = json_loads(args ? args : "{}", 0, NULL);
-    const char *text = json_string_value(json_object_get(o, "func"));
-    ir_module *m = NULL;
-    *state = -1;
-    if (text) {
-        su_diags d = {0};
-        *state = -2;
-        m = ir_parse("stored workload", text, strlen(text), &d);
-        if (m && !ir_infer_types(m, &d)) {
-            ir_module_free(m);
-            m = NULL;
-        }
-        su_diags_free(&d);
-    }
-    json_decref(o);
-    return m;
-}
-
 /* Rebuilds a workload's task and space from its record (once per key). */
 static other *find_other(tun_transfer_pool *p, const db_record *r)
 {
@@ -126,32 +145,17 @@ static other *find_other(tun_transfer_pool *p, const db_record *r)
         return p->items[k - 1];
     other *o = su_calloc(1, sizeof *o);
     o->key = su_strdup(r->workload.key);
-    o->m = parse_func(r->workload.args, &o->state);
-    ir_global_def *main = o->m ? ir_module_find(o->m, "main") : NULL;
-    if (main) {
-        const char *tmpl;
-        const ir_op_def *anchor;
-        char *key = sch_workload_key(main->func, &tmpl, &anchor);
-        if (tmpl && !strcmp(key, r->workload.key)) {
-            tun_task *t = su_calloc(1, sizeof *t);
-            t->key = key;
-            key = NULL;
-            snprintf(t->hash, sizeof t->hash, "%016llx", (unsigned long long)su_hash_str(t->key));
-            t->template_name = su_strdup(tmpl);
-            t->anchor = su_strdup(anchor->name);
-            t->shapes = su_strdup("");
-            t->flops = (int64_t)r->workload.flops;
-            t->count = 1;
-            t->func = main->func;
-            t->nparams = main->func->u.func.nparams;
-            t->param_const = su_calloc((size_t)t->nparams + 1, sizeof *t->param_const);
-            o->task = (tun_tasks){t, 1, 1};
-            su_buf why = {0};
-            if (tun_space_init(&o->space, t, p->hw, &why))
-                o->state = 1;
-            su_buf_free(&why);
-        }
-        free(key);
+    json_t *args = json_loads(r->workload.args ? r->workload.args : "{}", 0, NULL);
+    const char *text = json_string_value(json_object_get(args, "func"));
+    o->state = text ? -2 : -1;
+    if (text)
+        o->m = tun_task_from_text(text, r->workload.key, (int64_t)r->workload.flops, &o->task);
+    json_decref(args);
+    if (o->m) {
+        su_buf why = {0};
+        if (tun_space_init(&o->space, &o->task.items[0], p->hw, &why))
+            o->state = 1;
+        su_buf_free(&why);
     }
     if (p->len == p->cap) {
         p->cap = p->cap ? 2 * p->cap : 16;

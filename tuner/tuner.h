@@ -274,6 +274,9 @@ typedef struct tun_result {
     ms_counters counters;
     double build_time, run_time;    /* seconds */
     double timestamp;           /* when it was measured (seconds since the epoch) */
+    const char *host;           /* the host that measured it (borrowed from the measurer; NULL: this one) */
+    const db_target *where;     /* the target it was measured on, described there (borrowed; NULL:
+                                   the run's target) */
 } tun_result;
 
 /* Builds and runs n configs of a task; out[i] is cfgs[i]'s result. False
@@ -362,6 +365,16 @@ double tun_sched_trial_seconds(const tun_sched *s, size_t i);
  * left out when the text would not fit a record's args (64 KiB). */
 const char *tun_workload_args(const tun_task *t, su_arena *a);
 
+/* The primitive function as Relay text: a module whose @main is the
+ * function, which tun_task_from_text reads back (malloc'd). */
+char *tun_task_text(const tun_task *t);
+/* The task of a function printed by tun_task_text, rebuilt into out (one
+ * task of one call, no constant parameters, the given FLOPs; free with
+ * tun_tasks_free); the module returned owns the function, so free it after
+ * the task. NULL when the text does not parse or type, or its workload key
+ * is not `key` (then the text is not trusted). */
+ir_module *tun_task_from_text(const char *text, const char *key, int64_t flops, tun_tasks *out);
+
 /* The other workloads met while transferring, parsed once each: their
  * tasks and spaces stay alive as long as the pool, since the records handed
  * to tuners point at the spaces (the loop keeps one pool for a whole run
@@ -439,6 +452,17 @@ typedef struct tun_progress {
     double elapsed_s, left_s;   /* since the run started; estimate of what is left (-1: unknown) */
 } tun_progress;
 
+/* Where a batch is measured: by default tun_measure in this process; the
+ * MPI part (dist/) deals it out to ranks instead. measure has
+ * tun_measure's contract plus the task data's seed (a remote rank makes its
+ * own task data); a false return ends the run after the batch is stored. */
+typedef struct tun_batch_measurer {
+    bool (*measure)(void *ctx, const tun_space *s, const tun_task_data *td, uint64_t seed, int n,
+                    const sch_config *cfgs, tun_result *out);
+    void *ctx;
+    int width;                  /* measurers at work at once: the default batch grows with it (0: 1) */
+} tun_batch_measurer;
+
 typedef struct tun_options {
     const tun_tuner_ops *tuner;
     const tun_tuner_conf *tuner_conf;   /* model-based tuners' settings (NULL: the defaults) */
@@ -447,7 +471,8 @@ typedef struct tun_options {
     int64_t trials;             /* the budget over the selected tasks (at least each one's default) */
     int64_t early_stopping;     /* a task stops after this many trials without improvement (0: never) */
     uint64_t seed;              /* tuners and task inputs */
-    int batch;                  /* configs per batch (0: 4 per compile job, at least 8) */
+    int batch;                  /* configs per batch (0: 4 per compile job, at least 8, times the
+                                   batch measurer's width) */
     double time_budget;         /* seconds of wall time the run may take (0: none; trials then bound it) */
     tun_profile *profile;       /* where the loop's phases are added up (NULL: nowhere) */
     double cutoff;              /* a candidate costing more than this many times its task's best
@@ -455,6 +480,7 @@ typedef struct tun_options {
     int confirm_top;            /* a task's end re-measures its best this many configs (< 2: none) ... */
     int confirm_rounds;         /* ... interleaved, this many times each (0: 3) */
     tun_measurer measurer;
+    tun_batch_measurer batch_measurer;  /* measure NULL: measurer, here */
     const db_target *target;    /* where the records are made (tun_target_describe) */
     const char *model;          /* for the session */
     const char *command;

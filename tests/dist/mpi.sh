@@ -1,0 +1,168 @@
+#!/bin/sh
+# mpi.sh — `relay-tune tune --mpi` under mpirun on this host (docs/distributed.md):
+# 3 ranks tune a tiny model and every record arrives once, each rank
+# measuring a share; the database holds what a single-process run with the
+# same seed and batch holds (the same configs, record count and schema); the
+# same command again measures nothing; a rank whose target differs measures
+# nothing; rank 0 killed with SIGKILL loses at most its batch in flight and
+# the same command measures what is left; a worker rank killed with SIGKILL
+# while it holds candidates is reported lost, its candidates are measured by
+# the others and the session finishes with every trial stored once. Skips
+# when mpirun or an MPI build is missing.
+. "$(dirname "$0")/../lib.sh"
+export RELAY_TUNE_CACHE="$TMP/cache"
+if [ -z "$MPIRUN" ] || ! command -v "$MPIRUN" >/dev/null 2>&1; then
+    echo "1..0 # SKIP mpirun not found (install openmpi-bin; scripts/setup.sh)"
+    exit 0
+fi
+M="$TMP/tiny.relay"
+cat >"$M" <<'END'
+#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 8, 4, 4), float32], %w: Tensor[(16, 8, 3, 3), float32], %d: Tensor[(4, 256), float32]) {
+  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1], channels=16, kernel_size=[3, 3]);
+  %1 = nn.relu(%0);
+  %2 = reshape(%1, newshape=[1, 256]);
+  nn.dense(%2, %d, units=4)
+}
+END
+Q="--tuner random --seed 5 --batch 6 --repeat 1 --min-repeat-ms 1 --progress lines"
+# outside mpirun, --mpi says what it needs: an MPI build, or mpirun
+"$RELAY_TUNE" tune "$M" --trials 1 --db "$TMP/probe.db" --mpi $Q 2>"$TMP/err" >/dev/null
+rc=$?
+if grep -q "needs a relay-tune built with MPI" "$TMP/err"; then
+    echo "1..0 # SKIP this relay-tune is built without MPI"
+    exit 0
+fi
+if [ $rc = 1 ] && grep -q "error: --mpi: this process was not started by mpirun" "$TMP/err"; then
+    tap_ok "tune --mpi outside mpirun says so"
+else
+    tap_fail "tune --mpi outside mpirun says so (rc $rc)" "$(cat "$TMP/err")"
+fi
+# we run as root in CI containers; loopback only (a container may have no network);
+# --enable-recovery: a rank that dies does not take the job down with it
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+MPI="$MPIRUN --oversubscribe --enable-recovery --mca btl self,tcp --mca btl_tcp_if_include lo --mca oob_tcp_if_include lo"
+
+records() { "$RELAY_TUNE" db stats --json --db "$1" 2>/dev/null | sed -n "s/.*\"$2\": *\([0-9]*\).*/\1/p"; }
+# the configs in a database (workload hash + config index), sorted
+configs() {
+    "$RELAY_TUNE" db export --db "$1" | sed -n 's/.*"hash":"\([0-9a-f]*\)".*"index":\([0-9]*\)}.*/\1 \2/p' | sort
+}
+# candidates measured per rank, from rank 0's closing note
+measured_by() { sed -n "s/.*candidates measured by rank:.* rank $2 ([^)]*) \([0-9]*\).*/\1/p" "$1"; }
+
+# ---- 3 ranks: every record once, every rank a share -------------------------
+timeout 300 $MPI -np 3 "$RELAY_TUNE" tune "$M" --trials 12 --db "$TMP/mpi.db" --mpi $Q >"$TMP/out" 2>"$TMP/err"
+rc=$?
+n=$(records "$TMP/mpi.db" records)
+if [ $rc = 0 ] && [ "$n" = 12 ] && [ "$(configs "$TMP/mpi.db" | uniq -d | wc -l)" = 0 ] &&
+    grep -q "^done: 12 measurements" "$TMP/out" && grep -q "3 of 3 ranks measure" "$TMP/err"; then
+    tap_ok "3 ranks: 12 trials, 12 records, no config twice"
+else
+    tap_fail "3 ranks: 12 trials, 12 records, no config twice" "rc $rc, records $n" "$(cat "$TMP/out" "$TMP/err")"
+fi
+r0=$(measured_by "$TMP/err" 0) r1=$(measured_by "$TMP/err" 1) r2=$(measured_by "$TMP/err" 2)
+if [ "${r0:-0}" -gt 0 ] && [ "${r1:-0}" -gt 0 ] && [ "${r2:-0}" -gt 0 ] && [ $((r0 + r1 + r2)) = 12 ]; then
+    tap_ok "every rank measured a share ($r0, $r1, $r2)"
+else
+    tap_fail "every rank measured a share" "$(grep 'measured by rank' "$TMP/err")"
+fi
+hosts=$("$RELAY_TUNE" db export --db "$TMP/mpi.db" | grep -c "\"host\":\"$(hostname)\"")
+if [ "$hosts" = 12 ]; then
+    tap_ok "records carry the measuring rank's host"
+else
+    tap_fail "records carry the measuring rank's host" "$hosts of 12 name $(hostname)"
+fi
+
+# ---- the same database as one process would hold -----------------------------
+"$RELAY_TUNE" tune "$M" --trials 12 --db "$TMP/one.db" $Q >"$TMP/out1" 2>"$TMP/err1"
+same=yes
+for k in schema_version workloads records targets sessions; do
+    [ "$(records "$TMP/one.db" $k)" = "$(records "$TMP/mpi.db" $k)" ] || same="no ($k)"
+done
+configs "$TMP/one.db" >"$TMP/c1"
+configs "$TMP/mpi.db" >"$TMP/c2"
+if [ "$same" = yes ] && cmp -s "$TMP/c1" "$TMP/c2"; then
+    tap_ok "the MPI run's database holds what one process's does: schema, counts, the same configs"
+else
+    tap_fail "the MPI run's database holds what one process's does" "$same" "$(diff "$TMP/c1" "$TMP/c2")"
+fi
+
+# ---- resume: the same command again measures nothing --------------------------
+timeout 300 $MPI -np 3 "$RELAY_TUNE" tune "$M" --trials 12 --db "$TMP/mpi.db" --mpi $Q >"$TMP/out" 2>"$TMP/err"
+if [ $? = 0 ] && grep -q "^done: 0 measurements" "$TMP/out" && [ "$(records "$TMP/mpi.db" records)" = 12 ]; then
+    tap_ok "the same MPI command again measures nothing"
+else
+    tap_fail "the same MPI command again measures nothing" "$(cat "$TMP/out" "$TMP/err")"
+fi
+
+# ---- a rank of another target measures nothing --------------------------------
+timeout 300 $MPI -np 2 "$RELAY_TUNE" tune "$M" --trials 6 --db "$TMP/het.db" --mpi $Q : \
+    -np 1 "$RELAY_TUNE" tune "$M" --trials 6 --db "$TMP/het.db" --mpi --target "cpu -cores=1" $Q >"$TMP/out" 2>"$TMP/err"
+if [ $? = 0 ] && grep -q "rank 2 on .* has target 'cpu -cores=1' .* it does not measure" "$TMP/err" &&
+    grep -q "2 of 3 ranks measure" "$TMP/err" && [ "$(records "$TMP/het.db" records)" = 6 ] &&
+    [ "$(measured_by "$TMP/err" 2)" = "" ]; then
+    tap_ok "a rank whose target is not the run's measures nothing"
+else
+    tap_fail "a rank whose target is not the run's measures nothing" "$(cat "$TMP/out" "$TMP/err")"
+fi
+
+# ---- rank 0 killed: at most the batch in flight is lost, the same command resumes ----
+# (plain mpirun: the job ends with rank 0)
+MPI0="$MPIRUN --oversubscribe --mca btl self,tcp --mca btl_tcp_if_include lo --mca oob_tcp_if_include lo"
+timeout 300 $MPI0 -np 2 "$RELAY_TUNE" tune "$M" --trials 24 --db "$TMP/k0.db" --mpi $Q >"$TMP/out" 2>"$TMP/err" &
+job=$!
+for i in $(seq 600); do
+    grep -q "^\[.*trials" "$TMP/err" 2>/dev/null && break
+    sleep 0.1
+done
+pid0=$(sed -n 's/.*rank 0 on .* (pid \([0-9]*\)) tunes.*/\1/p' "$TMP/err")
+[ -n "$pid0" ] && kill -9 "$pid0"
+wait $job
+before=$(records "$TMP/k0.db" records)
+timeout 300 $MPI -np 2 "$RELAY_TUNE" tune "$M" --trials 24 --db "$TMP/k0.db" --mpi $Q >"$TMP/out" 2>"$TMP/err"
+rc=$?
+after=$(records "$TMP/k0.db" records)
+if [ -n "$pid0" ] && [ "${before:-0}" -gt 0 ] && [ "$before" -lt 24 ] && [ $rc = 0 ] && [ "$after" = 24 ] &&
+    grep -q "^done: $((24 - before)) measurements" "$TMP/out" && [ "$(configs "$TMP/k0.db" | uniq -d | wc -l)" = 0 ]; then
+    tap_ok "rank 0 killed after $before records: the same command measures the $((24 - before)) left, none twice"
+else
+    tap_fail "rank 0 killed: the same command resumes" "pid '$pid0', records $before then $after, rc $rc" \
+        "$(cat "$TMP/out" "$TMP/err")"
+fi
+
+# ---- a worker killed mid-session: its candidates go to the others -------------
+S="$TMP/stall"
+mkdir -p "$S"
+RELAY_TUNE_CC="$top_srcdir/tests/dist/stall-cc.sh" STALL_DIR="$S" timeout 300 $MPI -np 3 "$RELAY_TUNE" tune "$M" \
+    --trials 18 --db "$TMP/kill.db" --mpi $Q >"$TMP/out" 2>"$TMP/err" &
+job=$!
+# the worker to kill is rank 2; its compiler stalls once, holding its share
+for i in $(seq 600); do
+    pid=$(sed -n 's/.*rank 2 on .* (pid \([0-9]*\)) measures.*/\1/p' "$TMP/err")
+    [ -n "$pid" ] && break
+    sleep 0.1
+done
+[ -n "$pid" ] && echo "$pid" >"$S/pids"
+for i in $(seq 600); do
+    [ -f "$S/victim" ] && break
+    sleep 0.1
+done
+victim=
+if [ -f "$S/victim" ]; then
+    read -r victim sleeper <"$S/victim"
+    kill -9 "$victim"
+    kill "$sleeper" 2>/dev/null
+fi
+wait $job
+n=$(records "$TMP/kill.db" records)
+if [ -n "$victim" ] && [ "$victim" = "$pid" ] && grep -q "^done: 18 measurements" "$TMP/out" && [ "$n" = 18 ] &&
+    [ "$(configs "$TMP/kill.db" | uniq -d | wc -l)" = 0 ] &&
+    grep -Eq "rank 2 on .* is lost \(no heartbeat for 10 s\): [1-9][0-9]* of its [1-9][0-9]* candidates go to other ranks" "$TMP/err"; then
+    tap_ok "a worker killed while holding candidates: they are measured by the others, 18 records, none twice"
+else
+    tap_fail "a worker killed while holding candidates" "victim '$victim' (rank 2: '$pid'), records $n" "$(cat "$TMP/out" "$TMP/err")"
+fi
+[ "$(records "$TMP/kill.db" failed_records)" = 0 ] && tap_ok "no error record for the lost candidates" ||
+    tap_fail "no error record for the lost candidates" "$("$RELAY_TUNE" db stats --db "$TMP/kill.db")"
+tap_done
