@@ -185,43 +185,144 @@ static bool tuner_conf(const rt_tune_options *o, tun_tuner_conf *c, FILE *errs)
     return true;
 }
 
+/* The checked settings of a run: target, tuner, its settings, scheduler. */
+typedef struct tune_setup {
+    const char *tname;
+    tg_target tg;
+    const tun_tuner_ops *tuner;
+    tun_tuner_conf conf;
+    tun_sched_kind sched;
+} tune_setup;
+
+/* Checks the options; false after a message. */
+static bool check_options(const rt_tune_options *o, tune_setup *u, FILE *errs)
+{
+    u->tname = o->target ? o->target : "cpu";
+    const char *why;
+    if (!tg_target_parse(u->tname, &u->tg, &why))
+        return fail(errs, "target '%s': %s", u->tname, why), false;
+    /* measuring runs the candidates here */
+    if (!api_target_runnable(&u->tg, u->tname, errs))
+        return false;
+    if (!(u->tuner = tun_tuner_find(o->tuner ? o->tuner : "xgb")))
+        return fail(errs, "unknown tuner '%s' (known: xgb, ga, random, grid)", o->tuner), false;
+    u->conf = tun_tuner_conf_default;
+    if (!tuner_conf(o, &u->conf, errs))
+        return false;
+    if (!tun_sched_kind_parse(o->scheduler, &u->sched))
+        return fail(errs, "unknown scheduler '%s' (known: gradient, fixed)", o->scheduler), false;
+    if (o->trials < 0 || o->early_stopping < 0 || o->jobs < 0 || o->batch < 0 || o->per_unit < 0 ||
+        o->compile_timeout < 0 || o->run_timeout < 0 || o->confirm_rounds < 0 || !(o->time_budget >= 0))
+        return fail(errs, "trials, early stopping, jobs, batch, confirmation rounds and time limits cannot be "
+                          "negative"), false;
+    return true;
+}
+
+/* The loop's options from the public ones (the defaults filled in). */
+static void loop_options(const rt_tune_options *o, tune_setup *u, rt_runner *r, const db_target *dt, relay *rl,
+                         tun_profile *prof, tun_options *to)
+{
+    to->tuner = u->tuner;
+    to->tuner_conf = &u->conf;
+    to->scheduler = u->sched;
+    to->transfer = !o->no_transfer;
+    to->trials = o->trials;
+    to->time_budget = o->time_budget;
+    to->cutoff = o->cutoff < 0 ? 0 : o->cutoff > 0 ? o->cutoff : 2;
+    if (o->profile)
+        to->profile = to->measurer.profile = prof;
+    to->early_stopping = o->early_stopping;
+    to->seed = o->seed;
+    to->batch = o->batch;
+    to->confirm_top = o->confirm < 0 ? 0 : o->confirm > 0 ? o->confirm : 3;
+    to->confirm_rounds = o->confirm_rounds;
+    to->measurer.runner = r->r;
+    to->measurer.target = &u->tg;
+    to->measurer.build = (ms_build_options){o->jobs > 0 ? o->jobs : u->tg.cores, o->per_unit,
+                                            o->compile_timeout > 0 ? o->compile_timeout : 60};
+    to->target = dt;
+    to->model = o->model ? o->model : "";
+    to->command = o->command ? o->command : "";
+    to->stop = o->stop;
+    to->progress = o->progress ? on_progress : NULL;
+    to->progress_ctx = rl;
+}
+
+/* One task's row of the report, with what compiling would use. */
+static void report_row(rt_module *m, rt_db *h, const tune_setup *u, const db_target *dt, const tun_task_report *tr,
+                       rt_tune_row *row)
+{
+    const tun_task *t = &m->tasks.items[tr->task];
+    row->task = tr->task;
+    row->info = &m->pub[tr->task];
+    row->budget = tr->budget;
+    row->trials = tr->trials;
+    row->measured = tr->measured;
+    row->errors = tr->errors;
+    row->stale = tr->stale;
+    row->invalid = tr->invalid;
+    row->space = tr->space;
+    row->default_gflops = gflops(t, tr->default_cost);
+    row->best_gflops = gflops(t, tr->best_cost);
+    row->speedup = tr->default_cost > 0 && tr->best_cost > 0 ? tr->default_cost / tr->best_cost : 0;
+    row->early_stopped = tr->early_stopped;
+    row->exhausted = tr->exhausted;
+    row->transferred = tr->transfer.used;
+    row->transfer_skipped = tr->transfer.no_func + tr->transfer.bad_func + tr->transfer.stale + tr->transfer.invalid;
+    row->transfer_dropped_at = tr->transfer.dropped_at;
+    row->confirmed = tr->confirmed;
+    row->confirmed_index = tr->confirmed_index;
+    row->confirmed_gflops = gflops(t, tr->confirmed_cost);
+    row->failure = tr->failure ? su_strdup(tr->failure) : NULL;
+    row->fallback = 1;
+    tun_space sp;
+    su_buf e2 = {0};
+    if (tun_space_init(&sp, t, &u->tg.hw, &e2)) {
+        tun_best b;
+        if (tun_best_config(h->d, &sp, dt, &b, &e2))
+            row->fallback = b.kind == TUN_BEST_NONE;
+        tun_best_free(&b);
+        tun_space_free(&sp);
+    }
+    su_buf_free(&e2);
+}
+
+/* The public report of a run. */
+static rt_tune_report *make_report(rt_module *m, rt_db *h, const tune_setup *u, const db_target *dt,
+                                   const tun_report *rep, const tun_profile *prof, bool profiled)
+{
+    rt_tune_report *pr = su_calloc(1, sizeof *pr);
+    pr->rows = su_calloc(rep->n + 1, sizeof *pr->rows);
+    pr->n = rep->n;
+    pr->measured = rep->measured;
+    pr->interrupted = rep->interrupted;
+    pr->out_of_time = rep->out_of_time;
+    pr->seconds = rep->seconds;
+    pr->estimate = rep->estimate;
+    pr->improved_at = rep->improved_at;
+    pr->improved_after = rep->improved_after;
+    pr->profiled = profiled;
+    _Static_assert(RT_TUNE_PHASES == TUN_PH_COUNT, "the public phases are the tuner's");
+    for (int k = 0; k < TUN_PH_COUNT; k++)
+        pr->phase_seconds[k] = prof->seconds[k];
+    memcpy(pr->session, rep->session, sizeof pr->session);
+    pr->scheduler = tun_sched_kind_name(u->sched);
+    for (size_t i = 0; i < rep->n; i++)
+        report_row(m, h, u, dt, &rep->tasks[i], &pr->rows[i]);
+    return pr;
+}
+
 int rt_tune(rt_module *m, rt_runner *r, rt_db *h, const rt_tune_options *o, rt_tune_report **out, FILE *errs)
 {
     if (out)
         *out = NULL;
     ensure_tasks(m);
-    const char *tname = o->target ? o->target : "cpu";
-    tg_target tg;
-    const char *why;
-    if (!tg_target_parse(tname, &tg, &why)) {
-        fail(errs, "target '%s': %s", tname, why);
+    tune_setup u;
+    if (!check_options(o, &u, errs))
         return -1;
-    }
-    /* measuring runs the candidates here */
-    if (!api_target_runnable(&tg, tname, errs))
-        return -1;
-    const tun_tuner_ops *tuner = tun_tuner_find(o->tuner ? o->tuner : "xgb");
-    if (!tuner) {
-        fail(errs, "unknown tuner '%s' (known: xgb, ga, random, grid)", o->tuner);
-        return -1;
-    }
-    tun_tuner_conf conf = tun_tuner_conf_default;
-    if (!tuner_conf(o, &conf, errs))
-        return -1;
-    tun_sched_kind sched;
-    if (!tun_sched_kind_parse(o->scheduler, &sched)) {
-        fail(errs, "unknown scheduler '%s' (known: gradient, fixed)", o->scheduler);
-        return -1;
-    }
-    if (o->trials < 0 || o->early_stopping < 0 || o->jobs < 0 || o->batch < 0 || o->per_unit < 0 ||
-        o->compile_timeout < 0 || o->run_timeout < 0 || o->confirm_rounds < 0 || !(o->time_budget >= 0)) {
-        fail(errs, "trials, early stopping, jobs, batch, confirmation rounds and time limits cannot be negative");
-        return -1;
-    }
     su_arena a;
     su_arena_init(&a);
-    size_t n = m->tasks.len;
-    bool *sel = su_calloc(n + 1, sizeof *sel);
+    bool *sel = su_calloc(m->tasks.len + 1, sizeof *sel);
     tun_options to = {0};
     if ((o->tasks && !parse_selection(m, o->tasks, sel, errs)) || !run_options(o, &to.measurer.run, &a, errs)) {
         free(sel);
@@ -229,33 +330,10 @@ int rt_tune(rt_module *m, rt_runner *r, rt_db *h, const rt_tune_options *o, rt_t
         return -1;
     }
     db_target dt;
-    tun_target_describe(&tg, tname, &a, &dt);
+    tun_target_describe(&u.tg, u.tname, &a, &dt);
     relay rl = {o, m};
-    to.tuner = tuner;
-    to.tuner_conf = &conf;
-    to.scheduler = sched;
-    to.transfer = !o->no_transfer;
-    to.trials = o->trials;
-    to.time_budget = o->time_budget;
-    to.cutoff = o->cutoff < 0 ? 0 : o->cutoff > 0 ? o->cutoff : 2;
     tun_profile prof = {{0}};
-    if (o->profile)
-        to.profile = to.measurer.profile = &prof;
-    to.early_stopping = o->early_stopping;
-    to.seed = o->seed;
-    to.batch = o->batch;
-    to.confirm_top = o->confirm < 0 ? 0 : o->confirm > 0 ? o->confirm : 3;
-    to.confirm_rounds = o->confirm_rounds;
-    to.measurer.runner = r->r;
-    to.measurer.target = &tg;
-    to.measurer.build = (ms_build_options){o->jobs > 0 ? o->jobs : tg.cores, o->per_unit,
-                                           o->compile_timeout > 0 ? o->compile_timeout : 60};
-    to.target = &dt;
-    to.model = o->model ? o->model : "";
-    to.command = o->command ? o->command : "";
-    to.stop = o->stop;
-    to.progress = o->progress ? on_progress : NULL;
-    to.progress_ctx = &rl;
+    loop_options(o, &u, r, &dt, &rl, &prof, &to);
 #ifdef HAVE_MPI
     /* rank 0 of an MPI job: batches are dealt out to the ranks */
     dist_dealer *dealer = o->mpi ? dist_dealer_new(o->mpi->c, &to.measurer, &dt, errs) : NULL;
@@ -271,61 +349,7 @@ int rt_tune(rt_module *m, rt_runner *r, rt_db *h, const rt_tune_options *o, rt_t
     if (!ok)
         fail(errs, "%s", su_buf_str(&err));
     su_buf_free(&err);
-    /* the report, with what compiling would use */
-    rt_tune_report *pr = su_calloc(1, sizeof *pr);
-    pr->rows = su_calloc(rep.n + 1, sizeof *pr->rows);
-    pr->n = rep.n;
-    pr->measured = rep.measured;
-    pr->interrupted = rep.interrupted;
-    pr->out_of_time = rep.out_of_time;
-    pr->seconds = rep.seconds;
-    pr->estimate = rep.estimate;
-    pr->improved_at = rep.improved_at;
-    pr->improved_after = rep.improved_after;
-    pr->profiled = o->profile != 0;
-    _Static_assert(RT_TUNE_PHASES == TUN_PH_COUNT, "the public phases are the tuner's");
-    for (int k = 0; k < TUN_PH_COUNT; k++)
-        pr->phase_seconds[k] = prof.seconds[k];
-    memcpy(pr->session, rep.session, sizeof pr->session);
-    pr->scheduler = tun_sched_kind_name(sched);
-    for (size_t i = 0; i < rep.n; i++) {
-        const tun_task_report *tr = &rep.tasks[i];
-        const tun_task *t = &m->tasks.items[tr->task];
-        rt_tune_row *row = &pr->rows[i];
-        row->task = tr->task;
-        row->info = &m->pub[tr->task];
-        row->budget = tr->budget;
-        row->trials = tr->trials;
-        row->measured = tr->measured;
-        row->errors = tr->errors;
-        row->stale = tr->stale;
-        row->invalid = tr->invalid;
-        row->space = tr->space;
-        row->default_gflops = gflops(t, tr->default_cost);
-        row->best_gflops = gflops(t, tr->best_cost);
-        row->speedup = tr->default_cost > 0 && tr->best_cost > 0 ? tr->default_cost / tr->best_cost : 0;
-        row->early_stopped = tr->early_stopped;
-        row->exhausted = tr->exhausted;
-        row->transferred = tr->transfer.used;
-        row->transfer_skipped =
-            tr->transfer.no_func + tr->transfer.bad_func + tr->transfer.stale + tr->transfer.invalid;
-        row->transfer_dropped_at = tr->transfer.dropped_at;
-        row->confirmed = tr->confirmed;
-        row->confirmed_index = tr->confirmed_index;
-        row->confirmed_gflops = gflops(t, tr->confirmed_cost);
-        row->failure = tr->failure ? su_strdup(tr->failure) : NULL;
-        row->fallback = 1;
-        tun_space sp;
-        su_buf e2 = {0};
-        if (tun_space_init(&sp, t, &tg.hw, &e2)) {
-            tun_best b;
-            if (tun_best_config(h->d, &sp, &dt, &b, &e2))
-                row->fallback = b.kind == TUN_BEST_NONE;
-            tun_best_free(&b);
-            tun_space_free(&sp);
-        }
-        su_buf_free(&e2);
-    }
+    rt_tune_report *pr = make_report(m, h, &u, &dt, &rep, &prof, o->profile != 0);
     tun_report_free(&rep);
     free(sel);
     su_arena_free(&a);
