@@ -70,11 +70,13 @@ static void target_checks(const tg_target *t)
 {
     tg_target u;
     const char *why = "";
-    ok(!tg_target_parse("opencl -device=99", &u, &why) && strstr(why, "no such device"),
-       "a device that is not there is refused: %s", why);
-    ok(!tg_target_parse("opencl -platform=x", &u, &why) && strstr(why, "index"), "a bad index is refused: %s", why);
-    ok(!tg_target_parse("opencl -gpu", &u, &why) && strstr(why, "unknown opencl option"),
-       "an unknown option is refused: %s", why);
+    /* (each call before its check: arguments are evaluated in no fixed order) */
+    bool refused = !tg_target_parse("opencl -device=99", &u, &why);
+    ok(refused && strstr(why, "no such device"), "a device that is not there is refused: %s", why);
+    refused = !tg_target_parse("opencl -platform=x", &u, &why);
+    ok(refused && strstr(why, "index"), "a bad index is refused: %s", why);
+    refused = !tg_target_parse("opencl -gpu", &u, &why);
+    ok(refused && strstr(why, "unknown opencl option"), "an unknown option is refused: %s", why);
     ok(t->cl.max_wg >= 1 && t->cl.compute_units >= 1 && t->cl.global_mem > 0 && t->cl.name[0] && t->cl.version[0],
        "the device's limits and identity are queried (%s, %d units, work-groups of %lld)", t->cl.name,
        t->cl.compute_units, (long long)t->cl.max_wg);
@@ -87,6 +89,11 @@ static void target_checks(const tg_target *t)
     tg_cl_prog *p = tg_cl_build(t, "__kernel void broken(__global float *o) { o[0] = undeclared_name; }", &log);
     ok(!p && log && strstr(log, "undeclared_name"), "a program that does not build hands back its log");
     tg_cl_free(p);
+    free(log);
+    tg_lib *lib = NULL;
+    tg_err e = tg_build("int f(void) { return 0; }", t, &lib, &log);
+    ok(e == TG_E_COMPILE && !lib && log && strstr(log, "cpu targets only"),
+       "the system compiler refuses an opencl target: %s", log ? log : "");
     free(log);
 }
 
