@@ -7,6 +7,7 @@
  * `--target opencl` says what is missing instead of failing to link. */
 #include "config.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,26 @@
 bool tg_cl_built(void)
 {
     return true;
+}
+
+/* PoCL starts LLVM, which gives the calling thread an alternate signal
+ * stack of its own (at the first clGetDeviceIDs); when that thread ends,
+ * ASan (and anything else that set one) then frees a stack it did not make
+ * and aborts. Every entry point below keeps the thread's own stack. */
+static void altstack_save(stack_t *s)
+{
+    if (sigaltstack(NULL, s) != 0)
+        s->ss_flags = SS_DISABLE;
+}
+
+static void altstack_restore(const stack_t *s)
+{
+    stack_t cur;
+    if (sigaltstack(NULL, &cur) == 0 && cur.ss_sp != s->ss_sp) {
+        stack_t back = *s;
+        back.ss_flags &= SS_DISABLE;
+        sigaltstack(&back, NULL);
+    }
 }
 
 /* The platforms (at most 16) and one platform's devices (at most 16). */
@@ -113,7 +134,7 @@ static bool find(int platform, int device, cl_platform_id *pp, cl_device_id *dp,
     return true;
 }
 
-bool tg_cl_query(int platform, int device, tg_cl_device *out, const char **why)
+static bool cl_query_on(int platform, int device, tg_cl_device *out, const char **why)
 {
     memset(out, 0, sizeof *out);
     cl_platform_id p;
@@ -126,7 +147,7 @@ bool tg_cl_query(int platform, int device, tg_cl_device *out, const char **why)
     return true;
 }
 
-int tg_cl_list(su_buf *b)
+static int cl_list_on(su_buf *b)
 {
     cl_platform_id ps[16];
     cl_uint np = platforms(ps);
@@ -174,7 +195,7 @@ static char *msg(const char *what, cl_int err)
     return su_buf_take(&b);
 }
 
-tg_cl_prog *tg_cl_build(const tg_target *t, const char *src, char **log)
+static tg_cl_prog *cl_build_on(const tg_target *t, const char *src, char **log)
 {
     *log = NULL;
     const char *why;
@@ -227,8 +248,8 @@ fail:
     return NULL;
 }
 
-int tg_cl_run(tg_cl_prog *p, const char *name, bool group, int nargs, void *const *args, const int64_t *bytes,
-              const bool *out, int64_t scratch, char **log)
+static int cl_run_on(tg_cl_prog *p, const char *name, bool group, int nargs, void *const *args, const int64_t *bytes,
+                     const bool *out, int64_t scratch, char **log)
 {
     *log = NULL;
     cl_int err;
@@ -278,6 +299,43 @@ done:
     free(mem);
     clReleaseKernel(k);
     return rc;
+}
+
+bool tg_cl_query(int platform, int device, tg_cl_device *out, const char **why)
+{
+    stack_t own;
+    altstack_save(&own);
+    bool r = cl_query_on(platform, device, out, why);
+    altstack_restore(&own);
+    return r;
+}
+
+int tg_cl_list(su_buf *b)
+{
+    stack_t own;
+    altstack_save(&own);
+    int r = cl_list_on(b);
+    altstack_restore(&own);
+    return r;
+}
+
+tg_cl_prog *tg_cl_build(const tg_target *t, const char *src, char **log)
+{
+    stack_t own;
+    altstack_save(&own);
+    tg_cl_prog *r = cl_build_on(t, src, log);
+    altstack_restore(&own);
+    return r;
+}
+
+int tg_cl_run(tg_cl_prog *p, const char *name, bool group, int nargs, void *const *args, const int64_t *bytes,
+              const bool *out, int64_t scratch, char **log)
+{
+    stack_t own;
+    altstack_save(&own);
+    int r = cl_run_on(p, name, group, nargs, args, bytes, out, scratch, log);
+    altstack_restore(&own);
+    return r;
 }
 
 #else /* !HAVE_OPENCL */
