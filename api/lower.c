@@ -61,9 +61,21 @@ char *rt_task_lower(rt_module *m, size_t index, const char *config_json, const c
     su_buf b = {0};
     switch (what) {
     case RT_LOWER_C: {
-        tg_c_prelude(&b);
-        char name[40];
+        char name[48];
         snprintf(name, sizeof name, "kernel_%s", task->hash);
+        if (tg.kind == TG_OPENCL) {
+            /* the kernel and its packing prologues as OpenCL C kernels */
+            bool group;
+            su_buf_puts(&b, tg_lang_cl_group.prelude);
+            for (int i = 0; i < l->nprologues; i++) {
+                char pn[64];
+                snprintf(pn, sizeof pn, "%s_p%d", name, i);
+                tg_cl_func(&b, l->prologues[i].fn, pn, &group);
+            }
+            tg_cl_func(&b, l->kernel, name, &group);
+            break;
+        }
+        tg_c_prelude(&b);
         tg_kernel_c(&b, l, name, TG_KERNEL_BODY | TG_KERNEL_PROLOGUES);
         break;
     }

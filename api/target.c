@@ -10,6 +10,15 @@
 bool api_target_runnable(const tg_target *t, const char *text, FILE *errs)
 {
     const char *why;
+    if (t->kind == TG_OPENCL) {
+        /* kernels are generated and run on the device by the tests, but no
+         * command measures or runs a model there yet */
+        if (errs)
+            fprintf(errs, "relay-tune: error: target '%s': running, benchmarking and tuning on OpenCL are not "
+                          "built yet (relay-tune lower --emit c --target opencl prints a task's OpenCL C; "
+                          "see docs/opencl.md)\n", text);
+        return false;
+    }
     if (tg_target_runnable(t, &why))
         return true;
     if (errs)
@@ -42,11 +51,26 @@ char *rt_target_describe(const char *target, FILE *errs)
     su_buf b = {0};
     tg_target_print(&t, &b);
     const char *run_why;
-    su_buf_printf(&b, "\n  cflags: %s\n  runs here: %s\n", t.cflags, tg_target_runnable(&t, &run_why) ? "yes" : "no");
+    if (t.kind == TG_OPENCL) {
+        su_buf_printf(&b, "\n  build options: %s\n  identity in records: ", t.cflags);
+        tg_target_features(&t, &b);
+        su_buf_puts(&b, "\n");
+    } else {
+        su_buf_printf(&b, "\n  cflags: %s\n  runs here: %s\n", t.cflags, tg_target_runnable(&t, &run_why) ? "yes" : "no");
+    }
     return su_buf_take(&b);
 }
 
 const char *rt_host_isa(void)
 {
     return tg_isa_name(tg_host_isa());
+}
+
+char *rt_opencl_devices(int *count)
+{
+    su_buf b = {0};
+    int n = tg_cl_list(&b);
+    if (count)
+        *count = n;
+    return su_buf_take(&b);
 }

@@ -10,10 +10,11 @@
 static void usage(FILE *f)
 {
     fprintf(f, "usage: relay-tune targets [TARGET ...]\n"
-               "  Lists the targets of this host (cpu; OpenCL devices are a later stage) and\n"
+               "  Lists the targets of this host (cpu and its OpenCL devices) and\n"
                "  describes each TARGET string given, e.g. 'cpu -mcpu=znver3 -cores=2':\n"
                "  -mcpu=NAME (a CPU the system compiler knows), -isa=x86-64|sse4.2|avx2|avx512,\n"
-               "  -cores=N, -l1=SIZE -l2=SIZE -l3=SIZE (32K, 1M), -fma=N (FMA pipes of a core).\n"
+               "  -cores=N, -l1=SIZE -l2=SIZE -l3=SIZE (32K, 1M), -fma=N (FMA pipes of a core);\n"
+               "  'opencl' (the first device) or 'opencl -platform=N -device=M': its limits.\n"
                "  RELAY_TUNE_MAX_ISA=avx2 makes the host behave as one without AVX-512.\n");
 }
 
@@ -45,5 +46,9 @@ int cli_cmd_targets(int argc, char **argv)
         return rc;
     }
     printf("host ISA: %s\n", rt_host_isa());
-    return describe("cpu");
+    int rc = describe("cpu");
+    char *cl = rt_opencl_devices(NULL);
+    fputs(cl, stdout);
+    free(cl);
+    return rc;
 }

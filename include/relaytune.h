@@ -428,6 +428,10 @@ char *rt_target_describe(const char *target, FILE *errs);
 /* The host's widest vector ISA ("avx512", "avx2", "sse4.2", "x86-64"),
  * capped by $RELAY_TUNE_MAX_ISA. */
 const char *rt_host_isa(void);
+/* This host's OpenCL devices, one line each as its target string and name
+ * (or why there are none: no platform, or a build without OpenCL); *count
+ * (may be NULL) gets their number. Malloc'd. */
+char *rt_opencl_devices(int *count);
 
 /* ---- compiled models ---------------------------------------------------------
  * A compiled model is one shared object with the ABI of relaytune_model.h

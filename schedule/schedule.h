@@ -861,6 +861,10 @@ typedef struct sch_hw {
     int cores;                  /* threads a parallel loop gets */
     int fma;                    /* FMA pipes of a core */
     int64_t l1, l2, l3;         /* data cache bytes: L1d and L2 per core, L3 */
+    int64_t parallel_min;       /* the least work (iterations) a default loop nest goes
+                                   parallel for (0: 16384, what a thread pool pays back;
+                                   1: a device's work-items, which also take a nest's only
+                                   loop, its vector loop, as its parallel loop) */
 } sch_hw;
 
 /* The defaults when nothing is known: AVX-512, two cores, two FMA pipes,

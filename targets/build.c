@@ -246,6 +246,16 @@ static const char *compiler(void)
 static void compile_units(const char *const *srcs, int n, const tg_target *t, int jobs, double timeout_s, bool object,
                           unit *units, const char *dir)
 {
+    if (t->kind != TG_CPU) {
+        /* the system compiler builds C for cpu targets only; OpenCL C is
+         * built for its device by tg_cl_build */
+        for (int i = 0; i < n; i++) {
+            units[i].src = srcs[i];
+            units[i].pid = -1;
+            unit_fail(&units[i], TG_E_COMPILE, "the system compiler builds cpu targets only (opencl: tg_cl_build)");
+        }
+        return;
+    }
     const char *cc = compiler();
     if (jobs < 1)
         jobs = 1;

@@ -11,8 +11,13 @@
  * -march=NAME; `-isa=`, `-l1=`, `-l2=`, `-l3=`, `-fma=` and `-cores=`
  * override single fields. The host's ISA can be capped with the environment
  * variable RELAY_TUNE_MAX_ISA (as oneDNN's ONEDNN_MAX_CPU_ISA), which lets an
- * AVX-512 machine behave as an AVX2 host in tests. The OpenCL target is a
- * later step and is refused here by name. */
+ * AVX-512 machine behave as an AVX2 host in tests.
+ *
+ * `opencl` is the first device of the first platform, `opencl -platform=N
+ * -device=M` another; the device is queried (targets/opencl.c), so its
+ * limits and identity are the target's, and templates see them through
+ * sch_hw: preferred float vector width as lanes, compute units as cores,
+ * local memory as L1, the global memory cache as L2. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -332,18 +337,75 @@ static bool cpu_resolve(tg_target *t, const char *mcpu, bool isa_given, const ch
     return true;
 }
 
+/* Reads "-name=N" (a small non-negative index) at p[0..k); false when p is
+ * not that option, *bad when its value is not an index. */
+static bool index_opt(const char *p, size_t k, const char *name, int *out, bool *bad)
+{
+    size_t n = strlen(name);
+    if (k <= n + 1 || strncmp(p, name, n) || p[n] != '=')
+        return false;
+    long v = 0;
+    for (size_t i = n + 1; i < k; i++) {
+        if (p[i] < '0' || p[i] > '9' || v > 1000) {
+            *bad = true;
+            return true;
+        }
+        v = v * 10 + (p[i] - '0');
+    }
+    *out = (int)v;
+    return true;
+}
+
+/* The options of an opencl target after its name, then its device. */
+static bool opencl_parse(const char *p, tg_target *t, const char **why)
+{
+    int platform = 0, device = 0;
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        size_t k = strcspn(p, " ");
+        if (!k)
+            break;
+        bool bad = false;
+        if (!index_opt(p, k, "-platform", &platform, &bad) && !index_opt(p, k, "-device", &device, &bad))
+            return *why = "unknown opencl option (known: -platform=N -device=M)", false;
+        if (bad)
+            return *why = "-platform and -device take an index (relay-tune targets lists them)", false;
+        p += k;
+    }
+    if (!tg_cl_query(platform, device, &t->cl, why))
+        return false;
+    const tg_cl_device *d = &t->cl;
+    t->kind = TG_OPENCL;
+    snprintf(t->name, sizeof t->name, "opencl");
+    t->cores = d->compute_units > 0 ? d->compute_units : 1;
+    t->fma = 2;
+    t->l1 = d->local_mem > 0 ? d->local_mem : 32 * 1024;
+    t->l2 = d->global_cache > 0 ? d->global_cache : 256 * 1024;
+    t->l3 = t->l2 * 4;
+    t->host = false;
+    t->hw.lanes = d->vec_float > 1 ? d->vec_float : 1;
+    t->hw.vregs = 16;
+    t->hw.cores = t->cores;
+    t->hw.fma = t->fma;
+    t->hw.l1 = t->l1;
+    t->hw.l2 = t->l2;
+    t->hw.l3 = t->l3;
+    t->hw.parallel_min = 1; /* every nest spreads over the work-items */
+    snprintf(t->cflags, sizeof t->cflags, "-cl-std=CL1.2");
+    return true;
+}
+
 bool tg_target_parse(const char *text, tg_target *t, const char **why)
 {
     memset(t, 0, sizeof *t);
     while (*text == ' ')
         text++;
     size_t n = strcspn(text, " ");
-    if (n == 6 && !strncmp(text, "opencl", 6)) {
-        *why = "the opencl target is not built yet";
-        return false;
-    }
+    if (n == 6 && !strncmp(text, "opencl", 6))
+        return opencl_parse(text + n, t, why);
     if (n != 3 || strncmp(text, "cpu", 3)) {
-        *why = "unknown target (this build knows: cpu)";
+        *why = "unknown target (this build knows: cpu, opencl)";
         return false;
     }
     t->kind = TG_CPU;
@@ -385,6 +447,11 @@ bool tg_target_runnable(const tg_target *t, const char **why)
 
 void tg_target_features(const tg_target *t, su_buf *b)
 {
+    if (t->kind == TG_OPENCL) {
+        su_buf_printf(b, "device %s; vendor %s; driver %s; %s", t->cl.name, t->cl.vendor, t->cl.driver,
+                      t->cl.version);
+        return;
+    }
     static const char *const feats[] = {"", "sse4.2", "sse4.2 avx avx2 fma",
                                         "sse4.2 avx avx2 fma avx512f avx512bw avx512dq avx512vl"};
     su_buf_puts(b, feats[t->isa]);
@@ -392,6 +459,18 @@ void tg_target_features(const tg_target *t, su_buf *b)
 
 void tg_target_print(const tg_target *t, su_buf *b)
 {
+    if (t->kind == TG_OPENCL) {
+        const tg_cl_device *d = &t->cl;
+        su_buf_printf(b, "device %s (%s, %s) of platform %d (%s): %s, driver %s\n"
+                      "  %d compute units, work-groups of up to %lld (%d dims: %lld x %lld x %lld), "
+                      "local memory %lldK, global memory %lldM (cache %lldK), float vectors of %d%s",
+                      d->name, d->type, d->vendor, d->platform, d->platform_name, d->version, d->driver,
+                      d->compute_units, (long long)d->max_wg, d->wg_dims, (long long)d->max_items[0],
+                      (long long)d->max_items[1], (long long)d->max_items[2], (long long)(d->local_mem / K_),
+                      (long long)(d->global_mem / M_), (long long)(d->global_cache / K_), d->vec_float,
+                      d->fp64 ? ", fp64" : "");
+        return;
+    }
     su_buf_printf(b, "isa %s (%d float32 lanes, %d vector registers), %d FMA pipe%s, "
                   "L1d %lldK, L2 %lldK, L3 %lldK, %d core%s, -march=%s%s",
                   tg_isa_name(t->isa), t->hw.lanes, t->hw.vregs, t->fma, t->fma == 1 ? "" : "s",

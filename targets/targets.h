@@ -18,9 +18,30 @@ typedef enum { TG_CPU, TG_OPENCL } tg_kind;
 /* The x86-64 vector ISAs a cpu target plans for, narrowest first. */
 typedef enum { TG_ISA_GENERIC, TG_ISA_SSE42, TG_ISA_AVX2, TG_ISA_AVX512 } tg_isa;
 
+/* An OpenCL device as queried (targets/opencl.c): its identity and the limits
+ * templates and launches plan for. */
+typedef struct tg_cl_device {
+    int platform, device;   /* indices (-platform=N -device=M) */
+    char platform_name[128];
+    char name[128];         /* CL_DEVICE_NAME */
+    char vendor[128];
+    char driver[64];        /* CL_DRIVER_VERSION */
+    char version[160];      /* CL_DEVICE_VERSION ("OpenCL 3.0 PoCL ...") */
+    char type[16];          /* "cpu", "gpu", "accelerator", "other" */
+    int compute_units;
+    int64_t max_wg;         /* CL_DEVICE_MAX_WORK_GROUP_SIZE */
+    int wg_dims;            /* CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS */
+    int64_t max_items[3];   /* CL_DEVICE_MAX_WORK_ITEM_SIZES */
+    int64_t local_mem;      /* bytes */
+    int64_t global_mem;     /* bytes */
+    int64_t global_cache;   /* bytes of the global memory cache (0: none) */
+    int vec_float;          /* CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT */
+    bool fp64;              /* the device has double precision */
+} tg_cl_device;
+
 typedef struct tg_target {
     tg_kind kind;
-    char name[64];          /* "cpu" */
+    char name[64];          /* "cpu", "opencl" */
     tg_isa isa;             /* what the templates plan for (-isa, -mcpu's, else the host's) */
     int cores;              /* threads for parallel loops (-cores=N, else the online CPUs) */
     int fma;                /* FMA pipes of a core (-fma=N, else 2) */
@@ -31,10 +52,12 @@ typedef struct tg_target {
     char march[48];         /* the -march value */
     sch_hw hw;              /* what schedule templates see */
     char cflags[256];       /* flags for the system compiler */
+    tg_cl_device cl;        /* kind TG_OPENCL: the device */
 } tg_target;
 
 /* Parses a target string ("cpu", "cpu -mcpu=znver3 -cores=2", "cpu
- * -isa=avx2 -l2=512K"); false with a message (static text) in *why for an
+ * -isa=avx2 -l2=512K", "opencl", "opencl -platform=0 -device=1"; an opencl
+ * target queries its device, so the device must be on this host); false with a message (static text) in *why for an
  * unknown target, option or CPU name. */
 bool tg_target_parse(const char *text, tg_target *t, const char **why);
 /* Whether this host can execute code built for t; false with *why (static
@@ -46,7 +69,9 @@ tg_isa tg_host_isa(void);
 const char *tg_isa_name(tg_isa isa);
 /* Parses an ISA name (also "generic", "sse2"); false when unknown. */
 bool tg_isa_parse(const char *s, tg_isa *out);
-/* Appends the ISA features t's code may use ("sse4.2 avx avx2 fma"). */
+/* Appends the ISA features t's code may use ("sse4.2 avx avx2 fma"); for an
+ * OpenCL target the device's identity (name, vendor, driver and OpenCL
+ * versions), so that records of one device never apply to another. */
 void tg_target_features(const tg_target *t, su_buf *b);
 /* Appends a one-line description of t (ISA, lanes, caches, cores, -march). */
 void tg_target_print(const tg_target *t, su_buf *b);
@@ -64,6 +89,49 @@ void tg_c_prelude(su_buf *out);
  * buffers in f's argument order (returns 0, or -1 when a temporary could not
  * be allocated). name must be a C identifier. sch_emit_func with tg_lang_c. */
 void tg_c_func(su_buf *out, const sch_func *f, const char *name);
+
+/* ---- lang_opencl.c: LoopIR -> OpenCL C ----------------------------------- */
+
+/* The OpenCL C languages: tg_lang_cl_group runs a function as one
+ * work-group whose work-items share each nest's outermost parallel loop
+ * (a barrier after each); tg_lang_cl_single as one work-item. */
+extern const sch_lang tg_lang_cl_group;
+extern const sch_lang tg_lang_cl_single;
+/* True when f can run as one work-group: every store lies inside the
+ * outermost parallel loop of its nest (else work-items would race on it). */
+bool tg_cl_groupable(const sch_func *f);
+/* Bytes of scratch f's kernel-wide temporaries take: each rounded up to 64
+ * bytes, all of them added up (an upper bound of the stack's depth). */
+int64_t tg_cl_scratch_bytes(const sch_func *f);
+/* Appends f as `__kernel void NAME(__global T *p0, ..., __global char
+ * *scratch)` taking the buffers in f's argument order, in the group language
+ * where tg_cl_groupable(f), else the single one; *group says which. The
+ * unit starts with tg_lang_cl_group.prelude (once). name must be a C
+ * identifier. */
+void tg_cl_func(su_buf *out, const sch_func *f, const char *name, bool *group);
+
+/* ---- opencl.c: OpenCL platforms, devices, programs ------------------------ */
+
+/* Whether this build has OpenCL (configure found the ICD loader). */
+bool tg_cl_built(void);
+/* Queries device `device` of platform `platform`; false with *why (static
+ * text) when the build has no OpenCL, there is no such platform or device. */
+bool tg_cl_query(int platform, int device, tg_cl_device *out, const char **why);
+/* Appends this host's OpenCL platforms and devices, one line each (or why
+ * there are none); returns the number of devices. */
+int tg_cl_list(su_buf *b);
+/* A program built for one device, with its context and queue. */
+typedef struct tg_cl_prog tg_cl_prog;
+/* Builds OpenCL C source for the device of t (clBuildProgram); NULL with the
+ * reason or the build log in *log (malloc'd). */
+tg_cl_prog *tg_cl_build(const tg_target *t, const char *src, char **log);
+/* Runs kernel `name` of p over host buffers args[0..nargs) of bytes[i]
+ * (copied in before, those with out[i] copied back after) and a scratch
+ * buffer of scratch bytes: one work-group of the device's work-group size
+ * (capped at 256) when group, else one work-item. 0, or -1 with *log. */
+int tg_cl_run(tg_cl_prog *p, const char *name, bool group, int nargs, void *const *args, const int64_t *bytes,
+              const bool *out, int64_t scratch, char **log);
+void tg_cl_free(tg_cl_prog *p);
 
 /* ---- kernel.c: one built kernel as C ------------------------------------ */
 

@@ -82,7 +82,7 @@ static root_knobs root_defaults(sch_tctx *t, const sch_iter *v, int ns, const sc
     root_knobs k = {v->extent, 0, SCH_LOOP_SERIAL};
     if (v->extent > MAX_VECTOR_LOOP)
         k.vec = sch_tmpl_vector_factor(v->extent, sch_hw_stream_tile(t->hw), t->hw->lanes);
-    k.par = work >= PARALLEL_MIN && outer * (v->extent / k.vec) > 1 ? all : 0;
+    k.par = work >= (t->hw->parallel_min > 0 ? t->hw->parallel_min : PARALLEL_MIN) && outer * (v->extent / k.vec) > 1 ? all : 0;
     if (!tunable)
         return k;
     const sch_split_policy vp = {.max_inner = MAX_VECTOR_LOOP};
@@ -154,7 +154,10 @@ static void root_schedule(sch_tctx *t, sch_tensor *st, bool tunable)
         order[n++] = v;
         SCH_TRY(t, sch_reorder(s, st, n, order));
     }
-    if (v->extent > 1)
+    /* work-items (parallel_min 1) may take the vector loop as the parallel
+     * one, decided once the outer loops are */
+    bool device = t->hw->parallel_min == 1;
+    if (v->extent > 1 && !device)
         SCH_TRY(t, sch_annotate(s, st, v, SCH_LOOP_VECTORIZED));
     if (k.red != SCH_LOOP_SERIAL)
         SCH_TRY(t, sch_annotate(s, st, rd[nr - 1], k.red));
@@ -162,8 +165,13 @@ static void root_schedule(sch_tctx *t, sch_tensor *st, bool tunable)
     sch_iter *o = ns ? sp[0] : NULL;
     for (int i = 1; i < (npar < 0 ? ns : npar) && !t->err; i++)
         SCH_TRY(t, sch_fuse(s, st, o, sp[i], &o));
-    if (o && o->extent > 1 && k.par)
+    bool outer_par = o && o->extent > 1 && k.par;
+    if (outer_par)
         SCH_TRY(t, sch_annotate(s, st, o, SCH_LOOP_PARALLEL));
+    /* work-items spread a nest that is one vector loop */
+    bool items = !outer_par && !nr && (!o || o->extent == 1);
+    if (device && v->extent > 1 && !t->err)
+        SCH_TRY(t, sch_annotate(s, st, v, items ? SCH_LOOP_PARALLEL : SCH_LOOP_VECTORIZED));
 }
 
 void sch_tmpl_root(sch_tctx *t, sch_tensor *st)

@@ -72,6 +72,12 @@ static int next_kernel;
 
 bool hx_prepare(hx_kernel *k, const ir_expr *func, const char *tmpl, const sch_config *cfg, bool naive, bool hoist)
 {
+    return hx_prepare_hw(k, func, tmpl, cfg, naive, hoist, NULL);
+}
+
+bool hx_prepare_hw(hx_kernel *k, const ir_expr *func, const char *tmpl, const sch_config *cfg, bool naive, bool hoist,
+                   const sch_hw *hw)
+{
     su_diags d = {0};
     memset(k, 0, sizeof *k);
     k->func = func;
@@ -84,7 +90,7 @@ bool hx_prepare(hx_kernel *k, const ir_expr *func, const char *tmpl, const sch_c
     }
     su_diags_free(&d);
     if (!naive) {
-        sch_err e = sch_apply_template(k->s, tmpl, NULL, cfg, NULL);
+        sch_err e = sch_apply_template(k->s, tmpl, hw, cfg, NULL);
         if (e) {
             fprintf(stderr, "# template: %s: %s\n", sch_err_name(e), k->s->err_msg);
             return false;
@@ -200,7 +206,24 @@ static double load(const sch_buffer *b, const void *p, int64_t i)
     }
 }
 
+/* The CPU executor: the loaded prologues, then the kernel. */
+static int cpu_exec(void *ctx, hx_kernel *k, void **args)
+{
+    (void)ctx;
+    int np = k->s->nparams;
+    for (int p = 0; p < k->l->nprologues; p++) {
+        void *pa[2] = {args[k->l->prologues[p].param], args[np + p]};
+        k->pro[p](pa);
+    }
+    return k->fn(args);
+}
+
 int hx_run(hx_kernel *k, hx_tensor *const *inputs, hx_tensor **outputs, int *nout)
+{
+    return hx_run_with(k, inputs, outputs, nout, cpu_exec, NULL);
+}
+
+int hx_run_with(hx_kernel *k, hx_tensor *const *inputs, hx_tensor **outputs, int *nout, hx_exec_fn exec, void *ctx)
 {
     const sch_func *f = k->l->kernel;
     void *args[64];
@@ -211,11 +234,7 @@ int hx_run(hx_kernel *k, hx_tensor *const *inputs, hx_tensor **outputs, int *nou
             for (int64_t j = 0; j < f->args[i]->size; j++)
                 store(f->args[i], args[i], j, inputs[i]->v[j]);
     }
-    for (int p = 0; p < k->l->nprologues; p++) {
-        void *pa[2] = {args[k->l->prologues[p].param], args[np + p]};
-        k->pro[p](pa);
-    }
-    int rc = k->fn(args);
+    int rc = exec(ctx, k, args);
     for (int i = 0; i < f->nargs; i++) {
         if (f->args[i]->scope == SCH_SCOPE_OUTPUT) {
             const sch_buffer *b = f->args[i];

@@ -27,6 +27,8 @@ typedef struct hx_oracle {
 
 hx_tensor *hx_tensor_new(ir_dtype dt, int ndim, const int64_t *shape);
 void hx_tensor_free(hx_tensor *t);
+/* Frees ts[0..n). */
+void hx_tensors_free(hx_tensor **ts, int n);
 /* Evaluates a primitive function on inputs (one per parameter); returns the
  * number of outputs written to outputs[]. */
 int hx_oracle_run(const ir_expr *func, hx_tensor *const *inputs, hx_tensor **outputs);
@@ -58,6 +60,9 @@ typedef struct hx_kernel {
  * defaults; naive: no template at all) and lowers it (hoisting packs of
  * every parameter when hoist). False with a diagnostic printed on failure. */
 bool hx_prepare(hx_kernel *k, const ir_expr *func, const char *tmpl, const sch_config *cfg, bool naive, bool hoist);
+/* hx_prepare for the machine hw describes (NULL: sch_hw_default). */
+bool hx_prepare_hw(hx_kernel *k, const ir_expr *func, const char *tmpl, const sch_config *cfg, bool naive, bool hoist,
+                   const sch_hw *hw);
 /* Builds kernels into shared objects, one translation unit per core
  * compiled side by side (RELAY_TUNE_CACHE must be set), and resolves their
  * entry points; NULL with the log printed on failure. */
@@ -68,6 +73,12 @@ void hx_kernel_free(hx_kernel *k);
 /* Runs a kernel (prologues first) on inputs; outputs[] get new tensors.
  * Returns the kernel's status. */
 int hx_run(hx_kernel *k, hx_tensor *const *inputs, hx_tensor **outputs, int *nout);
+/* Runs a kernel some other way (on a device): exec gets the kernel's
+ * buffers (inputs filled in, outputs zeroed; f's argument order) and
+ * returns its status. */
+typedef int (*hx_exec_fn)(void *ctx, hx_kernel *k, void **args);
+/* hx_run through exec. */
+int hx_run_with(hx_kernel *k, hx_tensor *const *inputs, hx_tensor **outputs, int *nout, hx_exec_fn exec, void *ctx);
 /* Random inputs for func's parameters: floats in [lo, hi], ints in [0, 3]
  * (indices of take), bools at random. */
 void hx_random_inputs(const ir_expr *func, unsigned seed, double lo, double hi, hx_tensor **inputs);

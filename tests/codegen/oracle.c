@@ -37,6 +37,12 @@ void hx_tensor_free(hx_tensor *t)
     }
 }
 
+void hx_tensors_free(hx_tensor **ts, int n)
+{
+    for (int i = 0; i < n; i++)
+        hx_tensor_free(ts[i]);
+}
+
 static hx_tensor *like(const ir_type *ty)
 {
     return hx_tensor_new(ty->dtype, ty->ndim, ty->shape);

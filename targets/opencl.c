@@ -1,0 +1,391 @@
+/* opencl.c — OpenCL through the ICD loader: this host's platforms and
+ * devices, a device's limits (what an opencl target describes), programs
+ * built from generated OpenCL C with clBuildProgram (a failed build hands
+ * back its log), and running one kernel over host buffers. A build without
+ * OpenCL (configure found no ocl-icd-opencl-dev / opencl-headers) keeps
+ * these entry points and refuses every request with that reason, so
+ * `--target opencl` says what is missing instead of failing to link. */
+#include "config.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "targets/targets.h"
+
+#if HAVE_OPENCL
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+
+bool tg_cl_built(void)
+{
+    return true;
+}
+
+/* PoCL starts LLVM, which gives the calling thread an alternate signal
+ * stack of its own (at the first clGetDeviceIDs); when that thread ends,
+ * ASan (and anything else that set one) then frees a stack it did not make
+ * and aborts. Every entry point below keeps the thread's own stack. */
+static void altstack_save(stack_t *s)
+{
+    if (sigaltstack(NULL, s) != 0)
+        s->ss_flags = SS_DISABLE;
+}
+
+static void altstack_restore(const stack_t *s)
+{
+    stack_t cur;
+    if (sigaltstack(NULL, &cur) == 0 && cur.ss_sp != s->ss_sp) {
+        stack_t back = *s;
+        back.ss_flags &= SS_DISABLE;
+        sigaltstack(&back, NULL);
+    }
+}
+
+/* The platforms (at most 16) and one platform's devices (at most 16). */
+static cl_uint platforms(cl_platform_id *out)
+{
+    cl_uint n = 0;
+    if (clGetPlatformIDs(16, out, &n) != CL_SUCCESS)
+        return 0;
+    return n > 16 ? 16 : n;
+}
+
+static cl_uint devices(cl_platform_id p, cl_device_id *out)
+{
+    cl_uint n = 0;
+    if (clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 16, out, &n) != CL_SUCCESS)
+        return 0;
+    return n > 16 ? 16 : n;
+}
+
+/* A string of the device, cut to n bytes (clGetDeviceInfo refuses a buffer
+ * shorter than the whole string). */
+static void str_info(cl_device_id d, cl_device_info what, char *out, size_t n)
+{
+    char whole[2048];
+    if (clGetDeviceInfo(d, what, sizeof whole, whole, NULL) != CL_SUCCESS)
+        whole[0] = 0;
+    whole[sizeof whole - 1] = 0;
+    snprintf(out, n, "%s", whole);
+}
+
+static cl_ulong ulong_info(cl_device_id d, cl_device_info what)
+{
+    cl_ulong v = 0;
+    return clGetDeviceInfo(d, what, sizeof v, &v, NULL) == CL_SUCCESS ? v : 0;
+}
+
+static cl_uint uint_info(cl_device_id d, cl_device_info what)
+{
+    cl_uint v = 0;
+    return clGetDeviceInfo(d, what, sizeof v, &v, NULL) == CL_SUCCESS ? v : 0;
+}
+
+static void describe(cl_platform_id p, cl_device_id d, tg_cl_device *o)
+{
+    if (clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof o->platform_name, o->platform_name, NULL) != CL_SUCCESS)
+        o->platform_name[0] = 0;
+    o->platform_name[sizeof o->platform_name - 1] = 0;
+    str_info(d, CL_DEVICE_NAME, o->name, sizeof o->name);
+    str_info(d, CL_DEVICE_VENDOR, o->vendor, sizeof o->vendor);
+    str_info(d, CL_DRIVER_VERSION, o->driver, sizeof o->driver);
+    str_info(d, CL_DEVICE_VERSION, o->version, sizeof o->version);
+    cl_device_type type = 0;
+    if (clGetDeviceInfo(d, CL_DEVICE_TYPE, sizeof type, &type, NULL) != CL_SUCCESS)
+        type = 0;
+    snprintf(o->type, sizeof o->type, "%s",
+             type & CL_DEVICE_TYPE_GPU ? "gpu" : type & CL_DEVICE_TYPE_CPU ? "cpu"
+             : type & CL_DEVICE_TYPE_ACCELERATOR ? "accelerator" : "other");
+    o->compute_units = (int)uint_info(d, CL_DEVICE_MAX_COMPUTE_UNITS);
+    size_t wg = 0;
+    if (clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof wg, &wg, NULL) != CL_SUCCESS)
+        wg = 1;
+    o->max_wg = (int64_t)wg;
+    o->wg_dims = (int)uint_info(d, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS);
+    size_t items[16] = {0};
+    if (clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof items, items, NULL) != CL_SUCCESS)
+        items[0] = wg;
+    for (int i = 0; i < 3; i++)
+        o->max_items[i] = i < o->wg_dims ? (int64_t)items[i] : 1;
+    o->local_mem = (int64_t)ulong_info(d, CL_DEVICE_LOCAL_MEM_SIZE);
+    o->global_mem = (int64_t)ulong_info(d, CL_DEVICE_GLOBAL_MEM_SIZE);
+    o->global_cache = (int64_t)ulong_info(d, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE);
+    o->vec_float = (int)uint_info(d, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT);
+    o->fp64 = ulong_info(d, CL_DEVICE_DOUBLE_FP_CONFIG) != 0;
+}
+
+/* The ids of device `device` of platform `platform`; false with *why. */
+static bool find(int platform, int device, cl_platform_id *pp, cl_device_id *dp, const char **why)
+{
+    cl_platform_id ps[16];
+    cl_device_id ds[16];
+    cl_uint np = platforms(ps);
+    if (!np)
+        return *why = "this host has no OpenCL platform (install an ICD, such as pocl-opencl-icd)", false;
+    if (platform < 0 || (cl_uint)platform >= np)
+        return *why = "no such OpenCL platform on this host (relay-tune targets lists them)", false;
+    cl_uint nd = devices(ps[platform], ds);
+    if (device < 0 || (cl_uint)device >= nd)
+        return *why = "no such device on this OpenCL platform (relay-tune targets lists them)", false;
+    *pp = ps[platform];
+    *dp = ds[device];
+    return true;
+}
+
+static bool cl_query_on(int platform, int device, tg_cl_device *out, const char **why)
+{
+    memset(out, 0, sizeof *out);
+    cl_platform_id p;
+    cl_device_id d;
+    if (!find(platform, device, &p, &d, why))
+        return false;
+    out->platform = platform;
+    out->device = device;
+    describe(p, d, out);
+    return true;
+}
+
+static int cl_list_on(su_buf *b)
+{
+    cl_platform_id ps[16];
+    cl_uint np = platforms(ps);
+    int count = 0;
+    if (!np)
+        su_buf_puts(b, "OpenCL: no platform on this host (install an ICD, such as pocl-opencl-icd)\n");
+    for (cl_uint i = 0; i < np; i++) {
+        cl_device_id ds[16];
+        cl_uint nd = devices(ps[i], ds);
+        for (cl_uint j = 0; j < nd; j++) {
+            tg_cl_device o = {0};
+            describe(ps[i], ds[j], &o);
+            su_buf_printf(b, "opencl -platform=%u -device=%u: %s, %s (%s)\n", i, j, o.name, o.platform_name, o.type);
+            count++;
+        }
+    }
+    return count;
+}
+
+struct tg_cl_prog {
+    cl_context ctx;
+    cl_command_queue q;
+    cl_program prog;
+    cl_device_id dev;
+    int64_t wg;             /* the work-group size of a group kernel */
+};
+
+void tg_cl_free(tg_cl_prog *p)
+{
+    if (!p)
+        return;
+    if (p->prog)
+        clReleaseProgram(p->prog);
+    if (p->q)
+        clReleaseCommandQueue(p->q);
+    if (p->ctx)
+        clReleaseContext(p->ctx);
+    free(p);
+}
+
+static char *msg(const char *what, cl_int err)
+{
+    su_buf b = {0};
+    su_buf_printf(&b, "%s (OpenCL error %d)", what, (int)err);
+    return su_buf_take(&b);
+}
+
+static tg_cl_prog *cl_build_on(const tg_target *t, const char *src, char **log)
+{
+    *log = NULL;
+    const char *why;
+    cl_platform_id p;
+    cl_device_id d;
+    if (t->kind != TG_OPENCL || !find(t->cl.platform, t->cl.device, &p, &d, &why)) {
+        *log = su_strdup(t->kind != TG_OPENCL ? "not an opencl target" : why);
+        return NULL;
+    }
+    tg_cl_prog *g = su_calloc(1, sizeof *g);
+    g->dev = d;
+    g->wg = t->cl.max_wg < 256 ? t->cl.max_wg : 256;
+    if (g->wg < 1)
+        g->wg = 1;
+    cl_int err;
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)p, 0};
+    g->ctx = clCreateContext(props, 1, &d, NULL, NULL, &err);
+    if (!g->ctx) {
+        *log = msg("cannot create an OpenCL context", err);
+        goto fail;
+    }
+    g->q = clCreateCommandQueue(g->ctx, d, 0, &err);
+    if (!g->q) {
+        *log = msg("cannot create an OpenCL command queue", err);
+        goto fail;
+    }
+    g->prog = clCreateProgramWithSource(g->ctx, 1, &src, NULL, &err);
+    if (!g->prog) {
+        *log = msg("cannot create an OpenCL program", err);
+        goto fail;
+    }
+    err = clBuildProgram(g->prog, 1, &d, "-cl-std=CL1.2", NULL, NULL);
+    if (err != CL_SUCCESS) {
+        size_t n = 0;
+        clGetProgramBuildInfo(g->prog, d, CL_PROGRAM_BUILD_LOG, 0, NULL, &n);
+        su_buf b = {0};
+        su_buf_printf(&b, "clBuildProgram failed (OpenCL error %d):\n", (int)err);
+        char *text = su_malloc(n + 1);
+        if (clGetProgramBuildInfo(g->prog, d, CL_PROGRAM_BUILD_LOG, n, text, NULL) != CL_SUCCESS)
+            n = 0;
+        text[n] = 0;
+        su_buf_puts(&b, text);
+        free(text);
+        *log = su_buf_take(&b);
+        goto fail;
+    }
+    return g;
+fail:
+    tg_cl_free(g);
+    return NULL;
+}
+
+static int cl_run_on(tg_cl_prog *p, const char *name, bool group, int nargs, void *const *args, const int64_t *bytes,
+                     const bool *out, int64_t scratch, char **log)
+{
+    *log = NULL;
+    cl_int err;
+    cl_kernel k = clCreateKernel(p->prog, name, &err);
+    if (!k) {
+        *log = msg("no such kernel in the program", err);
+        return -1;
+    }
+    cl_mem *mem = su_calloc((size_t)nargs + 1, sizeof *mem);
+    int rc = -1;
+    for (int i = 0; i <= nargs; i++) {
+        size_t n = (size_t)(i < nargs ? bytes[i] : scratch);
+        bool in = i < nargs && !out[i];
+        /* OpenCL has no empty buffers */
+        mem[i] = clCreateBuffer(p->ctx, CL_MEM_READ_WRITE | (in && n ? CL_MEM_COPY_HOST_PTR : 0), n ? n : 4,
+                                in && n ? args[i] : NULL, &err);
+        if (!mem[i]) {
+            *log = msg("cannot create a device buffer", err);
+            goto done;
+        }
+        if ((err = clSetKernelArg(k, (cl_uint)i, sizeof mem[i], &mem[i])) != CL_SUCCESS) {
+            *log = msg("cannot set a kernel argument", err);
+            goto done;
+        }
+    }
+    size_t global = group ? (size_t)p->wg : 1;
+    if ((err = clEnqueueNDRangeKernel(p->q, k, 1, NULL, &global, &global, 0, NULL, NULL)) != CL_SUCCESS) {
+        *log = msg("cannot launch the kernel", err);
+        goto done;
+    }
+    for (int i = 0; i < nargs; i++)
+        if (out[i] && bytes[i] &&
+            (err = clEnqueueReadBuffer(p->q, mem[i], CL_TRUE, 0, (size_t)bytes[i], args[i], 0, NULL, NULL)) !=
+                CL_SUCCESS) {
+            *log = msg("cannot read an output back", err);
+            goto done;
+        }
+    if ((err = clFinish(p->q)) != CL_SUCCESS) {
+        *log = msg("the kernel failed", err);
+        goto done;
+    }
+    rc = 0;
+done:
+    for (int i = 0; i <= nargs; i++)
+        if (mem[i])
+            clReleaseMemObject(mem[i]);
+    free(mem);
+    clReleaseKernel(k);
+    return rc;
+}
+
+bool tg_cl_query(int platform, int device, tg_cl_device *out, const char **why)
+{
+    stack_t own;
+    altstack_save(&own);
+    bool r = cl_query_on(platform, device, out, why);
+    altstack_restore(&own);
+    return r;
+}
+
+int tg_cl_list(su_buf *b)
+{
+    stack_t own;
+    altstack_save(&own);
+    int r = cl_list_on(b);
+    altstack_restore(&own);
+    return r;
+}
+
+tg_cl_prog *tg_cl_build(const tg_target *t, const char *src, char **log)
+{
+    stack_t own;
+    altstack_save(&own);
+    tg_cl_prog *r = cl_build_on(t, src, log);
+    altstack_restore(&own);
+    return r;
+}
+
+int tg_cl_run(tg_cl_prog *p, const char *name, bool group, int nargs, void *const *args, const int64_t *bytes,
+              const bool *out, int64_t scratch, char **log)
+{
+    stack_t own;
+    altstack_save(&own);
+    int r = cl_run_on(p, name, group, nargs, args, bytes, out, scratch, log);
+    altstack_restore(&own);
+    return r;
+}
+
+#else /* !HAVE_OPENCL */
+
+static const char no_opencl[] = "this relay-tune was built without OpenCL (configure found no "
+                                "ocl-icd-opencl-dev / opencl-headers; install them and reconfigure)";
+
+bool tg_cl_built(void)
+{
+    return false;
+}
+
+bool tg_cl_query(int platform, int device, tg_cl_device *out, const char **why)
+{
+    (void)platform;
+    (void)device;
+    memset(out, 0, sizeof *out);
+    *why = no_opencl;
+    return false;
+}
+
+int tg_cl_list(su_buf *b)
+{
+    su_buf_printf(b, "OpenCL: %s\n", no_opencl);
+    return 0;
+}
+
+struct tg_cl_prog {
+    int unused;
+};
+
+tg_cl_prog *tg_cl_build(const tg_target *t, const char *src, char **log)
+{
+    (void)t;
+    (void)src;
+    *log = su_strdup(no_opencl);
+    return NULL;
+}
+
+int tg_cl_run(tg_cl_prog *p, const char *name, bool group, int nargs, void *const *args, const int64_t *bytes,
+              const bool *out, int64_t scratch, char **log)
+{
+    (void)p, (void)name, (void)group, (void)nargs, (void)args, (void)bytes, (void)out, (void)scratch;
+    *log = su_strdup(no_opencl);
+    return -1;
+}
+
+void tg_cl_free(tg_cl_prog *p)
+{
+    free(p);
+}
+
+#endif

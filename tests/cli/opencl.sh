@@ -1,0 +1,45 @@
+#!/bin/sh
+# opencl.sh — the opencl target at the command line: `relay-tune targets`
+# lists this host's OpenCL devices and describes one (limits, identity in
+# records); bad device strings are refused by name; `lower --emit c` prints a
+# task's OpenCL C; the commands that would run a model on the device say
+# that this is not built yet instead of running C. A build without OpenCL
+# refuses the target with that reason; a host without a device skips the
+# rest and says why.
+. "$(dirname "$0")/../lib.sh"
+M="$top_srcdir/benchmarks/models/mlp.relay"
+
+tap_run "targets lists the host" 0 "$RELAY_TUNE" targets
+if grep -q "built without OpenCL" "$TMP/out"; then
+    tap_run "a build without OpenCL refuses the target" 1 "$RELAY_TUNE" targets opencl
+    tap_has "and says what is missing" "$TMP/err" "ocl-icd-opencl-dev"
+    tap_done
+    exit
+fi
+if ! grep -q "^opencl -platform=0 -device=0: " "$TMP/out"; then
+    echo "1..0 # SKIP no OpenCL device on this host: $(grep '^OpenCL' "$TMP/out")"
+    exit 0
+fi
+tap_ok "targets lists the OpenCL devices"
+
+tap_run "describe the first device" 0 "$RELAY_TUNE" targets opencl "opencl -platform=0 -device=0"
+tap_has "its limits" "$TMP/out" "compute units, work-groups of up to"
+tap_has "its identity in records" "$TMP/out" "identity in records: device "
+tap_run "a device that is not there" 1 "$RELAY_TUNE" targets "opencl -device=77"
+tap_has "is named" "$TMP/err" "no such device on this OpenCL platform"
+tap_run "a platform that is not there" 1 "$RELAY_TUNE" targets "opencl -platform=9"
+tap_has "is named" "$TMP/err" "no such OpenCL platform"
+tap_run "an unknown option" 1 "$RELAY_TUNE" targets "opencl -device=0;rm"
+tap_has "is refused" "$TMP/err" "take an index"
+
+tap_run "lower --emit c --target opencl" 0 "$RELAY_TUNE" lower "$M" --task 0 --emit c --target opencl
+tap_has "prints an OpenCL kernel" "$TMP/out" "__kernel void kernel_"
+tap_has "with __global buffers" "$TMP/out" "__global const float *restrict p0"
+tap_has "whose outer loop is spread over the work-items" "$TMP/out" "= get_local_id(0);"
+if grep -q "#pragma omp" "$TMP/out"; then tap_fail "no OpenMP in OpenCL C"; else tap_ok "no OpenMP in OpenCL C"; fi
+
+tap_run "run --target opencl is refused" 1 "$RELAY_TUNE" run "$M" --random-params 0 --target opencl
+tap_has "saying it is not built yet" "$TMP/err" "not built yet"
+tap_run "compile --target opencl is refused" 1 "$RELAY_TUNE" compile "$M" --target opencl -o "$TMP/m.so"
+tap_has "saying why" "$TMP/err" "compiled models are for cpu only"
+tap_done

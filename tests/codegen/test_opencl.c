@@ -1,0 +1,270 @@
+/* test_opencl.c — the OpenCL target on this host's first device (PoCL on a
+ * CPU): the target string queries the device; every primitive function of
+ * the op models (op_models.h, one per op family plus fused epilogues),
+ * lowered with its template's default config and without any schedule, is
+ * written as OpenCL C (targets/lang_opencl.c), built with clBuildProgram
+ * (one program per model), run on the device on random inputs and compared
+ * with the reference kernels of ir/ref_*.c (max error relative to the
+ * output's magnitude below 1e-4), the same oracle test_kernels holds the C
+ * target to. A host without an OpenCL platform (or a build without OpenCL)
+ * skips the whole test and says why. */
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#include "tests/codegen/harness.h"
+#include "tests/tap.h"
+#include "tuner/tuner.h"
+
+#include "tests/codegen/op_models.h"
+
+static const char *const zoo[] = {"resnet18", "mobilenet_v2", "squeezenet1_0", "bert_layer", "mlp"};
+enum { NMODELS = sizeof models / sizeof *models, NZOO = sizeof zoo / sizeof *zoo, MAXK = 512 };
+
+/* What the device executor needs to run one kernel of a built program. */
+typedef struct cl_job {
+    tg_cl_prog *prog;
+    char name[32];
+    bool group;             /* the kernel runs as one work-group */
+    bool pro_group[8];      /* the same for its prologues */
+    char *log;              /* why a run failed */
+} cl_job;
+
+static void buffer_bytes(const sch_func *f, int64_t *bytes, bool *out)
+{
+    for (int i = 0; i < f->nargs; i++) {
+        bytes[i] = f->args[i]->size * ir_dtype_bytes(f->args[i]->dtype);
+        out[i] = f->args[i]->scope == SCH_SCOPE_OUTPUT;
+    }
+}
+
+/* hx_exec_fn on the device: the prologues, then the kernel. */
+static int cl_exec(void *ctx, hx_kernel *k, void **args)
+{
+    cl_job *j = ctx;
+    int64_t bytes[64];
+    bool out[64];
+    int np = k->s->nparams;
+    for (int p = 0; p < k->l->nprologues; p++) {
+        const sch_func *pf = k->l->prologues[p].fn;
+        void *pa[2] = {args[k->l->prologues[p].param], args[np + p]};
+        char name[48];
+        snprintf(name, sizeof name, "%s_p%d", j->name, p);
+        buffer_bytes(pf, bytes, out);
+        if (tg_cl_run(j->prog, name, j->pro_group[p], 2, pa, bytes, out, tg_cl_scratch_bytes(pf), &j->log))
+            return -1;
+    }
+    buffer_bytes(k->l->kernel, bytes, out);
+    return tg_cl_run(j->prog, j->name, j->group, k->l->kernel->nargs, args, bytes, out,
+                     tg_cl_scratch_bytes(k->l->kernel), &j->log);
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The target and its errors: a device that is not there, a bad option, a
+ * program that does not build hands back its build log. */
+static void target_checks(const tg_target *t)
+{
+    tg_target u;
+    const char *why = "";
+    /* (each call before its check: arguments are evaluated in no fixed order) */
+    bool refused = !tg_target_parse("opencl -device=99", &u, &why);
+    ok(refused && strstr(why, "no such device"), "a device that is not there is refused: %s", why);
+    refused = !tg_target_parse("opencl -platform=x", &u, &why);
+    ok(refused && strstr(why, "index"), "a bad index is refused: %s", why);
+    refused = !tg_target_parse("opencl -gpu", &u, &why);
+    ok(refused && strstr(why, "unknown opencl option"), "an unknown option is refused: %s", why);
+    ok(t->cl.max_wg >= 1 && t->cl.compute_units >= 1 && t->cl.global_mem > 0 && t->cl.name[0] && t->cl.version[0],
+       "the device's limits and identity are queried (%s, %d units, work-groups of %lld)", t->cl.name,
+       t->cl.compute_units, (long long)t->cl.max_wg);
+    su_buf b = {0};
+    tg_target_features(t, &b);
+    ok(strstr(su_buf_str(&b), t->cl.name) && strstr(su_buf_str(&b), t->cl.driver),
+       "the record's identity names the device and its driver: %s", su_buf_str(&b));
+    su_buf_free(&b);
+    char *log = NULL;
+    tg_cl_prog *p = tg_cl_build(t, "__kernel void broken(__global float *o) { o[0] = undeclared_name; }", &log);
+    ok(!p && log && strstr(log, "undeclared_name"), "a program that does not build hands back its log");
+    tg_cl_free(p);
+    free(log);
+    tg_lib *lib = NULL;
+    tg_err e = tg_build("int f(void) { return 0; }", t, &lib, &log);
+    ok(e == TG_E_COMPILE && !lib && log && strstr(log, "cpu targets only"),
+       "the system compiler refuses an opencl target: %s", log ? log : "");
+    free(log);
+}
+
+/* What the runs add up to. */
+typedef struct totals {
+    int group, single;      /* kernels run as one work-group, as one work-item */
+    double build_s, run_s;
+} totals;
+
+/* One function to check: where it is from and the range of its inputs. */
+typedef struct fn_case {
+    const ir_expr *func;
+    const char *from;
+    double lo, hi;
+} fn_case;
+
+/* Checks functions fs[0..n) (of `label`) on the device: each lowered with its
+ * template's defaults (and with no schedule when naive too), all written into
+ * one program (PoCL pays a fixed price per program), built, run on random
+ * inputs and compared with the reference kernels. */
+static void check_set(const tg_target *t, const char *label, const fn_case *fs, int n, bool naive_too, totals *tot)
+{
+    static hx_kernel ks[MAXK];
+    static cl_job jobs[MAXK];
+    static const char *hows[MAXK], *from[MAXK];
+    static double lo[MAXK], hi[MAXK];
+    int nk = 0, lowered = 0, wanted = 0;
+    su_buf src = {0};
+    su_buf_puts(&src, tg_lang_cl_group.prelude);
+    for (int f = 0; f < n; f++)
+        for (int naive = 0; naive < 1 + naive_too && nk < MAXK; naive++) {
+            hx_kernel *k = &ks[nk];
+            wanted++;
+            if (!hx_prepare_hw(k, fs[f].func, NULL, NULL, naive, false, t ? &t->hw : NULL)) {
+                hx_kernel_free(k);
+                continue;
+            }
+            lowered++;
+            cl_job *j = &jobs[nk];
+            memset(j, 0, sizeof *j);
+            snprintf(j->name, sizeof j->name, "k%d", nk);
+            for (int p = 0; p < k->l->nprologues && p < 8; p++) {
+                char pn[48];
+                snprintf(pn, sizeof pn, "%s_p%d", j->name, p);
+                tg_cl_func(&src, k->l->prologues[p].fn, pn, &j->pro_group[p]);
+            }
+            tg_cl_func(&src, k->l->kernel, j->name, &j->group);
+            hows[nk] = naive ? "naive" : "default";
+            from[nk] = fs[f].from;
+            lo[nk] = fs[f].lo, hi[nk] = fs[f].hi;
+            nk++;
+        }
+    is_int(lowered, wanted, "%s: all %d functions lower", label, wanted);
+    const char *text = su_buf_str(&src);
+    ok(!strstr(text, "#pragma omp") && !strstr(text, "rt_alloc") && !strstr(text, "int64_t") &&
+           !strstr(text, "args["),
+       "%s: nothing of the C table in its OpenCL C", label);
+    char *log = NULL;
+    double t0 = now();
+    tg_cl_prog *prog = tg_cl_build(t, text, &log);
+    tot->build_s += now() - t0;
+    if (!ok(prog != NULL, "%s: %d kernels build with clBuildProgram", label, nk))
+        diag("%s\n%s", log ? log : "", getenv("RT_SHOW") ? text : "");
+    free(log);
+    for (int i = 0; prog && i < nk; i++) {
+        hx_kernel *k = &ks[i];
+        cl_job *j = &jobs[i];
+        j->prog = prog;
+        hx_tensor *in[64], *want[8], *got[8];
+        hx_random_inputs(k->func, 1234u + (unsigned)i, lo[i], hi[i], in);
+        int nw = hx_ref_run(k->func, in, want), ng = 0;
+        t0 = now();
+        int rc = hx_run_with(k, in, got, &ng, cl_exec, j);
+        tot->run_s += now() - t0;
+        double err = ng == nw ? 0 : INFINITY;
+        for (int o = 0; o < nw && o < ng; o++) {
+            double e = hx_max_rel_err(got[o], want[o]);
+            err = e > err ? e : err;
+        }
+        *(j->group ? &tot->group : &tot->single) += 1;
+        if (!ok(rc == 0 && err < 1e-4, "%s (%s, %s, one %s): error %.2g", from[i], hows[i], sch_template_name(k->s),
+                j->group ? "work-group" : "work-item", err))
+            diag("%s", j->log ? j->log : "");
+        free(j->log);
+        hx_tensors_free(in, k->func->u.func.nparams);
+        hx_tensors_free(want, nw);
+        hx_tensors_free(got, ng);
+    }
+    for (int i = 0; i < nk; i++)
+        hx_kernel_free(&ks[i]);
+    tg_cl_free(prog);
+    su_buf_free(&src);
+}
+
+/* The zoo's distinct fused functions (by workload key), model by model. */
+static void check_zoo(const tg_target *t, totals *tot)
+{
+    const char *dir = getenv("top_srcdir");
+    su_map seen = {0};
+    SU_VEC(char *) keys = {0};
+    for (int z = 0; z < NZOO; z++) {
+        su_buf p = {0};
+        su_buf_printf(&p, "%s/benchmarks/models/%s.relay", dir ? dir : ".", zoo[z]);
+        size_t len;
+        char *text = su_read_file(su_buf_str(&p), &len);
+        if (!text)
+            su_panic("cannot read %s", su_buf_str(&p));
+        su_buf_free(&p);
+        ir_module *mod = hx_load(zoo[z], text);
+        free(text);
+        const ir_expr **fs;
+        size_t nf = hx_primitives(mod, &fs);
+        fn_case *cs = su_calloc(nf + 1, sizeof *cs);
+        int nd = 0;
+        for (size_t f = 0; f < nf; f++) {
+            char *key = sch_workload_key(fs[f], NULL, NULL);
+            if (su_map_get(&seen, key)) {
+                free(key);
+                continue;
+            }
+            su_map_put(&seen, key, (void *)1);
+            su_vec_push(&keys, key);
+            cs[nd++] = (fn_case){fs[f], zoo[z], -1, 1};
+        }
+        totals mine = {0};
+        check_set(t, zoo[z], cs, nd, false, &mine);
+        diag("%s: %d distinct functions; builds %.2f s, runs %.2f s", zoo[z], nd, mine.build_s, mine.run_s);
+        free(cs);
+        tot->group += mine.group, tot->single += mine.single;
+        tot->build_s += mine.build_s, tot->run_s += mine.run_s;
+        free(fs);
+        ir_module_free(mod);
+    }
+    for (size_t i = 0; i < keys.len; i++)
+        free(keys.data[i]);
+    su_vec_free(&keys);
+    su_map_free(&seen);
+}
+
+int main(void)
+{
+    tg_target t;
+    const char *why;
+    if (!tg_target_parse("opencl", &t, &why)) {
+        printf("1..0 # SKIP no OpenCL device: %s\n", why);
+        return 0;
+    }
+    diag("device: %s (%s), %s", t.cl.name, t.cl.platform_name, t.cl.version);
+    target_checks(&t);
+    totals ops = {0}, zoo_tot = {0};
+    ir_module *mods[NMODELS];
+    static fn_case cs[MAXK];
+    int nc = 0;
+    for (int m = 0; m < NMODELS; m++) {
+        mods[m] = hx_load(models[m].name, models[m].text);
+        const ir_expr **fs;
+        size_t nf = hx_primitives(mods[m], &fs);
+        for (size_t f = 0; f < nf && nc < MAXK; f++)
+            cs[nc++] = (fn_case){fs[f], models[m].name, models[m].lo, models[m].hi};
+        free(fs);
+    }
+    check_set(&t, "op models", cs, nc, true, &ops);
+    for (int m = 0; m < NMODELS; m++)
+        ir_module_free(mods[m]);
+    diag("op models: %d kernels ran as one work-group, %d as one work-item; builds %.2f s, runs %.2f s", ops.group,
+         ops.single, ops.build_s, ops.run_s);
+    ok(ops.group > 0, "some kernels spread their nests over a work-group");
+    check_zoo(&t, &zoo_tot);
+    diag("zoo: %d kernels ran as one work-group, %d as one work-item; builds %.2f s, runs %.2f s", zoo_tot.group,
+         zoo_tot.single, zoo_tot.build_s, zoo_tot.run_s);
+    return tap_done();
+}
