@@ -230,82 +230,68 @@ static void flush_caches(void)
         junk[i]++;
 }
 
-static void child_run(const request *rq, ms_result *res)
+typedef int (*kernel_fn)(void *const *args);
+
+/* Maps the task's data into ts (its header in *h) and loads the candidate;
+ * its entry, or NULL after setting res's error. */
+static kernel_fn load(const request *rq, ms_result *res, mapped *ts, const data_header **h)
 {
-    /* a fault in the candidate must end this child by its signal, even when
-     * the host process installed handlers (a sanitizer, an application) */
-    static const int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
-    for (size_t i = 0; i < sizeof faults / sizeof *faults; i++)
-        signal(faults[i], SIG_DFL);
-    int64_t t_load = ms_clock_ns();
     int fd = open(rq->data_path, O_RDONLY);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) {
         fail(res, SU_MERR_UNKNOWN, "cannot open the task data %s", rq->data_path);
-        return;
+        return NULL;
     }
     const char *base = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);
-    const data_header *h = (const void *)base;
-    mapped ts[64];
-    if (base == MAP_FAILED || (size_t)st.st_size < sizeof *h || memcmp(h->magic, DATA_MAGIC, 8) != 0 ||
-        h->nin + h->nout > 64 || !map_tensors(base, (size_t)st.st_size, ts, h->nin + h->nout)) {
+    *h = (const void *)base;
+    if (base == MAP_FAILED || (size_t)st.st_size < sizeof **h || memcmp((*h)->magic, DATA_MAGIC, 8) != 0 ||
+        (*h)->nin + (*h)->nout > 64 || !map_tensors(base, (size_t)st.st_size, ts, (*h)->nin + (*h)->nout)) {
         fail(res, SU_MERR_UNKNOWN, "the task data file %s is malformed", rq->data_path);
-        return;
+        return NULL;
     }
     void *so = dlopen(rq->so_path, RTLD_NOW | RTLD_LOCAL);
     if (!so) {
         fail(res, SU_MERR_COMPILE_ERROR, "cannot load the candidate: %s", dlerror());
-        return;
+        return NULL;
     }
-    int (*entry)(void *const *) = (int (*)(void *const *))dlsym(so, rq->symbol);
-    if (!entry) {
+    kernel_fn entry = (kernel_fn)dlsym(so, rq->symbol);
+    if (!entry)
         fail(res, SU_MERR_COMPILE_ERROR, "the candidate has no entry %s", rq->symbol);
-        return;
-    }
-    int64_t t_check = ms_clock_ns();
-    res->load_s = (double)(t_check - t_load) * 1e-9;
-    void *args[64];
-    for (uint32_t i = 0; i < h->nin; i++)
-        args[i] = (void *)ts[i].data; /* read-only: a kernel writing its input crashes */
-    for (uint32_t i = 0; i < h->nout; i++) {
-        size_t nb = (ts[h->nin + i].h->nbytes + 63) / 64 * 64;
-        args[h->nin + i] = aligned_alloc(64, nb ? nb : 64);
-        memset(args[h->nin + i], 0xff, nb); /* NaN: an element never written shows */
-    }
-    int64_t t_first = ms_clock_ns();
-    int rc = entry(args);
-    int64_t first_ns = ms_clock_ns() - t_first;
-    if (rc != 0) {
-        fail(res, SU_MERR_RUNTIME_ERROR, "the candidate returned %d", rc);
-        return;
-    }
-    for (uint32_t i = 0; i < h->nout; i++)
-        if (!check_output(res, (int)i, args[h->nin + i], &ts[h->nin + i], h->rtol, h->atol))
-            return;
-    res->check_s = (double)(ms_clock_ns() - t_check) * 1e-9;
-    for (int i = 1; i < rq->warmup; i++)
-        entry(args);
+    return entry;
+}
+
+/* Runs per repeat: grown until one pass of them lasts min_repeat_ms, from
+ * the first run's time (it ran cold: the guess errs low, and the passes
+ * still grow it). *first_cost: seconds a run of the pass that reached it,
+ * a repeat like the others (0: none was timed). */
+static int calibrate(const request *rq, kernel_fn entry, void **args, int64_t first_ns, double *first_cost)
+{
     int number = rq->number > 0 ? rq->number : 1;
-    /* the first run says about how many runs fill min_repeat_ms (it ran
-     * cold: the guess errs low, and the loop below still grows it) */
     if (rq->min_repeat_ms > 0 && first_ns > 0)
         number = (int)fmax(number, fmin(ceil(rq->min_repeat_ms * 1e6 / (double)first_ns), 1 << 24));
-    /* the pass that reaches min_repeat_ms is a repeat like the others,
-     * unless repeats flush the caches or count events first */
-    double first_cost = 0;
+    *first_cost = 0;
     while (rq->min_repeat_ms > 0) {
         int64_t t0 = ms_clock_ns();
         for (int i = 0; i < number; i++)
             entry(args);
         double ms = (double)(ms_clock_ns() - t0) * 1e-6;
         if (ms >= rq->min_repeat_ms || number >= (1 << 24)) {
-            first_cost = ms * 1e-3 / number;
+            *first_cost = ms * 1e-3 / number;
             break;
         }
         double grow = ms > 0 ? rq->min_repeat_ms / ms * 1.2 : 16;
         number = (int)fmin(number * fmax(grow, 2.0), 1 << 24);
     }
+    return number;
+}
+
+/* The timed repeats (the calibrating pass counts as the first unless
+ * repeats flush the caches or count events), stopping once one is over
+ * the cutoff. */
+static void time_repeats(const request *rq, ms_result *res, kernel_fn entry, void **args, int number,
+                         double first_cost)
+{
     const char *ev[MS_MAX_EVENTS];
     for (int i = 0; i < rq->nevents; i++)
         ev[i] = rq->events[i];
@@ -343,6 +329,47 @@ static void child_run(const request *rq, ms_result *res)
     if (res->stopped)
         snprintf(res->msg, sizeof res->msg, "timed %d of %d repeats: %.3g s a run is over the cutoff of %.3g s", repeat,
                  rq->repeat, res->costs[repeat - 1], rq->stop_above);
+}
+
+static void child_run(const request *rq, ms_result *res)
+{
+    /* a fault in the candidate must end this child by its signal, even when
+     * the host process installed handlers (a sanitizer, an application) */
+    static const int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+    for (size_t i = 0; i < sizeof faults / sizeof *faults; i++)
+        signal(faults[i], SIG_DFL);
+    int64_t t_load = ms_clock_ns();
+    mapped ts[64];
+    const data_header *h = NULL;
+    kernel_fn entry = load(rq, res, ts, &h);
+    if (!entry)
+        return;
+    int64_t t_check = ms_clock_ns();
+    res->load_s = (double)(t_check - t_load) * 1e-9;
+    void *args[64];
+    for (uint32_t i = 0; i < h->nin; i++)
+        args[i] = (void *)ts[i].data; /* read-only: a kernel writing its input crashes */
+    for (uint32_t i = 0; i < h->nout; i++) {
+        size_t nb = (ts[h->nin + i].h->nbytes + 63) / 64 * 64;
+        args[h->nin + i] = aligned_alloc(64, nb ? nb : 64);
+        memset(args[h->nin + i], 0xff, nb); /* NaN: an element never written shows */
+    }
+    int64_t t_first = ms_clock_ns();
+    int rc = entry(args);
+    int64_t first_ns = ms_clock_ns() - t_first;
+    if (rc != 0) {
+        fail(res, SU_MERR_RUNTIME_ERROR, "the candidate returned %d", rc);
+        return;
+    }
+    for (uint32_t i = 0; i < h->nout; i++)
+        if (!check_output(res, (int)i, args[h->nin + i], &ts[h->nin + i], h->rtol, h->atol))
+            return;
+    res->check_s = (double)(ms_clock_ns() - t_check) * 1e-9;
+    for (int i = 1; i < rq->warmup; i++)
+        entry(args);
+    double first_cost;
+    int number = calibrate(rq, entry, args, first_ns, &first_cost);
+    time_repeats(rq, res, entry, args, number, first_cost);
 }
 
 /* ---- the runner process ---- */
