@@ -96,7 +96,7 @@ bool ir_ref_reduce(const ir_ref_call *c)
             double acc = op == IR_OP_MAX ? -INFINITY : op == IR_OP_MIN ? INFINITY : op == IR_OP_PROD ? 1 : 0;
             for (int64_t r = 0; r < p.nred; r++) {
                 double v = base[p.red_off[r]];
-                acc = op == IR_OP_MAX ? (v > acc ? v : acc) : op == IR_OP_MIN ? (v < acc ? v : acc)
+                acc = op == IR_OP_MAX ? ir_max_nan(acc, v) : op == IR_OP_MIN ? ir_min_nan(acc, v)
                     : op == IR_OP_PROD ? acc * v : acc + v;
             }
             y[k] = (float)(op == IR_OP_MEAN ? acc / (double)p.nred : acc);
@@ -106,7 +106,7 @@ bool ir_ref_reduce(const ir_ref_call *c)
             double acc = op == IR_OP_MAX ? -INFINITY : op == IR_OP_MIN ? INFINITY : op == IR_OP_PROD ? 1 : 0;
             for (int64_t r = 0; r < p.nred; r++) {
                 double v = ir_tensor_get(a, p.kept_off[k] + p.red_off[r]);
-                acc = op == IR_OP_MAX ? (v > acc ? v : acc) : op == IR_OP_MIN ? (v < acc ? v : acc)
+                acc = op == IR_OP_MAX ? ir_max_nan(acc, v) : op == IR_OP_MIN ? ir_min_nan(acc, v)
                     : op == IR_OP_PROD ? acc * v : acc + v;
             }
             ir_tensor_set(o, k, op == IR_OP_MEAN ? acc / (double)p.nred : acc);

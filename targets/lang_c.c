@@ -115,7 +115,7 @@ const sch_lang tg_lang_c = {
         .lines = LINES({0, "{"}, {1, "$t $r = $b[$0];"}, {1, "#pragma omp simd reduction($o:$r)"}, {1, FOR_HEADER},
                        {2, "$U"}, {1, "}"}, {1, "$b[$0] = $r;"}, {0, "}"}),
         .update = {"$r = $r + $1;", "$r = rt_max_$t($r, $1);", "$r = rt_min_$t($r, $1);"},
-        .op = {"+", "max", "min"},
+        .op = {"+", "rt_max", "rt_min"},
     },
     .alloc = {
         [SCH_SCOPE_INPUT] = HEAP_RC,
@@ -152,9 +152,20 @@ const sch_lang tg_lang_c = {
         "    int64_t r = a % b;\n"
         "    return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;\n"
         "}\n"
+        "/* max and min propagate NaN, as PyTorch's do (ir_max_nan in ir/ir.h):\n"
+        " * NaN when either operand is, else the larger (smaller), a on a tie.\n"
+        " * `b != b` is false for integers, so one form serves every type. The\n"
+        " * reductions rt_max and rt_min combine the lanes of a simd reduction\n"
+        " * through them too: OpenMP's own max and min drop a NaN lane. Each lane\n"
+        " * starts from the accumulator's value, which max and min may see twice. */\n"
+        "#define RT_PRAGMA(x) _Pragma(#x)\n"
         "#define RT_MINMAX(T) \\\n"
-        "    static inline T rt_min_##T(T a, T b) { return a < b ? a : b; } \\\n"
-        "    static inline T rt_max_##T(T a, T b) { return a > b ? a : b; }\n"
+        "    static inline T rt_min_##T(T a, T b) { return (b < a || b != b) ? b : a; } \\\n"
+        "    static inline T rt_max_##T(T a, T b) { return (a < b || b != b) ? b : a; } \\\n"
+        "    RT_PRAGMA(omp declare reduction(rt_max : T : omp_out = rt_max_##T(omp_out, omp_in)) \\\n"
+        "              initializer(omp_priv = omp_orig)) \\\n"
+        "    RT_PRAGMA(omp declare reduction(rt_min : T : omp_out = rt_min_##T(omp_out, omp_in)) \\\n"
+        "              initializer(omp_priv = omp_orig))\n"
         "RT_MINMAX(float)\nRT_MINMAX(double)\nRT_MINMAX(int8_t)\nRT_MINMAX(int16_t)\n"
         "RT_MINMAX(int32_t)\nRT_MINMAX(int64_t)\nRT_MINMAX(uint8_t)\n"
         "static inline void *rt_alloc(size_t n) { return aligned_alloc(64, (n + 63) & ~(size_t)63); }\n"
