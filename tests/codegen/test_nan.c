@@ -2,13 +2,15 @@
  * interpreter's) on NaN, +inf, -inf and -0, which PyTorch propagates:
  * relu(sqrt(x)) of a negative x is NaN, maximum / minimum / clip of NaN are
  * NaN whichever side it is on, a max pool or max reduction over a window
- * holding a NaN is NaN, and a softmax row holding one is NaN throughout.
+ * holding a NaN is NaN, a softmax row holding one is NaN throughout, and
+ * argmax answers the position of the first NaN (as torch.argmax).
  * Each op is checked element by element (NaN where the reference has NaN,
  * the same infinity, the same sign of zero for the ops that only select
  * one of their operands), on inputs whose special values sit where a
- * vector lane, a row and a window all meet them. The expected values of the
- * selecting ops are also checked against PyTorch's rules written out here
- * (ir_max_nan), so that the reference cannot drift with the kernels. */
+ * vector lane, a row and a window all meet them. The rules themselves
+ * (ir_max_nan) are checked here, and the reference kernels against
+ * PyTorch's answers on such inputs in tests/ref/ops/nonfinite.npz
+ * (test_ref_ops), so that the reference cannot drift with the kernels. */
 #include <math.h>
 #include <string.h>
 
@@ -38,6 +40,10 @@ static const struct {
     {"min", HDR "def @main(%x: Tensor[(12, 16), float32]) { min(%x, axis=[1]) }\n", true, NULL},
     {"max of columns", HDR "def @main(%x: Tensor[(16, 12), float32]) { max(%x, axis=[0]) }\n", true, NULL},
     {"softmax", HDR "def @main(%x: Tensor[(12, 32), float32]) { nn.softmax(%x) }\n", false, "reduction(rt_max:"},
+    /* int32 indices: the first NaN of a row holding one, as torch.argmax */
+    {"argmax", HDR "def @main(%x: Tensor[(12, 16), float32]) { argmax(%x, axis=[1]) }\n", false, NULL},
+    {"argmax last", HDR "def @main(%x: Tensor[(12, 16), float32]) { argmax(%x, axis=[1], select_last_index=True) }\n",
+     false, NULL},
 };
 enum { NCASES = sizeof cases / sizeof *cases };
 
@@ -143,10 +149,12 @@ int main(void)
         ok(rc == 0 && ng == nw && nw == 1, "%s: runs", cases[c].name);
         if (rc == 0 && ng == nw && nw == 1) {
             int64_t bad = first_mismatch(got[0], want[0], cases[c].selects);
-            /* a case that meets no NaN would prove nothing */
-            ok(bad < 0 && count_nan(want[0]) > 0 && count_nan(want[0]) < want[0]->n,
+            /* a case that meets no NaN would prove nothing (argmax's indices
+             * are never NaN: its input is checked instead) */
+            const hx_tensor *seen = ir_dtype_is_float(want[0]->dtype) ? want[0] : in[0];
+            ok(bad < 0 && count_nan(seen) > 0 && count_nan(seen) < seen->n,
                "%s: NaN, inf and -0 agree with the reference (%lld of %lld NaN)%s", cases[c].name,
-               (long long)count_nan(want[0]), (long long)want[0]->n, bad < 0 ? "" : " MISMATCH");
+               (long long)count_nan(seen), (long long)seen->n, bad < 0 ? "" : " MISMATCH");
             if (bad >= 0)
                 diag("  element %lld: compiled %g, reference %g", (long long)bad, got[0]->v[bad], want[0]->v[bad]);
         }
