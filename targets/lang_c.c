@@ -66,10 +66,18 @@ static void float_lit(su_buf *b, ir_dtype dt, double v)
 #define HEAP_RC LINES(HEAP_OPEN, {1, "if (!$b) {"}, {2, "rc = -1;"}, {1, "} else {"}, {2, "$B"}, {1, "}"}, HEAP_CLOSE)
 #define ARGS(input, other) {input, other, other, other}
 
+/* float16 values are floats (x86 has no float16 arithmetic but AVX512-FP16,
+ * which these hosts lack): arguments hold GCC's _Float16, loads convert with
+ * F16C, stores and casts to float16 round to nearest even. */
+static const sch_lang_storage cstorage[IR_DTYPE_COUNT] = {
+    [IR_FLOAT16] = {"_Float16", 4, {"(float)$b[$0]", 7, false}, {"(float)(_Float16)$0", 7, false}},
+};
+
 const sch_lang tg_lang_c = {
     .name = "C",
     .indent = "    ",
     .types = ctypes,
+    .storage = cstorage,
     .int_lit = int_lit,
     .float_lit = float_lit,
     .ops = {
