@@ -67,10 +67,12 @@ static void float_lit(su_buf *b, ir_dtype dt, double v)
 #define ARGS(input, other) {input, other, other, other}
 
 /* float16 values are floats (x86 has no float16 arithmetic but AVX512-FP16,
- * which these hosts lack): arguments hold GCC's _Float16, loads convert with
- * F16C, stores and casts to float16 round to nearest even. */
+ * which these hosts lack): arguments hold GCC's _Float16, stores and casts to
+ * float16 round to nearest even (F16C), and loads widen through the
+ * prelude's rt_h2f, integer operations that gcc vectorizes where it converts
+ * _Float16 one element at a time. */
 static const sch_lang_storage cstorage[IR_DTYPE_COUNT] = {
-    [IR_FLOAT16] = {"_Float16", 4, {"(float)$b[$0]", 7, false}, {"(float)(_Float16)$0", 7, false}},
+    [IR_FLOAT16] = {"_Float16", 4, {"rt_h2f($b, $0)", 0, false}, {"(float)(_Float16)$0", 7, false}},
 };
 
 const sch_lang tg_lang_c = {
@@ -177,6 +179,25 @@ const sch_lang tg_lang_c = {
         "RT_MINMAX(float)\nRT_MINMAX(double)\nRT_MINMAX(int8_t)\nRT_MINMAX(int16_t)\n"
         "RT_MINMAX(int32_t)\nRT_MINMAX(int64_t)\nRT_MINMAX(uint8_t)\n"
         "static inline void *rt_alloc(size_t n) { return aligned_alloc(64, (n + 63) & ~(size_t)63); }\n"
+        "/* float16 element i of p as float32, exactly (subnormals, infinities and\n"
+        " * NaN included) in integer operations, which gcc vectorizes: the bits\n"
+        " * shifted into place and rebiased, subnormals scaled as floats. */\n"
+        "static inline float rt_h2f(const _Float16 *p, int64_t i)\n"
+        "{\n"
+        "    uint16_t h;\n"
+        "    memcpy(&h, p + i, sizeof h);\n"
+        "    uint32_t em = (uint32_t)(h & 0x7fff) << 13, s = (uint32_t)(h & 0x8000) << 16;\n"
+        "    uint32_t nrm = em + (112u << 23), sub = em + (113u << 23), m;\n"
+        "    float f, fs;\n"
+        "    memcpy(&f, &nrm, sizeof f);\n"
+        "    memcpy(&fs, &sub, sizeof fs);\n"
+        "    fs -= 6.103515625e-05f;\n"
+        "    f = em < (1u << 23) ? fs : f;\n"
+        "    memcpy(&m, &f, sizeof m);\n"
+        "    m = (em >= (0x7c00u << 13) ? (em | (0xffu << 23)) : m) | s;\n"
+        "    memcpy(&f, &m, sizeof f);\n"
+        "    return f;\n"
+        "}\n"
         "/* exp, erf and tanh of float32 without calls, so that loops using them\n"
         " * vectorize: Cephes' exp (range reduction by ln 2, degree-6 polynomial),\n"
         " * Eigen's rational erf on [-4, 4], tanh from exp (a series near 0).\n"
