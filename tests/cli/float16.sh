@@ -1,8 +1,10 @@
 #!/bin/sh
 # float16.sh — float16 models compile for the CPU and match the interpreter:
-# a small resnet in float16 (convolutions with batch-norm folded into them at
-# compile time, relu, max pooling, residual adds, a strided block with a 1x1
-# projection, global pooling, dense, softmax; tests/cli/models/) and NaN
+# a small resnet in float16 (convolutions with batch-norm, which compiling
+# simplifies to a scale and shift fused into each convolution's kernel, as
+# fold-scale-axis folds float32 weights only; relu, max pooling, residual
+# adds, a strided block with a 1x1 projection, global pooling, dense,
+# softmax; tests/cli/models/) and NaN
 # through a compiled float16 relu. x86 has no float16 arithmetic (but
 # AVX512-FP16, which these hosts lack): kernels hold float16 arguments as
 # _Float16, compute in float32 and round at their stores (F16C's
@@ -11,8 +13,7 @@
 # Tolerance: the interpreter computes each op in float32 and rounds its
 # result to float16 (unit roundoff 2^-11 = 4.9e-4); a compiled kernel rounds
 # only at its outputs, so a fused conv + batch-norm + relu + add is rounded
-# once instead of three or four times, and the folded weights are rounded
-# once too. The results differ by a few float16 roundings: 5e-3 relative to
+# once instead of three or four times. The results differ by a few float16 roundings: 5e-3 relative to
 # the output's largest value allows ten (measured: 1.1e-3).
 . "$(dirname "$0")/../lib.sh"
 RELAY_TUNE_CACHE="$TMP/cache"
