@@ -335,6 +335,16 @@ typedef struct ir_ref_call {
 } ir_ref_call;
 /* A reference kernel: computes c->out from c->in; false after writing c->err. */
 typedef bool (*ir_ref_fn)(const ir_ref_call *c);
+/* PyTorch's maximum and minimum of floats, which every max and min of the
+ * project computes (reference kernels, LoopIR folding, the generated C's
+ * rt_max_* / rt_min_*): NaN when either operand is NaN, else the larger
+ * (smaller) one, x on a tie (so max(-0, 0) is -0, as torch.maximum says).
+ * A plain `x > y ? x : y` drops a NaN in x and hides a model's faults. */
+static inline double ir_max_nan(double x, double y) { return (x < y || y != y) ? y : x; }
+static inline double ir_min_nan(double x, double y) { return (y < x || y != y) ? y : x; }
+/* The same in float32, for kernels whose loops vectorize in float. */
+static inline float ir_max_nanf(float x, float y) { return (x < y || y != y) ? y : x; }
+static inline float ir_min_nanf(float x, float y) { return (y < x || y != y) ? y : x; }
 
 struct ir_op_def {
     ir_op_id id;

@@ -391,7 +391,7 @@ static bool pool2d_nchw(const ir_ref_call *c)
                         if (iw < 0 || iw >= w)
                             continue;
                         double v = x[ih * w + iw];
-                        acc = is_max ? (v > acc ? v : acc) : acc + v;
+                        acc = is_max ? ir_max_nan(acc, v) : acc + v;
                         valid++;
                     }
                 }
@@ -487,7 +487,7 @@ bool ir_ref_softmax(const ir_ref_call *c)
         float *y = out + (r / inner) * len * inner + r % inner;
         double mx = -INFINITY, sum = 0;
         for (int64_t i = 0; i < len; i++)
-            mx = x[i * inner] > mx ? x[i * inner] : mx;
+            mx = ir_max_nan(mx, x[i * inner]);
         for (int64_t i = 0; i < len; i++)
             sum += exp(x[i * inner] - mx);
         double lse = mx + log(sum);

@@ -96,7 +96,7 @@ bool ir_ref_reduce(const ir_ref_call *c)
             double acc = op == IR_OP_MAX ? -INFINITY : op == IR_OP_MIN ? INFINITY : op == IR_OP_PROD ? 1 : 0;
             for (int64_t r = 0; r < p.nred; r++) {
                 double v = base[p.red_off[r]];
-                acc = op == IR_OP_MAX ? (v > acc ? v : acc) : op == IR_OP_MIN ? (v < acc ? v : acc)
+                acc = op == IR_OP_MAX ? ir_max_nan(acc, v) : op == IR_OP_MIN ? ir_min_nan(acc, v)
                     : op == IR_OP_PROD ? acc * v : acc + v;
             }
             y[k] = (float)(op == IR_OP_MEAN ? acc / (double)p.nred : acc);
@@ -106,7 +106,7 @@ bool ir_ref_reduce(const ir_ref_call *c)
             double acc = op == IR_OP_MAX ? -INFINITY : op == IR_OP_MIN ? INFINITY : op == IR_OP_PROD ? 1 : 0;
             for (int64_t r = 0; r < p.nred; r++) {
                 double v = ir_tensor_get(a, p.kept_off[k] + p.red_off[r]);
-                acc = op == IR_OP_MAX ? (v > acc ? v : acc) : op == IR_OP_MIN ? (v < acc ? v : acc)
+                acc = op == IR_OP_MAX ? ir_max_nan(acc, v) : op == IR_OP_MIN ? ir_min_nan(acc, v)
                     : op == IR_OP_PROD ? acc * v : acc + v;
             }
             ir_tensor_set(o, k, op == IR_OP_MEAN ? acc / (double)p.nred : acc);
@@ -136,7 +136,7 @@ bool ir_ref_reduce(const ir_ref_call *c)
 }
 
 /* argmax: the position of the largest element in each sub-array (the first
- * one on ties, or the last with select_last_index). */
+ * one on ties, or the last with select_last_index); NaN counts as largest. */
 bool ir_ref_argreduce(const ir_ref_call *c)
 {
     const ir_tensor *a = c->in[0];
@@ -152,8 +152,11 @@ bool ir_ref_argreduce(const ir_ref_call *c)
             int64_t off = p.kept_off[k] + p.red_off[r];
             bool better;
             if (is_float) {
+                /* NaN is the largest, as in torch.argmax: the first one wins
+                 * (the last with select_last_index) */
                 double v = ir_tensor_get(a, off);
-                better = r == 0 || (last ? v >= best : v > best);
+                bool vn = isnan(v), bn = isnan(best);
+                better = r == 0 || (bn ? last && vn : vn || (last ? v >= best : v > best));
                 best = better ? v : best;
             } else {
                 int64_t v = ir_tensor_get_i64(a, off);

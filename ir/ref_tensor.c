@@ -227,8 +227,8 @@ static void binary_f32_row(ir_op_id op, const float *a, int64_t sa, const float 
     case IR_OP_MULTIPLY: ROW(x * y); break;
     case IR_OP_DIVIDE: ROW(x / y); break;
     case IR_OP_POWER: ROW(powf(x, y)); break;
-    case IR_OP_MAXIMUM: ROW(x < y ? y : x); break;
-    case IR_OP_MINIMUM: ROW(y < x ? y : x); break;
+    case IR_OP_MAXIMUM: ROW(ir_max_nanf(x, y)); break;
+    case IR_OP_MINIMUM: ROW(ir_min_nanf(x, y)); break;
     default: su_panic("%s is not a float binary op", ir_op_get(op)->name);
     }
 #undef ROW
@@ -242,8 +242,8 @@ static double binary_double(ir_op_id op, double x, double y)
     case IR_OP_MULTIPLY: return x * y;
     case IR_OP_DIVIDE: return x / y;
     case IR_OP_POWER: return pow(x, y);
-    case IR_OP_MAXIMUM: return x < y ? y : x;
-    case IR_OP_MINIMUM: return y < x ? y : x;
+    case IR_OP_MAXIMUM: return ir_max_nan(x, y);
+    case IR_OP_MINIMUM: return ir_min_nan(x, y);
     case IR_OP_LOGICAL_AND: return x != 0 && y != 0;
     case IR_OP_LOGICAL_OR: return x != 0 || y != 0;
     default: su_panic("%s is not a binary op", ir_op_get(op)->name);

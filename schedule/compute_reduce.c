@@ -98,7 +98,13 @@ bool sch_compute_argmax(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor
     const sch_expr *mi[IR_MAX_DIMS];
     for (int i = 0; i < t->ndim; i++)
         mi[i] = VAR(t->axes[i]);
-    const sch_expr *hit = sch_bin(a, SCH_EQ, read, sch_read(a, m, t->ndim, mi));
+    const sch_expr *mx = sch_read(a, m, t->ndim, mi);
+    const sch_expr *hit = sch_bin(a, SCH_EQ, read, mx);
+    /* a NaN is the maximum (max propagates it) and the answer, as in
+     * torch.argmax; NaN equals nothing, so it is matched by being NaN */
+    if (ir_dtype_is_float(x->dtype))
+        hit = sch_bin(a, SCH_OR, hit,
+                      sch_bin(a, SCH_AND, sch_bin(a, SCH_NE, read, read), sch_bin(a, SCH_NE, mx, mx)));
     t->body = sch_select(a, hit, sch_cast(a, IR_INT32, flat), last ? sch_const_int(a, IR_INT32, -1)
                                                                     : sch_const_int(a, IR_INT32, INT32_MAX));
     t->reduce = last ? SCH_RED_MAX : SCH_RED_MIN;

@@ -46,6 +46,7 @@ typedef struct slots {
     int index;                      /* $i (-1: none) */
     const sch_func *func;           /* $A $W $P */
     const sch_stmt *body, *other;   /* $B $O */
+    bool stored;                    /* $t, $z: of a buffer that holds the storage type (an argument) */
 } slots;
 
 #define NO_SLOTS {.nargs = -1, .dtype = -1, .extent = -1, .axis = -1, .acc = -1, .index = -1}
@@ -82,6 +83,26 @@ static const char *var_name(emitter *m, const sch_var *v, bool let)
 static const char *type_name(const emitter *m, int dt)
 {
     return m->l->types ? m->l->types[dt] : ir_dtype_name((ir_dtype)dt);
+}
+
+/* The storage form of dtype dt, or NULL where its values are stored as they are. */
+static const sch_lang_storage *storage_of(const emitter *m, int dt)
+{
+    const sch_lang_storage *st = m->l->storage && dt >= 0 ? &m->l->storage[dt] : NULL;
+    return st && st->type ? st : NULL;
+}
+
+/* Arguments hold the storage type; temporaries hold values. */
+static bool is_stored(const sch_buffer *b)
+{
+    return b->scope == SCH_SCOPE_INPUT || b->scope == SCH_SCOPE_OUTPUT;
+}
+
+/* Bytes of buffer b as the language holds it. */
+static int64_t buffer_bytes(const emitter *m, const sch_buffer *b)
+{
+    const sch_lang_storage *st = storage_of(m, b->dtype);
+    return b->size * (st && !is_stored(b) ? st->value_bytes : ir_dtype_bytes(b->dtype));
 }
 
 /* ---- patterns ------------------------------------------------------------ */
@@ -136,14 +157,16 @@ static void render(emitter *m, const char *p, const slots *x)
                 expr(m, x->args[i], x->ctx, false);
             }
             break;
-        case 't': su_buf_puts(b, type_name(m, x->dtype)); break;
+        case 't':
+            su_buf_puts(b, x->stored && storage_of(m, x->dtype) ? storage_of(m, x->dtype)->type : type_name(m, x->dtype));
+            break;
         case 'b': su_buf_puts(b, x->buf); break;
         case 's':
             for (int i = 0; i < x->shape->ndim; i++)
                 su_buf_printf(b, "%s%lld", i ? ", " : "", (long long)x->shape->shape[i]);
             break;
         case 'e': su_buf_printf(b, "%lld", (long long)x->shape->size); break;
-        case 'z': su_buf_printf(b, "%lld", (long long)(x->shape->size * ir_dtype_bytes(x->shape->dtype))); break;
+        case 'z': su_buf_printf(b, "%lld", (long long)buffer_bytes(m, x->shape)); break;
         case 'v': su_buf_puts(b, var_name(m, x->var, false)); break;
         case 'n': m->l->int_lit(b, IR_INT64, x->extent); break;
         case 'N': su_buf_printf(b, "%lld", (long long)x->extent); break;
@@ -174,6 +197,7 @@ static slots arg_slots(const slots *x, int i)
     y.dtype = a->dtype;
     y.shape = a;
     y.index = i;
+    y.stored = is_stored(a);
     return y;
 }
 
@@ -295,11 +319,17 @@ static bool plain_divmod(const emitter *m, const sch_expr *e)
     return lo >= 0;
 }
 
-/* The form of e: the kind's, or the floor or float forms of DIV and MOD. */
+/* The form of e: the kind's, the storage forms of a load from an argument or
+ * a cast of a stored dtype, or the floor or float forms of DIV and MOD. */
 static const sch_lang_op *op_of(const emitter *m, const sch_expr *e)
 {
     const sch_lang *l = m->l;
     const sch_lang_op *o = &l->ops[e->kind];
+    const sch_lang_storage *st = storage_of(m, e->dtype);
+    if (st && e->kind == SCH_LOAD && is_stored(e->buf) && st->load.form)
+        return &st->load;
+    if (st && e->kind == SCH_CAST && st->cast.form)
+        return &st->cast;
     if (e->kind != SCH_DIV && e->kind != SCH_MOD)
         return o;
     if (ir_dtype_is_float(e->dtype)) {
@@ -456,8 +486,9 @@ static void alloc(emitter *m, const sch_stmt *s)
     x.dtype = buf->dtype;
     x.shape = buf;
     x.body = s->body;
+    x.stored = is_stored(buf);
     const sch_lang_line *form = l->alloc[buf->scope];
-    if (l->alloc_small && buf->scope == SCH_SCOPE_LOCAL && buf->size * ir_dtype_bytes(buf->dtype) <= l->small_bytes)
+    if (l->alloc_small && buf->scope == SCH_SCOPE_LOCAL && buffer_bytes(m, buf) <= l->small_bytes)
         form = l->alloc_small;
     lines(m, form, &x, NULL);
 }

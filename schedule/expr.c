@@ -162,8 +162,8 @@ static bool fold_float(sch_expr_kind k, ir_dtype dt, double x, double y, double 
     case SCH_SUB: *out = f32 ? (double)((float)x - (float)y) : x - y; return true;
     case SCH_MUL: *out = f32 ? (double)((float)x * (float)y) : x * y; return true;
     case SCH_DIV: *out = f32 ? (double)((float)x / (float)y) : x / y; return true;
-    case SCH_MIN: *out = x < y ? x : y; return true;
-    case SCH_MAX: *out = x > y ? x : y; return true;
+    case SCH_MIN: *out = ir_min_nan(x, y); return true;
+    case SCH_MAX: *out = ir_max_nan(x, y); return true;
     case SCH_EQ: *out = x == y; return true;
     case SCH_NE: *out = x != y; return true;
     case SCH_LT: *out = x < y; return true;

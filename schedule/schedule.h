@@ -338,11 +338,23 @@ typedef struct sch_lang_reduction {
     const char *op[3];              /* $o for +, max, min */
 } sch_lang_reduction;
 
+/* A dtype whose values are computed in a wider type (C: float16 values are
+ * floats): the elements of kernel arguments (buffers of scope input or
+ * output) are held in the narrow storage type, every load from them widens,
+ * every store into them rounds, and temporaries hold values. */
+typedef struct sch_lang_storage {
+    const char *type;               /* $t of an argument's elements; NULL: the dtype is not stored apart */
+    int value_bytes;                /* bytes of one value of types[dtype], which temporaries hold */
+    sch_lang_op load;               /* a LOAD from an argument: $b[$0] widened to types[dtype] */
+    sch_lang_op cast;               /* a CAST to the dtype: $0 rounded to the storage type, as a value */
+} sch_lang_storage;
+
 /* A language: C + OpenMP (targets/), LoopIR text (print.c). */
 typedef struct sch_lang {
     const char *name;               /* "C", for messages */
     const char *indent;             /* one level of indentation */
     const char *const *types;       /* $t by dtype (IR_DTYPE_COUNT entries); NULL: Relay's names */
+    const sch_lang_storage *storage;/* by dtype (IR_DTYPE_COUNT entries); NULL: every dtype is its own value type */
     /* literals: an INT (of dtype: a cast where the language needs one) and a FLOAT */
     void (*int_lit)(su_buf *b, ir_dtype dt, int64_t v);
     void (*float_lit)(su_buf *b, ir_dtype dt, double v);

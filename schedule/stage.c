@@ -45,6 +45,7 @@ typedef struct val {
 typedef struct builder {
     sch_schedule *s;
     su_diags *d;
+    const int *first;   /* by parameter of the function: its first tensor (a tuple's fields are one each) */
     val *memo;          /* by node id */
     bool *done;
     uint32_t cap;
@@ -68,9 +69,11 @@ static uint32_t max_id(const ir_expr *e)
     return m;
 }
 
+/* Every dtype has its compute definitions; float16 is computed in the
+ * language's wider type (sch_lang_storage). */
 static bool supported_dtype(ir_dtype dt)
 {
-    return dt != IR_FLOAT16;
+    return dt < IR_DTYPE_COUNT;
 }
 
 static bool build(builder *b, const ir_expr *e, val *out);
@@ -130,9 +133,10 @@ static bool build(builder *b, const ir_expr *e, val *out)
         out->n = 0;
         for (int i = 0; i < f->u.func.nparams; i++)
             if (f->u.func.params[i] == e) {
-                out->n = 1;
-                out->t = su_arena_alloc(&s->arena, sizeof *out->t);
-                out->t[0] = s->tensors.data[i];
+                out->n = b->first[i + 1] - b->first[i];
+                out->t = su_arena_alloc(&s->arena, (size_t)out->n * sizeof *out->t);
+                for (int j = 0; j < out->n; j++)
+                    out->t[j] = s->tensors.data[b->first[i] + j];
             }
         if (!out->n) {
             su_error(b->d, e->span, "cannot lower a free variable inside a primitive function");
@@ -222,6 +226,48 @@ static void count_reads(const sch_expr *e, int *counts)
  * this small, so that chains such as x1 = x0 * x0, x2 = x1 * x1 stay linear. */
 enum { MAX_SHARED_INLINE = 24 };
 
+/* One parameter tensor per tensor parameter of s->func and per field of a
+ * tuple parameter (TVM's fused concatenate takes its inputs as one tuple):
+ * the kernel's arguments are tensors, a tuple's fields in order, and
+ * first[i] is parameter i's first tensor (first[nparams]: their number).
+ * Templates that match a parameter by its position in the function (conv2d,
+ * matmul) see only functions without tuple parameters. */
+static bool tensor_params(sch_schedule *s, int *first, su_diags *d)
+{
+    const ir_expr *func = s->func;
+    int n = 0;
+    for (int i = 0; i < func->u.func.nparams; i++) {
+        const ir_expr *p = func->u.func.params[i];
+        const ir_type *t = p->type ? p->type : p->u.var.annot;
+        bool tuple = t && t->kind == IR_TY_TUPLE;
+        int nf = tuple ? t->nfields : 1;
+        first[i] = n;
+        for (int j = 0; j < nf; j++) {
+            const ir_type *ft = tuple ? t->fields[j] : t;
+            if (!ft || ft->kind != IR_TY_TENSOR || !supported_dtype(ft->dtype)) {
+                su_error(d, p->span, "cannot lower a parameter of type %s%s",
+                         t ? ir_type_str(&s->arena, t) : "(unknown)", tuple ? " (a tuple of tensors only)" : "");
+                return false;
+            }
+            char name[16];
+            snprintf(name, sizeof name, "p%d", n);
+            sch_tensor *pt = sch_tensor_add(s, SCH_TENSOR_PARAM, name, ft->dtype, ft->ndim, ft->shape);
+            pt->param = n++;
+        }
+    }
+    first[func->u.func.nparams] = n;
+    s->nparams = n;
+    const char *tmpl = NULL;
+    if (n != func->u.func.nparams) {
+        free(sch_workload_key(func, &tmpl, NULL));
+        if (tmpl) {
+            su_error(d, func->span, "cannot lower a tuple parameter of a function with a tunable anchor (%s)", tmpl);
+            return false;
+        }
+    }
+    return true;
+}
+
 sch_schedule *sch_create(const ir_expr *func, su_diags *d)
 {
     if (!func || func->kind != IR_FUNC || !func->u.func.body->type) {
@@ -231,27 +277,21 @@ sch_schedule *sch_create(const ir_expr *func, su_diags *d)
     sch_schedule *s = su_calloc(1, sizeof *s);
     su_arena_init(&s->arena);
     s->func = func;
-    for (int i = 0; i < func->u.func.nparams; i++) {
-        const ir_expr *p = func->u.func.params[i];
-        const ir_type *t = p->type ? p->type : p->u.var.annot;
-        if (!t || t->kind != IR_TY_TENSOR || !supported_dtype(t->dtype)) {
-            su_error(d, p->span, "cannot lower a parameter of type %s", t ? ir_type_str(&s->arena, t) : "(unknown)");
-            sch_free(s);
-            return NULL;
-        }
-        char name[16];
-        snprintf(name, sizeof name, "p%d", i);
-        sch_tensor *pt = sch_tensor_add(s, SCH_TENSOR_PARAM, name, t->dtype, t->ndim, t->shape);
-        pt->param = i;
+    int np = func->u.func.nparams;
+    int *first = su_calloc((size_t)np + 1, sizeof *first);
+    if (!tensor_params(s, first, d)) {
+        free(first);
+        sch_free(s);
+        return NULL;
     }
-    s->nparams = func->u.func.nparams;
-    builder b = {s, d, NULL, NULL, max_id(func->u.func.body) + 1};
+    builder b = {s, d, first, NULL, NULL, max_id(func->u.func.body) + 1};
     b.memo = su_calloc(b.cap, sizeof *b.memo);
     b.done = su_calloc(b.cap, sizeof *b.done);
     val res;
     bool ok = build(&b, func->u.func.body, &res);
     free(b.memo);
     free(b.done);
+    free(first);
     if (!ok) {
         sch_free(s);
         return NULL;

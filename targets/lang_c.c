@@ -66,10 +66,20 @@ static void float_lit(su_buf *b, ir_dtype dt, double v)
 #define HEAP_RC LINES(HEAP_OPEN, {1, "if (!$b) {"}, {2, "rc = -1;"}, {1, "} else {"}, {2, "$B"}, {1, "}"}, HEAP_CLOSE)
 #define ARGS(input, other) {input, other, other, other}
 
+/* float16 values are floats (x86 has no float16 arithmetic but AVX512-FP16,
+ * which these hosts lack): arguments hold GCC's _Float16, stores and casts to
+ * float16 round to nearest even (F16C), and loads widen through the
+ * prelude's rt_h2f, integer operations that gcc vectorizes where it converts
+ * _Float16 one element at a time. */
+static const sch_lang_storage cstorage[IR_DTYPE_COUNT] = {
+    [IR_FLOAT16] = {"_Float16", 4, {"rt_h2f($b, $0)", 0, false}, {"(float)(_Float16)$0", 7, false}},
+};
+
 const sch_lang tg_lang_c = {
     .name = "C",
     .indent = "    ",
     .types = ctypes,
+    .storage = cstorage,
     .int_lit = int_lit,
     .float_lit = float_lit,
     .ops = {
@@ -115,7 +125,7 @@ const sch_lang tg_lang_c = {
         .lines = LINES({0, "{"}, {1, "$t $r = $b[$0];"}, {1, "#pragma omp simd reduction($o:$r)"}, {1, FOR_HEADER},
                        {2, "$U"}, {1, "}"}, {1, "$b[$0] = $r;"}, {0, "}"}),
         .update = {"$r = $r + $1;", "$r = rt_max_$t($r, $1);", "$r = rt_min_$t($r, $1);"},
-        .op = {"+", "max", "min"},
+        .op = {"+", "rt_max", "rt_min"},
     },
     .alloc = {
         [SCH_SCOPE_INPUT] = HEAP_RC,
@@ -152,12 +162,42 @@ const sch_lang tg_lang_c = {
         "    int64_t r = a % b;\n"
         "    return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;\n"
         "}\n"
+        "/* max and min propagate NaN, as PyTorch's do (ir_max_nan in ir/ir.h):\n"
+        " * NaN when either operand is, else the larger (smaller), a on a tie.\n"
+        " * `b != b` is false for integers, so one form serves every type. The\n"
+        " * reductions rt_max and rt_min combine the lanes of a simd reduction\n"
+        " * through them too: OpenMP's own max and min drop a NaN lane. Each lane\n"
+        " * starts from the accumulator's value, which max and min may see twice. */\n"
+        "#define RT_PRAGMA(x) _Pragma(#x)\n"
         "#define RT_MINMAX(T) \\\n"
-        "    static inline T rt_min_##T(T a, T b) { return a < b ? a : b; } \\\n"
-        "    static inline T rt_max_##T(T a, T b) { return a > b ? a : b; }\n"
+        "    static inline T rt_min_##T(T a, T b) { return (b < a || b != b) ? b : a; } \\\n"
+        "    static inline T rt_max_##T(T a, T b) { return (a < b || b != b) ? b : a; } \\\n"
+        "    RT_PRAGMA(omp declare reduction(rt_max : T : omp_out = rt_max_##T(omp_out, omp_in)) \\\n"
+        "              initializer(omp_priv = omp_orig)) \\\n"
+        "    RT_PRAGMA(omp declare reduction(rt_min : T : omp_out = rt_min_##T(omp_out, omp_in)) \\\n"
+        "              initializer(omp_priv = omp_orig))\n"
         "RT_MINMAX(float)\nRT_MINMAX(double)\nRT_MINMAX(int8_t)\nRT_MINMAX(int16_t)\n"
         "RT_MINMAX(int32_t)\nRT_MINMAX(int64_t)\nRT_MINMAX(uint8_t)\n"
         "static inline void *rt_alloc(size_t n) { return aligned_alloc(64, (n + 63) & ~(size_t)63); }\n"
+        "/* float16 element i of p as float32, exactly (subnormals, infinities and\n"
+        " * NaN included) in integer operations, which gcc vectorizes: the bits\n"
+        " * shifted into place and rebiased, subnormals scaled as floats. */\n"
+        "static inline float rt_h2f(const _Float16 *p, int64_t i)\n"
+        "{\n"
+        "    uint16_t h;\n"
+        "    memcpy(&h, p + i, sizeof h);\n"
+        "    uint32_t em = (uint32_t)(h & 0x7fff) << 13, s = (uint32_t)(h & 0x8000) << 16;\n"
+        "    uint32_t nrm = em + (112u << 23), sub = em + (113u << 23), m;\n"
+        "    float f, fs;\n"
+        "    memcpy(&f, &nrm, sizeof f);\n"
+        "    memcpy(&fs, &sub, sizeof fs);\n"
+        "    fs -= 6.103515625e-05f;\n"
+        "    f = em < (1u << 23) ? fs : f;\n"
+        "    memcpy(&m, &f, sizeof m);\n"
+        "    m = (em >= (0x7c00u << 13) ? (em | (0xffu << 23)) : m) | s;\n"
+        "    memcpy(&f, &m, sizeof f);\n"
+        "    return f;\n"
+        "}\n"
         "/* exp, erf and tanh of float32 without calls, so that loops using them\n"
         " * vectorize: Cephes' exp (range reduction by ln 2, degree-6 polynomial),\n"
         " * Eigen's rational erf on [-4, 4], tanh from exp (a series near 0).\n"

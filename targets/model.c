@@ -48,7 +48,8 @@ typedef struct mkernel {
     const ir_expr *func;
     sch_kernel b;           /* the built kernel (its schedule owns the LoopIR) */
     const sch_lowered *l;   /* b.l */
-    bool *reads;            /* per parameter: the kernel body loads from it */
+    int np;                 /* kernel parameters (a tuple parameter's fields count one each) */
+    bool *reads;            /* per kernel parameter: the kernel body loads from it */
 } mkernel;
 
 /* A call of a kernel: buffers of its arguments in the kernel's order. */
@@ -153,7 +154,7 @@ static const sch_config *config_of(const mctx *c, const char *wk)
 static bool build_kernel(mctx *c, const ir_expr *f, const char *tmpl, const char *wk, const char *mask,
                          sch_kernel *k)
 {
-    int np = f->u.func.nparams;
+    int np = (int)strlen(mask);     /* kernel parameters: a tuple's fields count one each */
     bool *consts = su_calloc((size_t)np + 1, sizeof *consts);
     for (int i = 0; i < np; i++)
         consts[i] = mask[i] == 'c';
@@ -170,9 +171,12 @@ static bool build_kernel(mctx *c, const ir_expr *f, const char *tmpl, const char
         c->info->ntuned++;
     }
     free(consts);
-    if (!ok && k->failed == SCH_BUILD_CREATE)
-        fail(c, "cannot schedule a primitive function (%s)", wk);
-    else if (!ok && k->failed == SCH_BUILD_LOWER)
+    if (!ok && k->failed == SCH_BUILD_CREATE) {
+        su_buf msg = {0};
+        su_buf_printf(&msg, "cannot schedule a primitive function (%s): %s", wk, k->why ? k->why : "?");
+        fail(c, "%s", su_buf_str(&msg));
+        su_buf_free(&msg);
+    } else if (!ok && k->failed == SCH_BUILD_LOWER)
         fail(c, "cannot lower a primitive function: %s", k->why);
     else if (!ok)
         fail(c, "schedule template failed on %s", wk);
@@ -204,7 +208,8 @@ static int get_kernel(mctx *c, const ir_expr *f, const char *mask)
     k.key = su_buf_take(&key);
     k.func = f;
     k.l = k.b.l;
-    k.reads = su_calloc((size_t)f->u.func.nparams + 1, sizeof *k.reads);
+    k.np = (int)strlen(mask);
+    k.reads = su_calloc((size_t)k.np + 1, sizeof *k.reads);
     su_vec_push(&c->kernels, k);
     return (int)c->kernels.len - 1;
 }
@@ -243,20 +248,20 @@ static void eval_call(mctx *c, const ir_expr *e, int_vec *out)
              f && f->kind == IR_OP ? "an operator directly" : "a function that is not primitive");
         return;
     }
-    int np = e->u.call.nargs;
+    /* a tuple argument passes its fields, one kernel argument each (as the
+     * schedule flattens a tuple parameter) */
     int_vec args = {0};
-    char *mask = su_calloc((size_t)np + 1, 1);
-    for (int i = 0; i < np && !c->failed; i++) {
+    for (int i = 0; i < e->u.call.nargs && !c->failed; i++) {
         int_vec a = {0};
         eval(c, e->u.call.args[i], &a);
-        if (!c->failed && a.len != 1)
-            fail(c, "%s", "a primitive function takes a tuple argument (unsupported)");
-        if (!c->failed) {
-            su_vec_push(&args, a.data[0]);
-            mask[i] = c->bufs.data[a.data[0]].kind == B_CONST ? 'c' : 'v';
-        }
+        for (size_t j = 0; !c->failed && j < a.len; j++)
+            su_vec_push(&args, a.data[j]);
         su_vec_free(&a);
     }
+    int np = (int)args.len;
+    char *mask = su_calloc((size_t)np + 1, 1);
+    for (int i = 0; i < np && !c->failed; i++)
+        mask[i] = c->bufs.data[args.data[i]].kind == B_CONST ? 'c' : 'v';
     int k = c->failed ? -1 : get_kernel(c, f, mask);
     free(mask);
     if (k < 0) {
@@ -640,13 +645,13 @@ static void mark_stored(mctx *c)
 {
     for (size_t k = 0; k < c->kernels.len; k++) {
         mkernel *kn = &c->kernels.data[k];
-        for (int i = 0; i < kn->func->u.func.nparams; i++)
+        for (int i = 0; i < kn->np; i++)
             kn->reads[i] = body_reads(kn->l->kernel, kn->l->kernel->args[i]);
     }
     for (size_t s = 0; s < c->calls.len; s++) {
         const mcall *cl = &c->calls.data[s];
         const mkernel *kn = &c->kernels.data[cl->kernel];
-        for (int i = 0; i < kn->func->u.func.nparams; i++)
+        for (int i = 0; i < kn->np; i++)
             if (kn->reads[i] && c->bufs.data[cl->args.data[i]].kind == B_CONST)
                 c->bufs.data[cl->args.data[i]].stored = true;
     }

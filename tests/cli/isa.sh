@@ -91,17 +91,33 @@ asm_check avx2 "$ZEN1" ymm zmm 0 2 5 13 15
 RELAY_TUNE_CACHE="$TMP/cache" "$RELAY_TUNE" compile "$top_srcdir/benchmarks/models/bert_layer.relay" --random-params 1 \
     --target "$AVX512" -o "$TMP/bert.so" >/dev/null 2>"$TMP/err" || tap_fail "compile bert_layer" "$(cat "$TMP/err")"
 cat "$TMP"/cache/*.c >"$TMP/bert.c" 2>/dev/null
-tap_has "softmax's row max: a simd max reduction" "$TMP/bert.c" "#pragma omp simd reduction(max:"
+tap_has "softmax's row max: a simd max reduction (NaN-aware lanes)" "$TMP/bert.c" "#pragma omp simd reduction(rt_max:"
 tap_has "its row sum and layer_norm's moments: simd sums" "$TMP/bert.c" "#pragma omp simd reduction(+:"
 fl=$(cflags "$AVX512")
 : >"$TMP/bert.s"
-for c in $(grep -l "reduction(max:" "$TMP"/cache/*.c); do
+for c in $(grep -l "reduction(rt_max:" "$TMP"/cache/*.c); do
     cc $fl -S -o "$TMP/one.s" "$c" 2>>"$TMP/err" && cat "$TMP/one.s" >>"$TMP/bert.s"
 done
-if grep -q "vmaxps.*zmm" "$TMP/bert.s"; then
-    tap_ok "the max reduction compiles to zmm max instructions"
+# a NaN-propagating max is a vector max, or a compare and a blend (masked move)
+zmax='(vmaxps|vblendmps|vmovaps|vmovups)[^#]*zmm[0-9]+[{]%k'
+if grep -Eq "vmaxps.*zmm|$zmax" "$TMP/bert.s" && grep -q "vcmp.*ps.*zmm" "$TMP/bert.s"; then
+    tap_ok "the max reduction compiles to zmm compares and max or blend instructions"
 else
-    tap_fail "the max reduction compiles to zmm max instructions" "$(cat "$TMP/err")"
+    tap_fail "the max reduction compiles to zmm compares and max or blend instructions" "$(cat "$TMP/err")"
+fi
+# relu keeps NaN (as PyTorch) and still vectorizes: its loop is zmm compares and blends
+printf '#[version = "0.0.5"]\ndef @main(%%x: Tensor[(4, 256), float32]) { nn.relu(%%x) }\n' >"$TMP/relu.relay"
+rm -rf "$TMP/cache"
+RELAY_TUNE_CACHE="$TMP/cache" "$RELAY_TUNE" compile "$TMP/relu.relay" --target "$AVX512" -o "$TMP/relu.so" >/dev/null 2>"$TMP/err" ||
+    tap_fail "compile the relu model" "$(cat "$TMP/err")"
+: >"$TMP/relu.s"
+for c in $(grep -l "rt_max_float(p0" "$TMP"/cache/*.c); do
+    cc $fl -S -o "$TMP/one.s" "$c" 2>>"$TMP/err" && cat "$TMP/one.s" >>"$TMP/relu.s"
+done
+if grep -Eq "vmaxps.*zmm|$zmax" "$TMP/relu.s"; then
+    tap_ok "relu's loop compiles to zmm max or blend instructions"
+else
+    tap_fail "relu's loop compiles to zmm max or blend instructions" "$(cat "$TMP/err" "$TMP/relu.s" 2>/dev/null | head -40)"
 fi
 
 # global pooling: the plane's two reduction loops fused into one SIMD reduction

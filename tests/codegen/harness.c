@@ -185,6 +185,7 @@ static void store(const sch_buffer *b, void *p, int64_t i, double v)
     switch (b->dtype) {
     case IR_FLOAT32: ((float *)p)[i] = (float)v; break;
     case IR_FLOAT64: ((double *)p)[i] = v; break;
+    case IR_FLOAT16: ((_Float16 *)p)[i] = (_Float16)v; break;
     case IR_INT32: ((int32_t *)p)[i] = (int32_t)v; break;
     case IR_INT64: ((int64_t *)p)[i] = (int64_t)v; break;
     case IR_INT8: ((int8_t *)p)[i] = (int8_t)v; break;
@@ -198,6 +199,7 @@ static double load(const sch_buffer *b, const void *p, int64_t i)
     switch (b->dtype) {
     case IR_FLOAT32: return ((const float *)p)[i];
     case IR_FLOAT64: return ((const double *)p)[i];
+    case IR_FLOAT16: return ((const _Float16 *)p)[i];
     case IR_INT32: return ((const int32_t *)p)[i];
     case IR_INT64: return (double)((const int64_t *)p)[i];
     case IR_INT8: return ((const int8_t *)p)[i];

@@ -832,13 +832,61 @@ def gen_conv3d_transpose():
          convt3(x, w, pad=(1,) * 6, d=(1, 2, 1)))
 
 
+def nonfinite(*shape, which=0):
+    """Random values with NaN, +inf, -inf and -0 planted by blocks of 8:
+    one block in four holds a NaN, the next both infinities, the next -0s,
+    the last none of them (so some rows and windows are clean)."""
+    x = rnd(*shape).reshape(-1)
+    for j in range(x.size):
+        b, at = j // 8 + which, j % 8
+        if b % 4 == 0 and at == (b * 3 + 1) % 8:
+            x[j] = np.nan
+        elif b % 4 == 1 and at == (b * 5) % 8:
+            x[j] = np.inf
+        elif b % 4 == 1 and at == (b * 5 + 4) % 8:
+            x[j] = -np.inf
+        elif j % 5 == 0 or (b % 4 == 2 and at % 2 == 0):
+            x[j] = -0.0
+    return x.reshape(shape)
+
+
+def gen_nonfinite():
+    """NaN, infinities and -0 as PyTorch treats them: max and min propagate
+    NaN from either side, relu and clip keep it (and -0), pooling,
+    reductions and softmax over a NaN give NaN, argmax answers the first
+    NaN. relay-tune's generated kernels are checked against the same
+    reference kernels (tests/codegen/test_nan.c)."""
+    fam = "nonfinite"
+    x, y = nonfinite(4, 16), nonfinite(4, 16, which=1)
+    tx, tyy = torch.from_numpy(x), torch.from_numpy(y)
+    with np.errstate(invalid="ignore"):
+        case(fam, "relu_sqrt", "nn.relu(sqrt(%x))", {"x": x}, torch.relu(torch.sqrt(tx)).numpy(), tol=0)
+    case(fam, "relu", "nn.relu(%x)", {"x": x}, torch.relu(tx).numpy(), tol=0)
+    case(fam, "leaky_relu", "nn.leaky_relu(%x, alpha=0.25f)", {"x": x}, F.leaky_relu(tx, 0.25).numpy(), tol=0)
+    case(fam, "clip", "clip(%x, a_min=-0.5f, a_max=0.5f)", {"x": x}, torch.clamp(tx, -0.5, 0.5).numpy(), tol=0)
+    case(fam, "maximum", "maximum(%x, %y)", {"x": x, "y": y}, torch.maximum(tx, tyy).numpy(), tol=0)
+    case(fam, "minimum", "minimum(%x, %y)", {"x": x, "y": y}, torch.minimum(tx, tyy).numpy(), tol=0)
+    case(fam, "maximum_broadcast", "maximum(%x, %y)", {"x": x, "y": y[:1]},
+         torch.maximum(tx, tyy[:1]).numpy(), tol=0)
+    p = nonfinite(1, 2, 8, 8)
+    tp = torch.from_numpy(p)
+    case(fam, "max_pool2d", "nn.max_pool2d(%x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1])", {"x": p},
+         F.max_pool2d(tp, 3, 2, 1).numpy(), tol=0)
+    r = nonfinite(6, 8)
+    tr = torch.from_numpy(r)
+    case(fam, "max_axis1", "max(%x, axis=[1])", {"x": r}, torch.amax(tr, 1).numpy(), tol=0)
+    case(fam, "min_axis1", "min(%x, axis=[1])", {"x": r}, torch.amin(tr, 1).numpy(), tol=0)
+    case(fam, "argmax_axis1", "argmax(%x, axis=[1])", {"x": r}, torch.argmax(tr, 1).numpy().astype(np.int32), tol=0)
+    case(fam, "softmax", "nn.softmax(%x)", {"x": r}, f32(torch.softmax(t64(r), -1)), tol=F32_TOL)
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.path.join(os.path.dirname(here), "ref", "ops"))
     out = ap.parse_args().out
     os.makedirs(out, exist_ok=True)
-    for gen in (gen_conv2d, gen_dense_bmm, gen_pool, gen_norm, gen_unary, gen_binary, gen_transform, gen_reduce, gen_init, gen_layout, gen_image, gen_nn_layouts, gen_conv1d, gen_conv_transpose, gen_arange, gen_conv3d, gen_cubic, gen_conv3d_transpose):
+    for gen in (gen_conv2d, gen_dense_bmm, gen_pool, gen_norm, gen_unary, gen_binary, gen_transform, gen_reduce, gen_init, gen_layout, gen_image, gen_nn_layouts, gen_conv1d, gen_conv_transpose, gen_arange, gen_conv3d, gen_cubic, gen_conv3d_transpose, gen_nonfinite):
         gen()
     total = 0
     for i, (fam, arrays) in enumerate(FILES.items()):

@@ -2,7 +2,9 @@
  * array of an .npz given as FILE.npz:KEY. Exit 0 when they have the same
  * dtype and shape and their largest difference, relative to
  * max(1e-30, max |B|), is at most TOL (default 0: bit-exact); else exit 1
- * and say why. Prints the relative error on success with -v.
+ * and say why. A NaN in both at one position agrees, whatever its sign
+ * and payload bits; a NaN on one side only differs. Prints the relative
+ * error on success with -v.
  *   npycmp [-v] A B [TOL] */
 #include <math.h>
 #include <string.h>
@@ -52,11 +54,16 @@ int main(int argc, char **argv)
         double scale = 1e-30, worst = 0;
         for (int64_t i = 0; i < ir_tensor_numel(b); i++)
             scale = fmax(scale, fabs(ir_tensor_get(b, i)));
+        size_t eb = (size_t)ir_dtype_bytes(b->dtype);
+        bool bits = true;
         for (int64_t i = 0; i < ir_tensor_numel(b); i++) {
-            double e = fabs(ir_tensor_get(a, i) - ir_tensor_get(b, i));
+            double x = ir_tensor_get(a, i), y = ir_tensor_get(b, i), e = fabs(x - y);
+            if (isnan(x) && isnan(y))
+                continue;
             worst = e > worst || e != e ? e : worst;
+            bits = bits && !memcmp((const char *)a->data + i * eb, (const char *)b->data + i * eb, eb);
         }
-        bool same = tol == 0 ? !memcmp(a->data, b->data, ir_tensor_nbytes(b)) : worst / scale <= tol;
+        bool same = tol == 0 ? bits : worst / scale <= tol;
         if (!same)
             fprintf(stderr, "npycmp: %s and %s differ: max error %.3g relative to %.3g (tolerance %g)\n", argv[1],
                     argv[2], worst / scale, scale, tol);
