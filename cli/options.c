@@ -64,6 +64,7 @@ static const opt_row rows[] = {
     /* opt */
     {"--print-after", CLI_OPT, OPT_STR, AT(opt.print_after), AS_INT, 0, 0, false},
     {"--print-after-all", CLI_OPT, OPT_FLAG, AT(opt.print_after_all), AS_INT, 0, 0, false},
+    {"--layout-block", CLI_OPT, OPT_COUNT, AT(opt.layout_block), AS_INT, 0, 4096, false},
     {"--max-fuse-depth", CLI_OPT, OPT_COUNT, AT(opt.max_fuse_depth), AS_INT, 1, INT_MAX, false},
     {"--check", CLI_OPT, OPT_CHECK, AT(opt.check_seed), AS_ULL, 0, 0, false},
     {"--stats", CLI_OPT, OPT_FLAG, AT(stats), AS_INT, 0, 0, false},

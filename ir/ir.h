@@ -491,6 +491,18 @@ bool ir_conv_transpose_params(const ir_attrs *at, int ns, ir_conv_transpose *p);
  * result. Permutes through heap temporaries; false with c->err set on failure. */
 bool ir_ref_in_layouts(const ir_ref_call *c, const int *const *in_pos, const int *out_pos, ir_ref_fn fn);
 
+/* ---- op_nchwc.c, ref_nchwc.c: nn.contrib_conv2d_NCHWc ----------------- */
+
+/* Its blocks from its attrs: data NCHW[ib]c, weight OIHW[wib]i[wob]o, output
+ * NCHW[ob]c ("" means wob); false when a layout is not of that form. */
+bool ir_nchwc_blocks(const ir_attrs *at, int64_t *ib, int64_t *wib, int64_t *wob, int64_t *ob);
+/* The same attrs for nn.conv2d in NCHW/OIHW: vals (at->n entries) gets a
+ * copy with the layouts replaced, *out points at it. */
+void ir_nchwc_plain_attrs(const ir_attrs *at, ir_attr_val *vals, ir_attrs *out);
+/* Reference layout_transform of x from layout src to dst into out (whose
+ * shape the relation gave); false with err set on a malformed layout. */
+bool ir_ref_relayout(const ir_tensor *x, const char *src, const char *dst, ir_tensor *out, su_buf *err);
+
 /* ---- op_image.c: nn.upsampling and image.resize2d ---------------------- */
 
 /* One axis of a resize: output index y reads input coordinate (a*y + b) / d. */

@@ -543,6 +543,8 @@ const sch_expr *sch_highest(su_arena *a, ir_dtype dt);
 bool sch_compute_conv2d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
 bool sch_compute_conv1d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
 bool sch_compute_conv_transpose(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
+/* compute_nchwc.c: nn.contrib_conv2d_NCHWc, blocks innermost (the axis schedules vectorize). */
+bool sch_compute_conv2d_nchwc(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
 bool sch_compute_dense(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
 bool sch_compute_batch_matmul(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
 bool sch_compute_pool2d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);

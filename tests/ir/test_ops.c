@@ -667,6 +667,34 @@ static void test_layouts(void)
     ERR(S, "a tensor instead of a tuple", rel(S, NULL, 1, a), "tuple");
 }
 
+/* nn.contrib_conv2d_NCHWc: conv2d's relation on the tensors it blocks */
+static void test_conv2d_nchwc(void)
+{
+    const ir_op_id K = IR_OP_CONV2D_NCHWC;
+#define NCHWC(d, k, o) AT(K, "data_layout", "\"" d "\"", "kernel_layout", "\"" k "\"", "out_layout", "\"" o "\"", \
+                          "padding", "[1, 1]", NULL)
+    const ir_type *x = TEN(F32, 1, 4, 7, 9, 8), *w = TEN(F32, 2, 4, 3, 3, 8, 16);
+    TYPE_IS(rel(K, NCHWC("NCHW8c", "OIHW8i16o", ""), 2, x, w), "Tensor[(1, 2, 7, 9, 16), float32]",
+            "contrib_conv2d_NCHWc: 32 to 32 channels, 8c in, 16c out");
+    TYPE_IS(rel(K, NCHWC("NCHW3c", "OIHW3i4o", "NCHW4c"), 2, TEN(F32, 1, 1, 5, 5, 3), TEN(F32, 2, 1, 3, 3, 3, 4)),
+            "Tensor[(1, 2, 5, 5, 4), float32]", "contrib_conv2d_NCHWc: a stem of 3 channels in one block");
+    ERR(K, "plain layouts", rel(K, NULL, 2, x, w), "NCHW[x]c");
+    ERR(K, "a weight block that differs from the data's", rel(K, NCHWC("NCHW8c", "OIHW4i16o", ""), 2, x, w), "8c");
+    ERR(K, "an out_layout block that differs from the weight's", rel(K, NCHWC("NCHW8c", "OIHW8i16o", "NCHW8c"), 2, x, w),
+        "16o");
+    ERR(K, "groups", rel(K, AT(K, "data_layout", "\"NCHW8c\"", "kernel_layout", "\"OIHW8i16o\"", "groups", "2", NULL), 2, x,
+                         w), "groups=2");
+    ERR(K, "data whose last axis is not the block", rel(K, NCHWC("NCHW8c", "OIHW8i16o", ""), 2, TEN(F32, 1, 4, 7, 9, 4), w),
+        "rank 5");
+    ERR(K, "a weight of the wrong blocks", rel(K, NCHWC("NCHW8c", "OIHW8i16o", ""), 2, x, TEN(F32, 2, 4, 3, 3, 8, 8)),
+        "rank 6");
+    ERR(K, "channels that do not match (conv2d's check)", rel(K, NCHWC("NCHW8c", "OIHW8i16o", ""), 2, x,
+                                                              TEN(F32, 2, 2, 3, 3, 8, 16)), "channel mismatch");
+    is_int(flops(K, NCHWC("NCHW8c", "OIHW8i16o", ""), TEN(F32, 1, 2, 7, 9, 16), 2, x, w), 2LL * 32 * 63 * 32 * 9,
+           "contrib_conv2d_NCHWc: FLOPs as conv2d's (2 N K OH OW C KH KW)");
+#undef NCHWC
+}
+
 /* nn.upsampling, image.resize2d */
 static void test_image(void)
 {
@@ -951,6 +979,7 @@ int main(void)
     test_take();
     test_init();
     test_layouts();
+    test_conv2d_nchwc();
     test_image();
     test_conv1d();
     test_conv_transpose();

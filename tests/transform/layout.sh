@@ -1,0 +1,71 @@
+#!/bin/sh
+# layout.sh — the alter-layout pass (docs/layouts.md), turned on by
+# `opt --layout-block N`:
+# - golden: tests/transform/layout/convnet.relay printed after the pass
+#   (weights as parameters, so the weight transforms show) is convnet.expected;
+# - with weights bound, no layout_transform reads a constant (weights are
+#   packed at compile time) and the transforms left in a ResNet are only
+#   those at the graph's edges and around the ops that need NCHW;
+# - check mode: every zoo model, weights bound, keeps the interpreter's
+#   result through every pass with the pass on (at the small inputs of
+#   opt_models.sh); and the pass is off by default.
+. "$(dirname "$0")/../lib.sh"
+L=$top_srcdir/tests/transform/layout
+# golden printout after the pass
+if "$RELAY_TUNE" opt -O3 --layout-block 8 --no-types --print-after alter-layout -o "$TMP/o" "$L/convnet.relay" \
+    2>"$TMP/out"; then
+    [ -n "$UPDATE_GOLDEN" ] && cp "$TMP/out" "$L/convnet.expected"
+    if diff -u "$L/convnet.expected" "$TMP/out" >"$TMP/diff"; then tap_ok "layout: convnet after alter-layout matches"
+    else tap_fail "layout: convnet after alter-layout matches" "$(head -n 40 "$TMP/diff")"; fi
+else
+    tap_fail "layout: opt --layout-block 8 runs on convnet" "$(tail -n 5 "$TMP/out")"
+fi
+# the pass is off unless asked for
+"$RELAY_TUNE" opt -O3 --print-after alter-layout -o "$TMP/o" "$L/convnet.relay" 2>"$TMP/out"
+if grep -q "nn.conv2d(" "$TMP/out" && ! grep -q "contrib_conv2d_NCHWc\|layout_transform" "$TMP/out"; then
+    tap_ok "layout: without --layout-block the convs stay NCHW"
+else
+    tap_fail "layout: without --layout-block the convs stay NCHW" "$(head -n 20 "$TMP/out")"
+fi
+# small: the zoo model NAME at a small input (as opt_models.sh shrinks it)
+small() {
+    sed '2s/^def @main(%data: Tensor\[(1, 3, 224, 224), float32\]/def @main(%data: Tensor[(1, 3, 64, 64), float32]/' \
+        "$top_srcdir/benchmarks/models/$1.relay" >"$TMP/$1.relay"
+    echo "$TMP/$1.relay"
+}
+# transforms left in resnet18, weights bound: the input's, one each way around
+# the max-pool (pooling stays NCHW), the one before the global pool; none of a constant
+m=$(small resnet18)
+if "$RELAY_TUNE" opt -O3 --layout-block 16 --random-params 7 --no-types --print-after alter-layout -o "$TMP/o" "$m" \
+    2>"$TMP/out"; then
+    sed '/^#\[metadata\]/,$d' "$TMP/out" >"$TMP/graph"
+    n=$(grep -o 'layout_transform(' "$TMP/graph" | wc -l)
+    k=$(grep -o 'contrib_conv2d_NCHWc(' "$TMP/graph" | wc -l)
+    if [ "$k" -eq 20 ]; then tap_ok "layout: every conv of resnet18 is blocked"
+    else tap_fail "layout: every conv of resnet18 is blocked" "$k contrib_conv2d_NCHWc, 20 expected"; fi
+    if [ "$n" -eq 4 ]; then tap_ok "layout: resnet18 keeps 4 layout_transforms (input, around the max-pool, before the global pool)"
+    else tap_fail "layout: resnet18 keeps 4 layout_transforms" "$n left: $(grep 'layout_transform(' "$TMP/graph" | head -n 8)"; fi
+    if grep 'layout_transform(' "$TMP/graph" | grep -q 'layout_transform(meta'; then
+        tap_fail "layout: no layout_transform of a weight is left" "$(grep 'layout_transform(meta' "$TMP/graph" | head -n 3)"
+    else
+        tap_ok "layout: no layout_transform of a weight is left (packed at compile time)"
+    fi
+else
+    tap_fail "layout: opt --layout-block 16 runs on resnet18" "$(tail -n 5 "$TMP/out")"
+fi
+# check mode on the zoo
+for f in "$top_srcdir"/benchmarks/models/*.relay; do
+    name=$(basename "$f" .relay)
+    case $name in resnet*|mobilenet*|squeezenet*) m=$(small "$name") ;; *) m=$f ;; esac
+    [ "$name" = bert_layer ] && continue   # no conv: the pass leaves it as it is (tested below)
+    if "$RELAY_TUNE" opt --check 3 -O3 --layout-block 8 --random-params 7 -o "$TMP/o" "$m" 2>"$TMP/err"; then
+        tap_ok "layout: opt --check with --layout-block 8 keeps $name's result"
+    else
+        tap_fail "layout: opt --check with --layout-block 8 keeps $name's result" "$(tail -n 3 "$TMP/err")"
+    fi
+done
+"$RELAY_TUNE" opt -O3 -o "$TMP/plain" "$top_srcdir/benchmarks/models/bert_layer.relay" 2>/dev/null
+"$RELAY_TUNE" opt -O3 --layout-block 8 -o "$TMP/blocked" "$top_srcdir/benchmarks/models/bert_layer.relay" 2>/dev/null
+if cmp -s "$TMP/plain" "$TMP/blocked"; then tap_ok "layout: a model without convs is left as it is"
+else tap_fail "layout: a model without convs is left as it is" "the printouts differ"; fi
+tap_done
