@@ -992,6 +992,8 @@ void sch_kernel_free(sch_kernel *k);
 void sch_template_default(sch_tctx *t);
 /* templates/conv2d.c: conv2d_nchw, depthwise_conv2d_nchw, group_conv2d_nchw. */
 void sch_template_conv2d(sch_tctx *t);
+/* templates/conv2d_nchwc.c: nn.contrib_conv2d_NCHWc, vectorized over the block. */
+void sch_template_conv2d_nchwc(sch_tctx *t);
 /* templates/matmul.c: dense and batch_matmul. */
 void sch_template_matmul(sch_tctx *t);
 

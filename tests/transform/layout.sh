@@ -68,4 +68,41 @@ done
 "$RELAY_TUNE" opt -O3 --layout-block 8 -o "$TMP/blocked" "$top_srcdir/benchmarks/models/bert_layer.relay" 2>/dev/null
 if cmp -s "$TMP/plain" "$TMP/blocked"; then tap_ok "layout: a model without convs is left as it is"
 else tap_fail "layout: a model without convs is left as it is" "the printouts differ"; fi
+# compiled (the conv2d_nchwc template) against the interpreter: convnet and the zoo's CNNs
+RELAY_TUNE_CACHE="$TMP/cache"
+mkdir -p "$RELAY_TUNE_CACHE"
+export RELAY_TUNE_CACHE
+NPYCMP="$top_builddir/tests/tools/npycmp"
+compiled_same() { # compiled_same NAME MODEL BLOCK
+    if "$RELAY_TUNE" run "$2" --random-params 3 --output "$TMP/i.npy" >/dev/null 2>"$TMP/err" &&
+        "$RELAY_TUNE" run "$2" --random-params 3 --target cpu --layout-block "$3" --output "$TMP/c.npy" \
+            >/dev/null 2>>"$TMP/err" && "$NPYCMP" "$TMP/c.npy" "$TMP/i.npy" 1e-4 >>"$TMP/err" 2>&1; then
+        tap_ok "layout: $1 compiled with --layout-block $3 matches the interpreter"
+    else
+        tap_fail "layout: $1 compiled with --layout-block $3 matches the interpreter" "$(tail -n 5 "$TMP/err")"
+    fi
+}
+compiled_same convnet "$L/convnet.relay" 8
+for name in resnet18 resnet50 mobilenet_v2 squeezenet1_0; do
+    compiled_same "$name" "$(small "$name")" 16
+done
+compiled_same "resnet18 (blocks of 8)" "$(small resnet18)" 8
+# the template's kernel, for a named target: the block is the vector loop of the register tile
+T="cpu -mcpu=skylake-avx512 -cores=2"
+if "$RELAY_TUNE" lower -O3 --layout-block 16 --random-params 7 --target "$T" --task 1 "$(small resnet18)" \
+    >"$TMP/k" 2>"$TMP/err" && grep -q "unrolled for ow in 0..16" "$TMP/k" &&
+    grep -A1 "unrolled for ow in 0..16" "$TMP/k" | grep -q "vectorized for oc in 0..16"; then
+    tap_ok "layout: the blocked conv's register tile is 16 columns x one 16-lane block (AVX-512)"
+else
+    tap_fail "layout: the blocked conv's register tile is 16 columns x one 16-lane block (AVX-512)" \
+        "$(cat "$TMP/err")" "$(head -n 20 "$TMP/k")"
+fi
+T="cpu -mcpu=haswell -cores=2"
+if "$RELAY_TUNE" lower -O3 --layout-block 8 --random-params 7 --target "$T" --task 1 "$(small resnet18)" \
+    >"$TMP/k" 2>"$TMP/err" && grep -A1 "unrolled for ow in 0..8" "$TMP/k" | grep -q "vectorized for oc in 0..8"; then
+    tap_ok "layout: on AVX2 with blocks of 8 the tile is 8 columns x one 8-lane block (12 accumulators at most)"
+else
+    tap_fail "layout: on AVX2 with blocks of 8 the tile is 8 columns x one 8-lane block" "$(cat "$TMP/err")" \
+        "$(head -n 20 "$TMP/k")"
+fi
 tap_done
