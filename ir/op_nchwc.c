@@ -90,3 +90,43 @@ int64_t ir_flops_conv2d_nchwc(const ir_type *const *args, int nargs, const ir_at
         n *= out->shape[i];
     return 2 * n * w->shape[1] * w->shape[2] * w->shape[3] * w->shape[4];
 }
+
+/* ---- pooling on blocked data -------------------------------------------- */
+
+int64_t ir_layout_blocked(const ir_attrs *at, int idx, int oidx)
+{
+    int64_t b = block_of(ir_attr_str(at, idx), "NCHW", 'c');
+    const char *out = ir_attr_str(at, oidx);
+    return b && (!*out || block_of(out, "NCHW", 'c') == b) ? b : 0;
+}
+
+void ir_plain_layout_attrs(const ir_attrs *at, int idx, int oidx, ir_attr_val *vals, ir_attrs *out)
+{
+    memcpy(vals, at->vals, sizeof *vals * (size_t)at->n);
+    vals[idx].s = "NCHW";
+    vals[oidx].s = "";
+    out->n = at->n;
+    out->vals = vals;
+}
+
+const ir_type *ir_rel_blocked(ir_rel_ctx *cx, const ir_type *const *args, int nargs, const ir_attrs *attrs, int idx,
+                              int oidx, ir_rel_fn plain)
+{
+    int64_t b = ir_layout_blocked(attrs, idx, oidx);
+    const ir_type *d = ir_rel_tensor(cx, args, 0);
+    if (!d)
+        return NULL;
+    if (d->ndim != 5 || d->shape[4] != b)
+        return ir_rel_error(cx, "data in layout \"%s\" must have rank 5 ending in %lld, got %s",
+                            ir_attr_str(attrs, idx), (long long)b, ir_shape_str(cx->arena, d));
+    int64_t ds[4] = {d->shape[0], d->shape[1] * b, d->shape[2], d->shape[3]};
+    const ir_type *pargs[1] = {ir_tensor_type(cx->arena, d->dtype, 4, ds)};
+    ir_attr_val vals[16];
+    ir_attrs pa;
+    ir_plain_layout_attrs(attrs, idx, oidx, vals, &pa);
+    const ir_type *r = plain(cx, pargs, 1, &pa);
+    if (!r)
+        return NULL;
+    int64_t os[5] = {r->shape[0], r->shape[1] / b, r->shape[2], r->shape[3], b};
+    return ir_tensor_type(cx->arena, r->dtype, 5, os);
+}

@@ -48,3 +48,28 @@ bool ir_ref_conv2d_nchwc(const ir_ref_call *c)
     ir_tensor_free(po);
     return okk;
 }
+
+bool ir_ref_blocked(const ir_ref_call *c, int idx, int oidx, ir_ref_fn plain)
+{
+    const char *lay = ir_attr_str(c->attrs, idx);
+    int64_t b = ir_layout_blocked(c->attrs, idx, oidx);
+    const ir_tensor *d = c->in[0];
+    ir_tensor *o = c->out[0];
+    int64_t ds[4] = {d->shape[0], d->shape[1] * b, d->shape[2], d->shape[3]};
+    int64_t os[4] = {o->shape[0], o->shape[1] * b, o->shape[2], o->shape[3]};
+    ir_tensor *pd = ir_tensor_alloc(d->dtype, 4, ds), *po = ir_tensor_alloc(o->dtype, 4, os);
+    bool okk = b > 0 && pd && po;
+    if (!okk)
+        su_buf_printf(c->err, b ? "out of memory" : "bad layout");
+    if (okk && (okk = ir_ref_relayout(d, lay, "NCHW", pd, c->err))) {
+        ir_attr_val vals[16];
+        ir_attrs pa;
+        ir_plain_layout_attrs(c->attrs, idx, oidx, vals, &pa);
+        const ir_tensor *ins[1] = {pd};
+        ir_ref_call cc = {c->op, &pa, 1, ins, 1, &po, c->err};
+        okk = plain(&cc) && ir_ref_relayout(po, "NCHW", lay, o, c->err);
+    }
+    ir_tensor_free(pd);
+    ir_tensor_free(po);
+    return okk;
+}

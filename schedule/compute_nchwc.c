@@ -6,6 +6,8 @@
  * weights and outputs: the axis a schedule vectorizes. Reduction axes are
  * the block's outer and inner parts (icb, ic), not one axis split by
  * division, so that every index is affine. */
+#include <string.h>
+
 #include "schedule/schedule.h"
 
 #define VAR(v) sch_varref(a, v)
@@ -63,6 +65,43 @@ bool sch_compute_conv2d_nchwc(sch_cctx *cx, sch_tensor *const *in, int nin, sch_
     const sch_expr *wix[6] = {VAR(t->axes[1]), VAR(icb), VAR(kh), VAR(kw), VAR(ic), VAR(t->axes[4])};
     t->body = sch_mul(a, sch_cast(a, ot->dtype, sch_read(a, src, 5, dix)), sch_cast(a, ot->dtype, sch_read(a, w, 6, wix)));
     t->reduce = SCH_RED_SUM;
+    out[0] = t;
+    *nout = 1;
+    return true;
+}
+
+/* ---- pooling on blocked data ---------------------------------------------- */
+
+int64_t sch_layout_block(const sch_cctx *cx, const char *name, const char *out_name)
+{
+    const ir_op_def *op = ir_call_op(cx->call);
+    int idx = op ? ir_op_attr_index(op, name, strlen(name)) : -1, oidx = op ? ir_op_attr_index(op, out_name, strlen(out_name)) : -1;
+    return cx->canonical || idx < 0 || oidx < 0 ? 0 : ir_layout_blocked(cx->call->u.call.attrs, idx, oidx);
+}
+
+bool sch_compute_blocked(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout, int64_t b,
+                         sch_compute_fn fn)
+{
+    su_arena *a = cx->a;
+    sch_tensor *d = in[0];
+    int64_t shape[4] = {d->shape[0], d->shape[1] * b, d->shape[2], d->shape[3]};
+    cx->tag = "unblocked";
+    sch_tensor *u = sch_stage_new(cx, d->dtype, 4, shape, NULL);
+    const sch_expr *c = VAR(u->axes[1]);
+    const sch_expr *ix[5] = {VAR(u->axes[0]), sch_div(a, c, I(b)), VAR(u->axes[2]), VAR(u->axes[3]), sch_mod(a, c, I(b))};
+    u->body = sch_read(a, d, 5, ix);
+    /* the call as the plain definition sees it: its result unblocked */
+    const ir_type *ot = sch_out_type(cx, 0);
+    int64_t os[4] = {ot->shape[0], ot->shape[1] * b, ot->shape[2], ot->shape[3]};
+    sch_cctx inner = sch_cctx_canonical(cx, ir_tensor_type(a, ot->dtype, 4, os));
+    sch_tensor *res[2], *ins[1] = {u};
+    int nres = 0;
+    if (!fn(&inner, ins, 1, res, &nres))
+        return false;
+    sch_tensor *t = sch_stage_like(cx, 0, NULL);
+    const sch_expr *rx[4] = {VAR(t->axes[0]), sch_add(a, sch_mul(a, VAR(t->axes[1]), I(b)), VAR(t->axes[4])),
+                             VAR(t->axes[2]), VAR(t->axes[3])};
+    t->body = sch_read(a, res[0], 4, rx);
     out[0] = t;
     *nout = 1;
     return true;

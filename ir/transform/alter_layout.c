@@ -172,6 +172,27 @@ static ir_expr *alter_binary(tr_rewriter *rw, ir_expr *e)
     return unblocked(rw, ir_op_call(rw->m, e->span, ir_call_op(e)->id, 2, args, e->u.call.attrs), blk);
 }
 
+/* A pool (max, avg, global, adaptive) in NCHW of blocked data: the same
+ * pool with layout NCHW[b]c (the relations, kernels and computes take it). */
+static ir_expr *alter_pool(tr_rewriter *rw, ir_expr *e)
+{
+    const ir_op_def *op = ir_call_op(e);
+    int idx = ir_op_attr_index(op, "layout", 6), oidx = ir_op_attr_index(op, "out_layout", 10);
+    ir_expr *under;
+    int64_t b = blocked_under(e->u.call.args[0], &under);
+    const ir_attrs *old = e->u.call.attrs;
+    if (!b || idx < 0 || oidx < 0 || strcmp(old->vals[idx].s, "NCHW") || *old->vals[oidx].s)
+        return e;
+    ir_module *m = rw->m;
+    ir_attr_val *v = su_arena_alloc(&m->arena, sizeof *v * (size_t)old->n);
+    memcpy(v, old->vals, sizeof *v * (size_t)old->n);
+    v[idx].s = layout_str(m, "NCHW%lldc", b, 0);
+    ir_attrs *at = su_arena_alloc(&m->arena, sizeof *at);
+    at->n = old->n;
+    at->vals = v;
+    return unblocked(rw, ir_op_call(m, e->span, op->id, 1, &under, at), b);
+}
+
 static ir_expr *alter(tr_rewriter *rw, ir_expr *e)
 {
     const ir_op_def *op = ir_call_op(e);
@@ -180,6 +201,9 @@ static ir_expr *alter(tr_rewriter *rw, ir_expr *e)
         return e;
     if (op->id == IR_OP_CONV2D)
         return alter_conv(rw, e, cx->most);
+    if (op->id == IR_OP_MAX_POOL2D || op->id == IR_OP_AVG_POOL2D || op->id == IR_OP_GLOBAL_AVG_POOL2D ||
+        op->id == IR_OP_ADAPTIVE_AVG_POOL2D)
+        return alter_pool(rw, e);
     ir_expr *under;
     int64_t b;
     if (op->pattern == IR_PAT_ELEMWISE && e->u.call.nargs == 1 && op->id != IR_OP_FULL &&

@@ -15,25 +15,9 @@
 void sch_template_conv2d_nchwc(sch_tctx *t)
 {
     sch_schedule *s = t->s;
-    sch_tensor *a = sch_anchor(s);
-    if (!a || a->ndim != 5 || a->nraxes != 4) {
-        sch_template_default(t);
+    sch_tensor *a, *o;
+    if (!sch_tmpl_anchor_output(t, 5, 4, &a, &o))
         return;
-    }
-    sch_tensor *o;
-    if (a->output >= 0) {
-        sch_tensor *copy = a;
-        SCH_TRY(t, sch_cache_write(s, copy, &a));
-        o = copy;
-    } else {
-        o = sch_tmpl_reader(s, a);
-    }
-    if (t->err)
-        return;
-    if (!o || o->output < 0 || o->ndim != 5) {
-        sch_template_default(t);
-        return;
-    }
     int lanes = t->hw->lanes;
     int64_t OW = a->shape[3], ob = a->shape[4];
     int64_t vecs = (ob + lanes - 1) / lanes;

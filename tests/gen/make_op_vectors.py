@@ -722,9 +722,9 @@ def gen_arange():
 
 
 def gen_conv2d_nchwc():
-    """nn.contrib_conv2d_NCHWc: inputs and expectation blocked with numpy
-    from a PyTorch conv of the plain tensors."""
-    fam = "conv2d_nchwc"
+    """nn.contrib_conv2d_NCHWc and the pools on NCHW[x]c data: inputs and
+    expectation blocked with numpy from PyTorch on the plain tensors."""
+    fam = "blocked"
 
     def block_data(x, b):
         n, c, h, w = x.shape
@@ -747,6 +747,17 @@ def gen_conv2d_nchwc():
     case(fam, "stem_block3_dilated", 'nn.contrib_conv2d_NCHWc(%x, %w, dilation=[2, 2], data_layout="NCHW3c", '
          'kernel_layout="OIHW3i6o")', {"x": block_data(x3, 3), "w": block_weight(w3, 3, 6)},
          block_data(f32(conv_ref(x3, w3, dil=(2, 2))), 6))
+    xp = rnd(1, 8, 9, 7)
+    tp, bp = t64(xp), block_data(xp, 4)
+    case(fam, "max_pool_nchw4c", 'nn.max_pool2d(%x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1], '
+         'layout="NCHW4c")', {"x": bp}, block_data(f32(F.max_pool2d(tp, 3, 2, 1)), 4))
+    case(fam, "avg_pool_nchw4c", 'nn.avg_pool2d(%x, pool_size=[2, 3], strides=[1, 2], padding=[1, 1], '
+         'layout="NCHW4c", out_layout="NCHW4c")', {"x": bp},
+         block_data(f32(F.avg_pool2d(tp, (2, 3), (1, 2), 1, count_include_pad=False)), 4))
+    case(fam, "global_avg_pool_nchw8c", 'nn.global_avg_pool2d(%x, layout="NCHW8c")', {"x": block_data(xp, 8)},
+         block_data(f32(tp.mean(dim=(2, 3), keepdim=True)), 8))
+    case(fam, "adaptive_avg_pool_nchw2c", 'nn.adaptive_avg_pool2d(%x, output_size=[2, 3], layout="NCHW2c")',
+         {"x": block_data(xp, 2)}, block_data(f32(F.adaptive_avg_pool2d(tp, (2, 3))), 2))
 
 
 def main():

@@ -693,6 +693,18 @@ static void test_conv2d_nchwc(void)
     is_int(flops(K, NCHWC("NCHW8c", "OIHW8i16o", ""), TEN(F32, 1, 2, 7, 9, 16), 2, x, w), 2LL * 32 * 63 * 32 * 9,
            "contrib_conv2d_NCHWc: FLOPs as conv2d's (2 N K OH OW C KH KW)");
 #undef NCHWC
+    /* pools on blocked data: the plain relation on the tensor they block */
+    const ir_op_id MP = IR_OP_MAX_POOL2D, GP = IR_OP_GLOBAL_AVG_POOL2D, AP = IR_OP_ADAPTIVE_AVG_POOL2D;
+    TYPE_IS(rel(MP, AT(MP, "pool_size", "[3, 3]", "strides", "[2, 2]", "padding", "[1, 1]", "layout", "\"NCHW8c\"", NULL),
+                1, x), "Tensor[(1, 4, 4, 5, 8), float32]", "max_pool2d: NCHW8c");
+    TYPE_IS(rel(GP, AT(GP, "layout", "\"NCHW8c\"", NULL), 1, x), "Tensor[(1, 4, 1, 1, 8), float32]",
+            "global_avg_pool2d: NCHW8c");
+    TYPE_IS(rel(AP, AT(AP, "output_size", "[2, 3]", "layout", "\"NCHW8c\"", "out_layout", "\"NCHW8c\"", NULL), 1, x),
+            "Tensor[(1, 4, 2, 3, 8), float32]", "adaptive_avg_pool2d: NCHW8c");
+    ERR(MP, "rank-4 data in a blocked layout", rel(MP, AT(MP, "layout", "\"NCHW8c\"", NULL), 1, TEN(F32, 1, 32, 7, 9)),
+        "NCHW8c", "rank 5");
+    ERR(MP, "an out_layout of another block", rel(MP, AT(MP, "layout", "\"NCHW8c\"", "out_layout", "\"NCHW4c\"", NULL), 1,
+                                                  x), "unsupported layout");
 }
 
 /* nn.upsampling, image.resize2d */
