@@ -107,4 +107,11 @@ else
     tap_fail "layout: on AVX2 with blocks of 8 the tile is 8 columns x one 8-lane block" "$(cat "$TMP/err")" \
         "$(head -n 20 "$TMP/k")"
 fi
+# tuning sees the blocked convs: their tasks use the conv2d_nchwc template
+if "$RELAY_TUNE" tasks -O3 --layout-block 8 --random-params 7 "$L/convnet.relay" >"$TMP/t" 2>"$TMP/err" &&
+    [ "$(grep -c ' conv2d_nchwc ' "$TMP/t")" -eq 2 ] && ! grep -q ' conv2d_nchw ' "$TMP/t"; then
+    tap_ok "layout: tasks --layout-block 8 gives convnet's two convs as conv2d_nchwc tasks"
+else
+    tap_fail "layout: tasks --layout-block 8 gives convnet's two convs as conv2d_nchwc tasks" "$(cat "$TMP/err" "$TMP/t")"
+fi
 tap_done
