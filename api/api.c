@@ -125,7 +125,8 @@ int rt_module_optimize(rt_module *m, const rt_opt_options *o, FILE *errs)
     if (!o)
         o = &none;
     tr_options to = {.level = o->level, .print_after = o->print_after, .print_after_all = o->print_after_all != 0,
-                     .print_to = errs ? errs : stderr, .max_fuse_depth = o->max_fuse_depth};
+                     .print_to = errs ? errs : stderr, .max_fuse_depth = o->max_fuse_depth,
+                     .layout_block = o->layout_block};
     tr_checker *checker = o->check ? tr_checker_new(o->check_seed, 0) : NULL;
     if (checker) {
         to.check = tr_check_interp;

@@ -17,14 +17,15 @@ static void help(FILE *out)
     fprintf(out,
             "usage: relay-tune bench MODEL.relay|MODEL.so [--target cpu] [--db DB] [--params W.npz]\n"
             "                        [--random-params SEED] [--input NAME=FILE.npy ...]\n"
-            "                        [--repeat N] [--warmup N] [--json]\n"
+            "                        [--repeat N] [--warmup N] [--json] [--layout-block N]\n"
             "  Latency of the compiled model: --warmup runs (default 3), then --repeat timed runs\n"
             "  (default 20); prints the median, p10 and p90 in ms. A .relay file is compiled\n"
             "  into the cache first, with weights from --params (may be given several times),\n"
             "  seeded random ones for the parameters left, and tuned configs from --db.\n"
             "  Inputs come from --input, the others are seeded random values. --random-params\n"
             "  SEED seeds the random weights and inputs (default 0). Threads: as OpenMP decides\n"
-            "  (OMP_NUM_THREADS).\n");
+            "  (OMP_NUM_THREADS). --layout-block N compiles the convs in NCHW[x]c, x up to N\n"
+            "  (docs/layouts.md; default 0: NCHW).\n");
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -11,7 +11,7 @@ static void help(FILE *out)
 {
     fprintf(out,
             "usage: relay-tune opt MODEL.relay [-O0|-O1|-O2|-O3] [--params W.npz ...] [--random-params S]\n"
-            "                      [--print-after PASS] [--print-after-all] [--max-fuse-depth N] [--check [SEED]]\n"
+            "                      [--print-after PASS] [--print-after-all] [--max-fuse-depth N] [--layout-block N] [--check [SEED]]\n"
             "                      [--stats] [--no-types] [-o OUT] [--list-passes]\n"
             "  Optimizes the model and prints it as Relay text (default -O3). Fused\n"
             "  subgraphs appear as functions marked Primitive=1.\n"
@@ -24,6 +24,7 @@ static void help(FILE *out)
             "  --print-after PASS   print the module after PASS (to stderr)\n"
             "  --print-after-all    print the module after every pass (to stderr)\n"
             "  --max-fuse-depth N   at most N operators in one fused function (default 256)\n"
+            "  --layout-block N     -O3: convs and the ops between them in NCHW[x]c, x up to N (default 0: NCHW)\n"
             "  --check [SEED]       run @main in the interpreter before and after every pass on\n"
             "                       seeded random inputs; stop at the first pass that changes the result\n"
             "  --stats              print operator and fused-function counts to stderr\n"

@@ -19,7 +19,7 @@ static void help(FILE *out)
     fprintf(out,
             "usage: relay-tune run MODEL.relay|MODEL.so [--params W.npz] [--input NAME=FILE.npy ...]\n"
             "                      [--output OUT.npy | --output-dir DIR] [--target interp|cpu]\n"
-            "                      [--random-params SEED] [--db DB]\n"
+            "                      [--random-params SEED] [--db DB] [--layout-block N]\n"
             "  Runs @main of MODEL.relay and prints how long it took. Each parameter of @main\n"
             "  takes its value from --params or --input, by its name without the %%.\n"
             "  MODEL.so, a model compiled by `relay-tune compile`, runs natively; so does\n"
@@ -38,6 +38,7 @@ static void help(FILE *out)
             "  --target interp|cpu     where to run: the reference interpreter (the default for a\n"
             "                          .relay) or compiled for this CPU\n"
             "  --db DB                 (cpu) tuned configs from database DB\n"
+            "  --layout-block N        (cpu) convs in NCHW[x]c, x up to N (docs/layouts.md)\n"
             "  Without --output or --output-dir it prints each result tensor's type and a\n"
             "  summary of its values.\n");
 }

@@ -67,6 +67,7 @@ typedef struct rt_opt_options {
                                    each pass on seeded random inputs; fail at the first
                                    pass that changes the result */
     unsigned long long check_seed; /* seed of those inputs */
+    int layout_block;           /* alter-layout (-O3): convs in NCHW[x]c with x up to this (0: plain NCHW) */
 } rt_opt_options;
 
 /* Runs the optimization pipeline (passes, fusion) on m in place. Returns 0,

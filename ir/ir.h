@@ -511,6 +511,31 @@ bool ir_window3d_params(const ir_attrs *at, bool pool, ir_window3d *w);
  * result. Permutes through heap temporaries; false with c->err set on failure. */
 bool ir_ref_in_layouts(const ir_ref_call *c, const int *const *in_pos, const int *out_pos, ir_ref_fn fn);
 
+/* ---- op_nchwc.c, ref_nchwc.c: nn.contrib_conv2d_NCHWc ----------------- */
+
+/* Its blocks from its attrs: data NCHW[ib]c, weight OIHW[wib]i[wob]o, output
+ * NCHW[ob]c ("" means wob); false when a layout is not of that form. */
+bool ir_nchwc_blocks(const ir_attrs *at, int64_t *ib, int64_t *wib, int64_t *wob, int64_t *ob);
+/* The same attrs for nn.conv2d in NCHW/OIHW: vals (at->n entries) gets a
+ * copy with the layouts replaced, *out points at it. */
+void ir_nchwc_plain_attrs(const ir_attrs *at, ir_attr_val *vals, ir_attrs *out);
+/* The block b when the layout attribute at idx is NCHW[b]c and the one at
+ * oidx is "" or the same (a pool on blocked data); 0 otherwise. */
+int64_t ir_layout_blocked(const ir_attrs *at, int idx, int oidx);
+/* at with its layouts at idx and oidx made "NCHW" and "": vals (at->n
+ * entries) gets the copy, *out points at it. */
+void ir_plain_layout_attrs(const ir_attrs *at, int idx, int oidx, ir_attr_val *vals, ir_attrs *out);
+/* The relation of a pool on blocked data: plain (the op's own relation) on
+ * the NCHW tensor it blocks, the result blocked the same way. */
+const ir_type *ir_rel_blocked(ir_rel_ctx *cx, const ir_type *const *args, int nargs, const ir_attrs *attrs, int idx,
+                              int oidx, ir_rel_fn plain);
+/* The reference kernel of a pool on blocked data: plain on the unblocked
+ * input, the result blocked again. */
+bool ir_ref_blocked(const ir_ref_call *c, int idx, int oidx, ir_ref_fn plain);
+/* Reference layout_transform of x from layout src to dst into out (whose
+ * shape the relation gave); false with err set on a malformed layout. */
+bool ir_ref_relayout(const ir_tensor *x, const char *src, const char *dst, ir_tensor *out, su_buf *err);
+
 /* ---- op_image.c: nn.upsampling and image.resize2d ---------------------- */
 
 /* One axis of a resize: output index y reads input coordinate (a*y + b) / d. */

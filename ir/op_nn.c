@@ -381,6 +381,8 @@ int64_t ir_flops_batch_matmul(const ir_type *const *args, int nargs, const ir_at
 const ir_type *ir_rel_pool2d(ir_rel_ctx *cx, const ir_type *const *args, int nargs,
                              const ir_attrs *attrs)
 {
+    if (ir_layout_blocked(attrs, IR_POOL_LAYOUT, IR_POOL_OUT_LAYOUT))    /* NCHW[x]c: ir/op_nchwc.c */
+        return ir_rel_blocked(cx, args, nargs, attrs, IR_POOL_LAYOUT, IR_POOL_OUT_LAYOUT, ir_rel_pool2d);
     int64_t k[2], st[2], dil[2], pad[4];
     int dp[4], op[4];
     const ir_type *d = NULL;
@@ -428,6 +430,8 @@ int64_t ir_flops_pool2d(const ir_type *const *args, int nargs, const ir_attrs *a
 const ir_type *ir_rel_global_pool2d(ir_rel_ctx *cx, const ir_type *const *args, int nargs,
                                     const ir_attrs *attrs)
 {
+    if (ir_layout_blocked(attrs, IR_GPOOL_LAYOUT, IR_GPOOL_OUT_LAYOUT))
+        return ir_rel_blocked(cx, args, nargs, attrs, IR_GPOOL_LAYOUT, IR_GPOOL_OUT_LAYOUT, ir_rel_global_pool2d);
     int dp[4], op[4];
     const ir_type *d = NULL;
     if (!layout_ok(cx, attrs, IR_GPOOL_LAYOUT, "layout", "NCHW", "NCHW", dp) ||
@@ -444,6 +448,8 @@ const ir_type *ir_rel_global_pool2d(ir_rel_ctx *cx, const ir_type *const *args, 
 const ir_type *ir_rel_adaptive_pool2d(ir_rel_ctx *cx, const ir_type *const *args, int nargs,
                                       const ir_attrs *attrs)
 {
+    if (ir_layout_blocked(attrs, IR_APOOL_LAYOUT, IR_APOOL_OUT_LAYOUT))
+        return ir_rel_blocked(cx, args, nargs, attrs, IR_APOOL_LAYOUT, IR_APOOL_OUT_LAYOUT, ir_rel_adaptive_pool2d);
     int dp[4], op[4];
     const ir_type *d = NULL;
     if (!layout_ok(cx, attrs, IR_APOOL_LAYOUT, "layout", "NCHW", "NCHW", dp) ||

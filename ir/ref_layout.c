@@ -25,23 +25,35 @@ bool ir_ref_layout_transform(const ir_ref_call *c)
         xstride[i] = s;
         s *= x->shape[i];
     }
+    /* per axis, once: the primal letter it belongs to (0..25) and its
+     * weight in that letter's coordinate (dst) or the factor it divides by
+     * or takes the remainder of (src), so that the loop below does no
+     * lookups: alter-layout folds a transform of every conv weight */
+    int dl[IR_MAX_DIMS], sl[IR_MAX_DIMS];
+    int64_t dmul[IR_MAX_DIMS], sf[IR_MAX_DIMS];
+    bool supper[IR_MAX_DIMS];
+    for (int i = 0; i < dst.n; i++) {
+        char up = (char)toupper((unsigned char)dst.axis[i]);
+        dl[i] = up - 'A';
+        dmul[i] = isupper((unsigned char)dst.axis[i]) ? ir_layout_factor(&dst, up) : 1;
+    }
+    for (int i = 0; i < src.n; i++) {
+        char up = (char)toupper((unsigned char)src.axis[i]);
+        sl[i] = up - 'A';
+        sf[i] = ir_layout_factor(&src, up);
+        supper[i] = isupper((unsigned char)src.axis[i]);
+    }
     size_t es = (size_t)ir_dtype_bytes(o->dtype);
     int64_t n = ir_tensor_numel(o), idx[IR_MAX_DIMS] = {0};
     for (int64_t k = 0; k < n; k++) {
-        int64_t primal[128] = {0};
-        for (int i = 0; i < dst.n; i++) {
-            char ch = dst.axis[i];
-            if (isupper((unsigned char)ch))
-                primal[(int)ch] += idx[i] * ir_layout_factor(&dst, ch);
-            else
-                primal[toupper((unsigned char)ch)] += idx[i];
-        }
+        int64_t primal[26];
+        for (int i = 0; i < dst.n; i++)
+            primal[dl[i]] = 0;
+        for (int i = 0; i < dst.n; i++)
+            primal[dl[i]] += idx[i] * dmul[i];
         int64_t off = 0;
-        for (int i = 0; i < src.n; i++) {
-            char ch = src.axis[i], up = (char)toupper((unsigned char)ch);
-            int64_t f = ir_layout_factor(&src, up);
-            off += (isupper((unsigned char)ch) ? primal[(int)up] / f : primal[(int)up] % f) * xstride[i];
-        }
+        for (int i = 0; i < src.n; i++)
+            off += (supper[i] ? primal[sl[i]] / sf[i] : primal[sl[i]] % sf[i]) * xstride[i];
         memcpy((uint8_t *)o->data + (size_t)k * es, (const uint8_t *)x->data + (size_t)off * es, es);
         for (int i = o->ndim; i-- > 0 && ++idx[i] == o->shape[i];)
             idx[i] = 0;

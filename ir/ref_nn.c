@@ -630,6 +630,8 @@ static bool permuted(const ir_attrs *at, int idx, int dflt_idx, const char *cano
 /* A kernel of data in `layout` (attribute idx, out_layout oidx): through NCHW. */
 static bool data_layout_call(const ir_ref_call *c, int idx, int oidx, ir_ref_fn fn)
 {
+    if (ir_layout_blocked(c->attrs, idx, oidx))     /* NCHW[x]c: ir/ref_nchwc.c */
+        return ir_ref_blocked(c, idx, oidx, fn);
     int dp[4], op[4];
     bool pd = permuted(c->attrs, idx, idx, "NCHW", dp), po = permuted(c->attrs, oidx, idx, "NCHW", op);
     if (!pd && !po)

@@ -65,6 +65,18 @@ bool sch_layout_permuted(const sch_cctx *cx, const char *name, const char *dflt,
     return pos[0] != 0 || pos[1] != 1 || pos[2] != 2 || pos[3] != 3;
 }
 
+sch_cctx sch_cctx_canonical(const sch_cctx *cx, const ir_type *result)
+{
+    ir_expr *view = su_arena_alloc(cx->a, sizeof *view);
+    *view = *cx->call;
+    view->type = result;
+    sch_cctx inner = *cx;
+    inner.call = view;
+    inner.canonical = true;
+    inner.tag = NULL;
+    return inner;
+}
+
 bool sch_compute_in_layouts(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout,
                             const int *const *in_pos, const int *out_pos, sch_compute_fn fn)
 {
@@ -93,13 +105,7 @@ bool sch_compute_in_layouts(sch_cctx *cx, sch_tensor *const *in, int nin, sch_te
     int64_t shape[4];
     for (int j = 0; j < 4; j++)
         shape[j] = ot->shape[out_pos[j]];
-    ir_expr *view = su_arena_alloc(a, sizeof *view);
-    *view = *cx->call;
-    view->type = ir_tensor_type(a, ot->dtype, 4, shape);
-    sch_cctx inner = *cx;
-    inner.call = view;
-    inner.canonical = true;
-    inner.tag = NULL;
+    sch_cctx inner = sch_cctx_canonical(cx, ir_tensor_type(a, ot->dtype, 4, shape));
     sch_tensor *res[2];
     int nres = 0;
     if (!fn(&inner, cin, nin, res, &nres))

@@ -47,7 +47,7 @@ static const sch_expr *in_range(su_arena *a, const sch_expr *x, int64_t lo, int6
 static bool in_other_layout(sch_cctx *cx)
 {
     int p[4];
-    return sch_layout_permuted(cx, "layout", "layout", "NCHW", p) ||
+    return sch_layout_block(cx, "layout", "out_layout") || sch_layout_permuted(cx, "layout", "layout", "NCHW", p) ||
            sch_layout_permuted(cx, "out_layout", "layout", "NCHW", p);
 }
 
@@ -55,6 +55,9 @@ static bool pooled_in_layouts(sch_cctx *cx, sch_tensor *const *in, int nin, sch_
                               sch_compute_fn fn)
 {
     static const int ident[4] = {0, 1, 2, 3};
+    int64_t b = sch_layout_block(cx, "layout", "out_layout");
+    if (b)  /* NCHW[x]c: compute_nchwc.c */
+        return sch_compute_blocked(cx, in, nin, out, nout, b, fn);
     int dp[4], op[4];
     bool pd = sch_layout_permuted(cx, "layout", "layout", "NCHW", dp);
     bool po = sch_layout_permuted(cx, "out_layout", "layout", "NCHW", op);

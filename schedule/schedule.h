@@ -557,6 +557,18 @@ bool sch_compute_conv1d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor
 bool sch_compute_conv3d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
 bool sch_compute_pool3d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
 bool sch_compute_conv_transpose(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
+/* compute_nchwc.c: nn.contrib_conv2d_NCHWc, blocks innermost (the axis schedules vectorize). */
+bool sch_compute_conv2d_nchwc(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
+/* compute_layout.c: the context of a wrapped definition: the same call and
+ * attributes with its result typed `result`, layouts read as canonical. */
+sch_cctx sch_cctx_canonical(const sch_cctx *cx, const ir_type *result);
+/* The block b when the call's layout attribute `name` is NCHW[b]c (and
+ * out_name "" or the same), outside a canonical wrapper; else 0. */
+int64_t sch_layout_block(const sch_cctx *cx, const char *name, const char *out_name);
+/* A pool on blocked data: fn (its plain definition) on an unblocking stage,
+ * the result blocked again by a reading stage (both injective: inlined). */
+bool sch_compute_blocked(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout, int64_t b,
+                         sch_compute_fn fn);
 bool sch_compute_dense(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
 bool sch_compute_batch_matmul(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
 bool sch_compute_pool2d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
@@ -1008,6 +1020,8 @@ void sch_kernel_free(sch_kernel *k);
 void sch_template_default(sch_tctx *t);
 /* templates/conv2d.c: conv2d_nchw, depthwise_conv2d_nchw, group_conv2d_nchw. */
 void sch_template_conv2d(sch_tctx *t);
+/* templates/conv2d_nchwc.c: nn.contrib_conv2d_NCHWc, vectorized over the block. */
+void sch_template_conv2d_nchwc(sch_tctx *t);
 /* templates/matmul.c: dense and batch_matmul. */
 void sch_template_matmul(sch_tctx *t);
 
@@ -1048,6 +1062,12 @@ int64_t sch_hw_stream_tile(const sch_hw *hw);
 /* The largest block of extent (extent / d for d = 1..max_outer dividing it)
  * whose bytes_per x block fits L2; the smallest such block when none does. */
 int64_t sch_hw_l2_block(const sch_hw *hw, int64_t extent, int64_t bytes_per, int64_t max_outer);
+/* The anchor *a (rank ndim, 0: any; nraxes reduction axes) and the output
+ * stage *o it is computed into: its reader, or a copy made by cache_write
+ * when the anchor is itself the output (*a is then the cache). False when
+ * the shapes do not fit (the default template ran instead) or a primitive
+ * failed (t->err). */
+bool sch_tmpl_anchor_output(sch_tctx *t, int ndim, int nraxes, sch_tensor **a, sch_tensor **o);
 /* The only non-inline stage that reads t, or NULL. */
 sch_tensor *sch_tmpl_reader(const sch_schedule *s, const sch_tensor *t);
 /* Bit d set for each root axis of t that leaf `it` derives from. */

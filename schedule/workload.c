@@ -36,6 +36,7 @@ static const struct {
     const char *(*choose)(const ir_expr *call); /* the call decides (NULL: not tunable) */
 } families[] = {
     {IR_OP_CONV2D, NULL, conv2d_family},
+    {IR_OP_CONV2D_NCHWC, "conv2d_nchwc", NULL},
     {IR_OP_DENSE, "dense", NULL},
     {IR_OP_BATCH_MATMUL, "batch_matmul", NULL},
 };

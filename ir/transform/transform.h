@@ -75,6 +75,7 @@ struct tr_options {
     bool print_after_all;       /* print the module after every pass */
     FILE *print_to;             /* where printouts go (stderr when NULL) */
     int max_fuse_depth;         /* fuse-ops: most ops in one function (0: 256) */
+    int layout_block;           /* alter-layout: the most channels in a block (0: the pass is off) */
     tr_check_fn check;          /* check mode: compare before/after each pass */
     void *check_ctx;
 };
@@ -130,5 +131,8 @@ bool tr_fold_scale_axis(ir_module *m, const tr_options *o, su_diags *d);
 /* fuse_ops.c: partitions each function into primitive functions (TVM's
  * post-dominator algorithm over op patterns). */
 bool tr_fuse_ops(ir_module *m, const tr_options *o, su_diags *d);
+/* alter_layout.c: conv2d and the elementwise ops between convs in blocked
+ * layouts (NCHW[x]c, x up to o->layout_block), weights packed at once. */
+bool tr_alter_layout(ir_module *m, const tr_options *o, su_diags *d);
 
 #endif

@@ -91,26 +91,7 @@ typedef struct conv_plan {
  * template does not apply (then the default one ran) or a primitive failed. */
 static bool conv_stages(sch_tctx *t, sch_tensor **a, sch_tensor **o)
 {
-    sch_schedule *s = t->s;
-    *a = sch_anchor(s);
-    if (!*a || (*a)->ndim != 4 || (*a)->nraxes != 3) {
-        sch_template_default(t);
-        return false;
-    }
-    if ((*a)->output >= 0) {
-        sch_tensor *copy = *a;
-        SCH_TRY(t, sch_cache_write(s, copy, a));
-        *o = copy;
-    } else {
-        *o = sch_tmpl_reader(s, *a);
-    }
-    if (t->err)
-        return false;
-    if (!*o || (*o)->output < 0 || (*o)->ndim != 4) {
-        sch_template_default(t);
-        return false;
-    }
-    return true;
+    return sch_tmpl_anchor_output(t, 4, 3, a, o);
 }
 
 /* The register tile: which way it vectorizes (knob vec_ow) and its default

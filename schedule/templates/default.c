@@ -33,6 +33,30 @@ int64_t sch_tmpl_vector_factor(int64_t n, int64_t max, int lanes)
     return sch_tmpl_divisor(n, max);
 }
 
+bool sch_tmpl_anchor_output(sch_tctx *t, int ndim, int nraxes, sch_tensor **a, sch_tensor **o)
+{
+    sch_schedule *s = t->s;
+    *a = sch_anchor(s);
+    if (!*a || (ndim ? (*a)->ndim != ndim : (*a)->ndim < 1) || (*a)->nraxes != nraxes) {
+        sch_template_default(t);
+        return false;
+    }
+    if ((*a)->output >= 0) {
+        sch_tensor *copy = *a;
+        SCH_TRY(t, sch_cache_write(s, copy, a));
+        *o = copy;
+    } else {
+        *o = sch_tmpl_reader(s, *a);
+    }
+    if (t->err)
+        return false;
+    if (!*o || (*o)->output < 0 || (*o)->ndim != (*a)->ndim) {
+        sch_template_default(t);
+        return false;
+    }
+    return true;
+}
+
 sch_tensor *sch_tmpl_reader(const sch_schedule *s, const sch_tensor *t)
 {
     sch_tensor *found = NULL;

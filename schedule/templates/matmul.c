@@ -28,26 +28,10 @@ void sch_template_matmul(sch_tctx *t)
 {
     sch_schedule *s = t->s;
     int lanes = t->hw->lanes;
-    sch_tensor *a = sch_anchor(s);
-    if (!a || a->ndim < 1 || a->nraxes != 1) {
-        sch_template_default(t);
+    sch_tensor *a, *o;
+    if (!sch_tmpl_anchor_output(t, 0, 1, &a, &o))
         return;
-    }
     bool bmm = !strcmp(a->op, "nn.batch_matmul");
-    sch_tensor *o;
-    if (a->output >= 0) {
-        sch_tensor *copy = a;
-        SCH_TRY(t, sch_cache_write(s, copy, &a));
-        o = copy;
-    } else {
-        o = sch_tmpl_reader(s, a);
-    }
-    if (t->err)
-        return;
-    if (!o || o->output < 0 || o->ndim != a->ndim) {
-        sch_template_default(t);
-        return;
-    }
     int nd = a->ndim;
     int64_t N = a->shape[nd - 1], M = nd >= 2 ? a->shape[nd - 2] : 1;
     int64_t nb0 = sch_tmpl_vector_factor(N, sch_hw_row_lanes(t->hw), lanes);

@@ -880,13 +880,53 @@ def gen_nonfinite():
     case(fam, "softmax", "nn.softmax(%x)", {"x": r}, f32(torch.softmax(t64(r), -1)), tol=F32_TOL)
 
 
+def gen_conv2d_nchwc():
+    """nn.contrib_conv2d_NCHWc and the pools on NCHW[x]c data: inputs and
+    expectation blocked with numpy from PyTorch on the plain tensors."""
+    fam = "blocked"
+
+    def block_data(x, b):
+        n, c, h, w = x.shape
+        return np.ascontiguousarray(x.reshape(n, c // b, b, h, w).transpose(0, 1, 3, 4, 2))
+
+    def block_weight(w, ib, ob):
+        o, i, kh, kw = w.shape
+        return np.ascontiguousarray(w.reshape(o // ob, ob, i // ib, ib, kh, kw).transpose(0, 2, 4, 5, 3, 1))
+
+    x, w = rnd(1, 8, 7, 6), rnd(8, 8, 3, 3)
+    case(fam, "block4_pad1", 'nn.contrib_conv2d_NCHWc(%x, %w, padding=[1, 1], data_layout="NCHW4c", '
+         'kernel_layout="OIHW4i4o")', {"x": block_data(x, 4), "w": block_weight(w, 4, 4)},
+         block_data(f32(conv_ref(x, w, pad=(1, 1, 1, 1))), 4))
+    w2 = rnd(4, 8, 1, 3)
+    case(fam, "in8_out2_stride2", 'nn.contrib_conv2d_NCHWc(%x, %w, strides=[2, 2], padding=[0, 1, 0, 1], '
+         'data_layout="NCHW8c", kernel_layout="OIHW8i2o", out_layout="NCHW2c")',
+         {"x": block_data(x, 8), "w": block_weight(w2, 8, 2)},
+         block_data(f32(conv_ref(x, w2, (2, 2), (0, 1, 0, 1))), 2))
+    x3, w3 = rnd(2, 3, 5, 5), rnd(6, 3, 2, 2)
+    case(fam, "stem_block3_dilated", 'nn.contrib_conv2d_NCHWc(%x, %w, dilation=[2, 2], data_layout="NCHW3c", '
+         'kernel_layout="OIHW3i6o")', {"x": block_data(x3, 3), "w": block_weight(w3, 3, 6)},
+         block_data(f32(conv_ref(x3, w3, dil=(2, 2))), 6))
+    xp = rnd(1, 8, 9, 7)
+    tp, bp = t64(xp), block_data(xp, 4)
+    case(fam, "max_pool_nchw4c", 'nn.max_pool2d(%x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1], '
+         'layout="NCHW4c")', {"x": bp}, block_data(f32(F.max_pool2d(tp, 3, 2, 1)), 4))
+    case(fam, "avg_pool_nchw4c", 'nn.avg_pool2d(%x, pool_size=[2, 3], strides=[1, 2], padding=[1, 1], '
+         'layout="NCHW4c", out_layout="NCHW4c")', {"x": bp},
+         block_data(f32(F.avg_pool2d(tp, (2, 3), (1, 2), 1, count_include_pad=False)), 4))
+    case(fam, "global_avg_pool_nchw8c", 'nn.global_avg_pool2d(%x, layout="NCHW8c")', {"x": block_data(xp, 8)},
+         block_data(f32(tp.mean(dim=(2, 3), keepdim=True)), 8))
+    case(fam, "adaptive_avg_pool_nchw2c", 'nn.adaptive_avg_pool2d(%x, output_size=[2, 3], layout="NCHW2c")',
+         {"x": block_data(xp, 2)}, block_data(f32(F.adaptive_avg_pool2d(tp, (2, 3))), 2))
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.path.join(os.path.dirname(here), "ref", "ops"))
     out = ap.parse_args().out
     os.makedirs(out, exist_ok=True)
-    for gen in (gen_conv2d, gen_dense_bmm, gen_pool, gen_norm, gen_unary, gen_binary, gen_transform, gen_reduce, gen_init, gen_layout, gen_image, gen_nn_layouts, gen_conv1d, gen_conv_transpose, gen_arange, gen_conv3d, gen_cubic, gen_conv3d_transpose, gen_nonfinite):
+    for gen in (gen_conv2d, gen_dense_bmm, gen_pool, gen_norm, gen_unary, gen_binary, gen_transform, gen_reduce, gen_init, gen_layout, gen_image, gen_nn_layouts, gen_conv1d, gen_conv_transpose, gen_arange, gen_conv3d, gen_cubic, gen_conv3d_transpose, gen_nonfinite,
+                gen_conv2d_nchwc):
         gen()
     total = 0
     for i, (fam, arrays) in enumerate(FILES.items()):

@@ -672,6 +672,46 @@ static void test_layouts(void)
     ERR(S, "a tensor instead of a tuple", rel(S, NULL, 1, a), "tuple");
 }
 
+/* nn.contrib_conv2d_NCHWc: conv2d's relation on the tensors it blocks */
+static void test_conv2d_nchwc(void)
+{
+    const ir_op_id K = IR_OP_CONV2D_NCHWC;
+#define NCHWC(d, k, o) AT(K, "data_layout", "\"" d "\"", "kernel_layout", "\"" k "\"", "out_layout", "\"" o "\"", \
+                          "padding", "[1, 1]", NULL)
+    const ir_type *x = TEN(F32, 1, 4, 7, 9, 8), *w = TEN(F32, 2, 4, 3, 3, 8, 16);
+    TYPE_IS(rel(K, NCHWC("NCHW8c", "OIHW8i16o", ""), 2, x, w), "Tensor[(1, 2, 7, 9, 16), float32]",
+            "contrib_conv2d_NCHWc: 32 to 32 channels, 8c in, 16c out");
+    TYPE_IS(rel(K, NCHWC("NCHW3c", "OIHW3i4o", "NCHW4c"), 2, TEN(F32, 1, 1, 5, 5, 3), TEN(F32, 2, 1, 3, 3, 3, 4)),
+            "Tensor[(1, 2, 5, 5, 4), float32]", "contrib_conv2d_NCHWc: a stem of 3 channels in one block");
+    ERR(K, "plain layouts", rel(K, NULL, 2, x, w), "NCHW[x]c");
+    ERR(K, "a weight block that differs from the data's", rel(K, NCHWC("NCHW8c", "OIHW4i16o", ""), 2, x, w), "8c");
+    ERR(K, "an out_layout block that differs from the weight's", rel(K, NCHWC("NCHW8c", "OIHW8i16o", "NCHW8c"), 2, x, w),
+        "16o");
+    ERR(K, "groups", rel(K, AT(K, "data_layout", "\"NCHW8c\"", "kernel_layout", "\"OIHW8i16o\"", "groups", "2", NULL), 2, x,
+                         w), "groups=2");
+    ERR(K, "data whose last axis is not the block", rel(K, NCHWC("NCHW8c", "OIHW8i16o", ""), 2, TEN(F32, 1, 4, 7, 9, 4), w),
+        "rank 5");
+    ERR(K, "a weight of the wrong blocks", rel(K, NCHWC("NCHW8c", "OIHW8i16o", ""), 2, x, TEN(F32, 2, 4, 3, 3, 8, 8)),
+        "rank 6");
+    ERR(K, "channels that do not match (conv2d's check)", rel(K, NCHWC("NCHW8c", "OIHW8i16o", ""), 2, x,
+                                                              TEN(F32, 2, 2, 3, 3, 8, 16)), "channel mismatch");
+    is_int(flops(K, NCHWC("NCHW8c", "OIHW8i16o", ""), TEN(F32, 1, 2, 7, 9, 16), 2, x, w), 2LL * 32 * 63 * 32 * 9,
+           "contrib_conv2d_NCHWc: FLOPs as conv2d's (2 N K OH OW C KH KW)");
+#undef NCHWC
+    /* pools on blocked data: the plain relation on the tensor they block */
+    const ir_op_id MP = IR_OP_MAX_POOL2D, GP = IR_OP_GLOBAL_AVG_POOL2D, AP = IR_OP_ADAPTIVE_AVG_POOL2D;
+    TYPE_IS(rel(MP, AT(MP, "pool_size", "[3, 3]", "strides", "[2, 2]", "padding", "[1, 1]", "layout", "\"NCHW8c\"", NULL),
+                1, x), "Tensor[(1, 4, 4, 5, 8), float32]", "max_pool2d: NCHW8c");
+    TYPE_IS(rel(GP, AT(GP, "layout", "\"NCHW8c\"", NULL), 1, x), "Tensor[(1, 4, 1, 1, 8), float32]",
+            "global_avg_pool2d: NCHW8c");
+    TYPE_IS(rel(AP, AT(AP, "output_size", "[2, 3]", "layout", "\"NCHW8c\"", "out_layout", "\"NCHW8c\"", NULL), 1, x),
+            "Tensor[(1, 4, 2, 3, 8), float32]", "adaptive_avg_pool2d: NCHW8c");
+    ERR(MP, "rank-4 data in a blocked layout", rel(MP, AT(MP, "layout", "\"NCHW8c\"", NULL), 1, TEN(F32, 1, 32, 7, 9)),
+        "NCHW8c", "rank 5");
+    ERR(MP, "an out_layout of another block", rel(MP, AT(MP, "layout", "\"NCHW8c\"", "out_layout", "\"NCHW4c\"", NULL), 1,
+                                                  x), "unsupported layout");
+}
+
 /* nn.upsampling, image.resize2d */
 static void test_image(void)
 {
@@ -1020,6 +1060,7 @@ int main(void)
     test_take();
     test_init();
     test_layouts();
+    test_conv2d_nchwc();
     test_image();
     test_conv1d();
     test_conv3d();

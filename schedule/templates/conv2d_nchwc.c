@@ -1,0 +1,53 @@
+/* conv2d_nchwc.c — the template for nn.contrib_conv2d_NCHWc (data
+ * NCHW[x]c, weights OIHW[x]i[y]o, both packed by the alter-layout pass, the
+ * weights at compile time). The output (its epilogue inlined, or a copy
+ * made by cache_write) is tiled by output columns: per (n, ocb, oh) and
+ * column tile the conv is computed into a register tile of tile_ow columns
+ * x the y channels of one block, vectorized over the block (contiguous in
+ * both weights and output, so no weight packing is left to do here) and
+ * unrolled over the columns: per reduction step tile_ow broadcast inputs
+ * times y / lanes weight vectors. The reduction runs icb, kh, kw, ic
+ * outside the tile. The batch, channel-block and row loops are fused into
+ * the parallel loop. The default column tile is the register rule of
+ * machine.c: tile_ow x vectors of a block within the accumulators. */
+#include "schedule/schedule.h"
+
+void sch_template_conv2d_nchwc(sch_tctx *t)
+{
+    sch_schedule *s = t->s;
+    sch_tensor *a, *o;
+    if (!sch_tmpl_anchor_output(t, 5, 4, &a, &o))
+        return;
+    int lanes = t->hw->lanes;
+    int64_t OW = a->shape[3], ob = a->shape[4];
+    int64_t vecs = (ob + lanes - 1) / lanes;
+    int64_t owb0 = sch_tmpl_divisor(OW, sch_hw_acc_regs(t->hw) / vecs > 0 ? sch_hw_acc_regs(t->hw) / vecs : 1);
+    const int64_t dw[2] = {OW / owb0, owb0};
+    int64_t owb = sch_define_split(t, "tile_ow", OW, 2, sch_hw_max_rows(t->hw), dw)[1];
+    /* the output: (n, ocb, oh) fused and parallel, column tiles, the tile */
+    sch_iter *owo, *owi, *f, *ol[5];
+    for (int i = 0; i < 5; i++)
+        ol[i] = o->leaves.data[i];  /* the leaves change with each primitive */
+    SCH_TRY(t, sch_split(s, o, ol[3], owb, &owo, &owi));
+    if (t->err)
+        return;
+    sch_iter *oorder[6] = {ol[0], ol[1], ol[2], owo, owi, ol[4]};
+    SCH_TRY(t, sch_reorder(s, o, 6, oorder));
+    SCH_TRY(t, sch_fuse(s, o, oorder[0], oorder[1], &f));
+    SCH_TRY(t, sch_fuse(s, o, f, oorder[2], &f));
+    SCH_TRY(t, sch_annotate(s, o, f, SCH_LOOP_PARALLEL));
+    if (ob > 1)
+        SCH_TRY(t, sch_annotate(s, o, oorder[5], SCH_LOOP_VECTORIZED));
+    if (t->err)
+        return;
+    /* the conv at the column tile: reduction outside, columns unrolled, block vectorized */
+    sch_iter *const *l = a->leaves.data;
+    sch_iter *aorder[9] = {l[0], l[1], l[2], l[5], l[6], l[7], l[8], l[3], l[4]};
+    SCH_TRY(t, sch_reorder(s, a, 9, aorder));
+    if (owb > 1)
+        SCH_TRY(t, sch_annotate(s, a, aorder[7], SCH_LOOP_UNROLLED));
+    if (ob > 1)
+        SCH_TRY(t, sch_annotate(s, a, aorder[8], SCH_LOOP_VECTORIZED));
+    SCH_TRY(t, sch_compute_at(s, a, o, owo));
+    sch_tmpl_finish(t);
+}
