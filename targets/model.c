@@ -14,7 +14,10 @@
  * topological order and the weights, which an assembler `.incbin` pulls
  * from a file in the cache named by its hash. Generated identifiers come
  * from counters (k<N>); names from the model (input names) appear only as
- * escaped string literals. */
+ * escaped string literals.
+ * An opencl target shares all of this up to the units: its object is one
+ * host C unit (cl_unit) that carries the kernels as OpenCL C and keeps
+ * weights and intermediates in device buffers (docs/opencl.md). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
