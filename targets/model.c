@@ -949,7 +949,25 @@ static const char cl_functions[] =
     "        return 0;\n"
     "    return ds[DEVICE];\n"
     "}\n"
-    "static int rtm_setup(rtm_model *m)\n"
+    "/* PoCL starts LLVM, which gives the calling thread an alternate signal\n"
+    " * stack of its own; ASan (or anyone who set one) then frees a stack it\n"
+    " * did not make when the thread ends. Every entry that calls OpenCL keeps\n"
+    " * the thread's own stack, as targets/opencl.c does. */\n"
+    "static void rtm_stack_save(stack_t *s)\n"
+    "{\n"
+    "    if (sigaltstack(0, s) != 0)\n"
+    "        s->ss_flags = SS_DISABLE;\n"
+    "}\n"
+    "static void rtm_stack_restore(const stack_t *s)\n"
+    "{\n"
+    "    stack_t cur;\n"
+    "    if (sigaltstack(0, &cur) == 0 && cur.ss_sp != s->ss_sp) {\n"
+    "        stack_t back = *s;\n"
+    "        back.ss_flags &= SS_DISABLE;\n"
+    "        sigaltstack(&back, 0);\n"
+    "    }\n"
+    "}\n"
+    "static int rtm_setup_on(rtm_model *m)\n"
     "{\n"
     "    cl_device_id d = rtm_device();\n"
     "    cl_int err = CL_SUCCESS;\n"
@@ -981,6 +999,14 @@ static const char cl_functions[] =
     "                                : rtm_buffer(m, 0, 0);\n"
     "        ok = m->t[i] != 0;\n"
     "    }\n"
+    "    return ok;\n"
+    "}\n"
+    "static int rtm_setup(rtm_model *m)\n"
+    "{\n"
+    "    stack_t own;\n"
+    "    rtm_stack_save(&own);\n"
+    "    int ok = rtm_setup_on(m);\n"
+    "    rtm_stack_restore(&own);\n"
     "    return ok;\n"
     "}\n"
     "/* kernel k over the buffers a[0..n) and the scratch buffer: one work-group\n"
@@ -1052,7 +1078,7 @@ static void cl_program(mctx *c, su_buf *src, int *group, int64_t *scratch)
 /* rtm_run on the device. */
 static void cl_run(mctx *c, su_buf *gu, const int *wnum)
 {
-    su_buf_puts(gu, "RTM_API int rtm_run(rtm_model *m)\n{\n"
+    su_buf_puts(gu, "static int rtm_run_on(rtm_model *m)\n{\n"
                     "    for (int i = 0; i < NIN; i++)\n"
                     "        if (in_bytes[i] && clEnqueueWriteBuffer(m->q, m->din[i], CL_FALSE, 0, in_bytes[i], m->in[i], "
                     "0, 0, 0) != CL_SUCCESS)\n"
@@ -1080,7 +1106,13 @@ static void cl_run(mctx *c, su_buf *gu, const int *wnum)
                     "        if (out_bytes[i] && clEnqueueReadBuffer(m->q, m->dout[i], CL_TRUE, 0, out_bytes[i], m->out[i], "
                     "0, 0, 0) != CL_SUCCESS)\n"
                     "            return -1;\n"
-                    "    return clFinish(m->q) == CL_SUCCESS ? 0 : -1;\n}\n");
+                    "    return clFinish(m->q) == CL_SUCCESS ? 0 : -1;\n}\n"
+                    "RTM_API int rtm_run(rtm_model *m)\n{\n"
+                    "    stack_t own;\n"
+                    "    rtm_stack_save(&own);\n"
+                    "    int r = rtm_run_on(m);\n"
+                    "    rtm_stack_restore(&own);\n"
+                    "    return r;\n}\n");
 }
 
 /* The one unit of an OpenCL model: the ABI, the program's source, the
@@ -1095,6 +1127,7 @@ static void cl_unit(mctx *c, su_buf *gu)
     cl_program(c, &src, group, &scratch);
     su_buf_puts(gu, "/* relay-tune compiled model for OpenCL: the host side, the program, the weights and the ABI of "
                     "relaytune_model.h */\n"
+                    "#define _DEFAULT_SOURCE\n#include <signal.h>\n"
                     "#define CL_TARGET_OPENCL_VERSION 120\n#include <CL/cl.h>\n");
     graph_head(c, gu);
     su_buf_printf(gu, "#define PLATFORM %d\n#define DEVICE %d\n#define NK %d\n#define SCRATCH %lld\n",
