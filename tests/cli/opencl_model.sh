@@ -1,7 +1,7 @@
 #!/bin/sh
 # opencl_model.sh — compiled models for OpenCL (docs/opencl.md): `run
 # --target opencl` on small models (the interpreter's golden models, a
-# conv+relu, a dense) and two zoo models matches the interpreter (rel.
+# conv+relu, a dense) and the zoo's CNNs and BERT layer match the interpreter (rel.
 # error < 1e-4); `compile --target opencl` writes an object that needs the
 # ICD loader and exports only rtm_ names, runs by itself and under `bench`;
 # tuning on the device is refused as not built yet. A build without OpenCL
@@ -60,7 +60,7 @@ for g in small_convnet tensor_ops pooling transformer_bits new_ops; do
     same "golden model $g matches the interpreter" "$top_srcdir/tests/ir/golden/$g.relay"
 done
 same "the MLP matches the interpreter" "$M"
-for z in squeezenet1_0 resnet18; do
+for z in squeezenet1_0 resnet18 mobilenet_v2 bert_layer; do
     same "zoo model $z matches the interpreter" "$top_srcdir/benchmarks/models/$z.relay"
 done
 
