@@ -3,7 +3,8 @@
 # --target opencl` on small models (the interpreter's golden models, a
 # conv+relu, a dense) and the zoo's CNNs and BERT layer match the interpreter (rel.
 # error < 1e-4); `compile --target opencl` writes an object that needs the
-# ICD loader and exports only rtm_ names, runs by itself and under `bench`;
+# ICD loader and exports only rtm_ names, runs by itself and under `bench`,
+# and is refused, saying why, where the ICD loader finds no device;
 # tuning on the device is refused as not built yet. A build without OpenCL
 # or a host without a device skips, saying why.
 . "$(dirname "$0")/../lib.sh"
@@ -80,6 +81,11 @@ if [ -z "$other" ]; then tap_ok "it exports only rtm_ names"; else tap_fail "it 
 "$RELAY_TUNE" run "$M" --random-params 0 --output "$TMP/i.npy" >"$TMP/out" 2>"$TMP/err"
 tap_run "the object runs by itself" 0 "$RELAY_TUNE" run "$TMP/m.so" --random-params 0 --output "$TMP/c.npy"
 tap_run "and matches the interpreter" 0 "$NPYCMP" "$TMP/c.npy" "$TMP/i.npy" 1e-4
+# a host without the device (the ICD loader told of no platforms): refused in create
+mkdir -p "$TMP/no-icds"
+tap_run "without its device the object is refused" 1 env OCL_ICD_VENDORS="$TMP/no-icds" "$RELAY_TUNE" run "$TMP/m.so" \
+    --random-params 0 --output "$TMP/c2.npy"
+tap_has "saying why" "$TMP/err" "cannot set up its OpenCL device"
 tap_run "bench --target opencl" 0 "$RELAY_TUNE" bench "$M" --target opencl --repeat 3 --warmup 1 --json
 tap_has "reports the target" "$TMP/out" '"target": "opencl"'
 tap_run "tune --target opencl is refused" 1 "$RELAY_TUNE" tune "$M" --target opencl --trials 2 --db "$TMP/t.db"
