@@ -39,7 +39,8 @@ struct rt_db {
 
 /* ---- target.c: target strings (rt_target_check, rt_target_describe) ------ */
 
-/* Whether this host can execute t's code; false after a message naming the
+/* Whether this host can execute t's code (an opencl target: always, its
+ * device was found when it was parsed); false after a message naming the
  * target string `text` and both ISAs. */
 bool api_target_runnable(const tg_target *t, const char *text, FILE *errs);
 

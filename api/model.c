@@ -80,18 +80,13 @@ static void resolved_free(resolved *r)
     su_buf_free(&r->isa);
 }
 
-/* The target of a compile: a cpu target string; false after a message. */
+/* The target of a compile (cpu or opencl); false after a message. */
 static bool compile_target(const char *text, tg_target *t, FILE *errs)
 {
     const char *why;
     if (!tg_target_parse(text ? text : "cpu", t, &why)) {
         if (errs)
             fprintf(errs, "relay-tune: error: target '%s': %s\n", text, why);
-        return false;
-    }
-    if (t->kind != TG_CPU) {
-        if (errs)
-            fprintf(errs, "relay-tune: error: target '%s': compiled models are for cpu only\n", text);
         return false;
     }
     return true;
@@ -181,6 +176,7 @@ char *rt_model_compile(rt_module *m, const char *out_path, const rt_compile_opti
 struct rt_cmodel {
     void *handle;
     void *inst;
+    bool opencl;            /* an OpenCL model (rtm_target_isa "opencl"): its failures are the device's */
     int (*num_inputs)(void);
     int (*num_outputs)(void);
     const char *(*input_name)(int);
@@ -256,9 +252,13 @@ rt_cmodel *rt_cmodel_load(const char *path, FILE *errs)
         free(c);
         return NULL;
     }
+    c->opencl = isa && !strcmp(isa(), "opencl");
     if (!(c->inst = create())) {
         if (errs)
-            fprintf(errs, "relay-tune: error: %s: not enough memory for the model's buffers\n", path);
+            fprintf(errs, "relay-tune: error: %s: %s\n", path,
+                    c->opencl ? "cannot set up its OpenCL device (the device it was compiled for is not on this "
+                                "host, its program does not build there, or device memory is short)"
+                              : "not enough memory for the model's buffers");
         rt_cmodel_free(c);
         return NULL;
     }
@@ -379,7 +379,8 @@ int rt_cmodel_run(rt_cmodel *c, FILE *errs)
 {
     if (c->run(c->inst) != 0) {
         if (errs)
-            fprintf(errs, "relay-tune: error: the compiled model failed (a kernel could not allocate memory)\n");
+            fprintf(errs, "relay-tune: error: the compiled model failed (%s)\n",
+                    c->opencl ? "an OpenCL call failed" : "a kernel could not allocate memory");
         return -1;
     }
     return 0;

@@ -15,7 +15,7 @@
 static void help(FILE *out)
 {
     fprintf(out,
-            "usage: relay-tune bench MODEL.relay|MODEL.so [--target cpu] [--db DB] [--params W.npz]\n"
+            "usage: relay-tune bench MODEL.relay|MODEL.so [--target cpu|opencl] [--db DB] [--params W.npz]\n"
             "                        [--random-params SEED] [--input NAME=FILE.npy ...]\n"
             "                        [--repeat N] [--warmup N] [--json] [--layout-block N]\n"
             "  Latency of the compiled model: --warmup runs (default 3), then --repeat timed runs\n"
@@ -54,8 +54,9 @@ static double now(void)
  * or configs for a model compiled already. -1 to go on, else the status. */
 static int check_options(const cli_opts *o)
 {
-    if (o->target && strcmp(o->target, "cpu") != 0 && strncmp(o->target, "cpu ", 4) != 0) {
-        cli_error("bench: target '%s': only compiled models (cpu) are benchmarked", o->target);
+    if (o->target && strcmp(o->target, "cpu") != 0 && strncmp(o->target, "cpu ", 4) != 0 &&
+        strncmp(o->target, "opencl", 6) != 0) {
+        cli_error("bench: target '%s': only compiled models (cpu, opencl) are benchmarked", o->target);
         return 2;
     }
     if (rt_target_check(o->target, 1, stderr) != 0)
@@ -109,15 +110,16 @@ static void report(const cli_opts *o, const double *ms, size_t arena_bytes)
         var += (ms[i] - mean) * (ms[i] - mean) / (n - 1);
     double med = quantile(ms, n, 0.5), p10 = quantile(ms, n, 0.1), p90 = quantile(ms, n, 0.9);
     const char *threads = getenv("OMP_NUM_THREADS");
+    const char *kind = o->target && !strncmp(o->target, "opencl", 6) ? "opencl" : "cpu";
     if (o->json) {
         printf("{\"model\": ");
         print_json_string(o->model);
-        printf(", \"target\": \"cpu\", \"repeat\": %d, \"warmup\": %d, \"median_ms\": %.4f, \"p10_ms\": %.4f, "
+        printf(", \"target\": \"%s\", \"repeat\": %d, \"warmup\": %d, \"median_ms\": %.4f, \"p10_ms\": %.4f, "
                "\"p90_ms\": %.4f, \"min_ms\": %.4f, \"max_ms\": %.4f, \"mean_ms\": %.4f, \"stddev_ms\": %.4f, "
                "\"arena_bytes\": %zu}\n",
-               n, o->warmup, med, p10, p90, ms[0], ms[n - 1], mean, sqrt(var), arena_bytes);
+               kind, n, o->warmup, med, p10, p90, ms[0], ms[n - 1], mean, sqrt(var), arena_bytes);
     } else {
-        printf("%s on cpu%s%s%s: median %.3f ms, p10 %.3f ms, p90 %.3f ms (%d runs after %d warm-up)\n", o->model,
+        printf("%s on %s%s%s%s: median %.3f ms, p10 %.3f ms, p90 %.3f ms (%d runs after %d warm-up)\n", o->model, kind,
                threads ? " (OMP_NUM_THREADS=" : "", threads ? threads : "", threads ? ")" : "", med, p10, p90, n,
                o->warmup);
     }

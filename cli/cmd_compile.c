@@ -12,7 +12,7 @@
 static void help(FILE *out)
 {
     fprintf(out,
-            "usage: relay-tune compile MODEL.relay [--params W.npz ...] [--random-params SEED] [--target cpu]\n"
+            "usage: relay-tune compile MODEL.relay [--params W.npz ...] [--random-params SEED] [--target cpu|opencl]\n"
             "                          [--db DB] [-j N] [--layout-block N] [-o MODEL.so]\n"
             "  Compiles @main into one shared object holding every kernel, the packed weights\n"
             "  and the calls over a static memory plan; its C ABI is relaytune_model.h\n"
@@ -21,7 +21,7 @@ static void help(FILE *out)
             "                          may be given several times\n"
             "  --random-params SEED    bind every parameter --params leaves but the first to seeded\n"
             "                          random weights\n"
-            "  --target cpu            the target (default cpu)\n"
+            "  --target cpu|opencl     the target (default cpu; opencl: the model runs on that device)\n"
             "  --db DB                 build each task with its best config in tuning database DB\n"
             "  -j N                    run N compilers at once (default: one per core)\n"
             "  --layout-block N        convs and the ops between them in NCHW[x]c, x up to N\n"

@@ -18,7 +18,7 @@ static void help(FILE *out)
 {
     fprintf(out,
             "usage: relay-tune run MODEL.relay|MODEL.so [--params W.npz] [--input NAME=FILE.npy ...]\n"
-            "                      [--output OUT.npy | --output-dir DIR] [--target interp|cpu]\n"
+            "                      [--output OUT.npy | --output-dir DIR] [--target interp|cpu|opencl]\n"
             "                      [--random-params SEED] [--db DB] [--layout-block N]\n"
             "  Runs @main of MODEL.relay and prints how long it took. Each parameter of @main\n"
             "  takes its value from --params or --input, by its name without the %%.\n"
@@ -35,8 +35,8 @@ static void help(FILE *out)
             "  --output-dir DIR        write each tensor of the result to DIR/I.npy, I being its\n"
             "                          index in the result tuple (0.npy for a single tensor;\n"
             "                          1.0.npy for field 0 of field 1)\n"
-            "  --target interp|cpu     where to run: the reference interpreter (the default for a\n"
-            "                          .relay) or compiled for this CPU\n"
+            "  --target interp|cpu|opencl  where to run: the reference interpreter (the default for a\n"
+            "                          .relay), compiled for this CPU, or for an OpenCL device\n"
             "  --db DB                 (cpu) tuned configs from database DB\n"
             "  --layout-block N        (cpu) convs in NCHW[x]c, x up to N (docs/layouts.md)\n"
             "  Without --output or --output-dir it prints each result tensor's type and a\n"
@@ -252,7 +252,10 @@ int cli_cmd_run(int argc, char **argv)
         rc = write_result(&o, &res);
     if (rc == 0)
         printf("ran @main of %s on %s in %.3f s\n", o.model,
-               is_native(&o) ? "cpu (compiled)" : o.target ? o.target : "interp", res.seconds);
+               !is_native(&o) ? (o.target ? o.target : "interp")
+               : o.target && !strncmp(o.target, "opencl", 6) ? "opencl (compiled)"
+                                                              : "cpu (compiled)",
+               res.seconds);
     outs_free(&res);
     rt_inputs_free(in);
     cli_opts_free(&o);

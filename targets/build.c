@@ -397,6 +397,8 @@ tg_err tg_build_shared(const char *const *srcs, int n, const tg_target *t, int j
         argv[a++] = su_buf_str(&tmp);
         for (int i = 0; i < n; i++)
             argv[a++] = su_buf_str(&units[i].so);
+        if (t->link_opencl)
+            argv[a++] = "-lOpenCL";
         argv[a++] = "-lm";
         argv[a] = NULL;
         posix_spawn_file_actions_t fa;

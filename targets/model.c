@@ -14,7 +14,10 @@
  * topological order and the weights, which an assembler `.incbin` pulls
  * from a file in the cache named by its hash. Generated identifiers come
  * from counters (k<N>); names from the model (input names) appear only as
- * escaped string literals. */
+ * escaped string literals.
+ * An opencl target shares all of this up to the units: its object is one
+ * host C unit (cl_unit) that carries the kernels as OpenCL C and keeps
+ * weights and intermediates in device buffers (docs/opencl.md). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +69,8 @@ typedef struct mval {
 
 typedef struct mctx {
     const tg_target *t;
+    tg_target host;         /* what builds the C of the model (for an opencl target: this host's cpu) */
+    bool cl;                /* an opencl target: kernels in OpenCL C, buffers on the device */
     const tg_model_opts *o;
     tg_model_info *info;
     const ir_expr *main;
@@ -457,12 +462,20 @@ static void emit_side(su_buf *g, const char *side, int n, const mbuf *const *bs,
     su_buf_puts(g, "0};\n");
 }
 
-static const char abi_functions[] =
+/* The instance of a cpu model: its host buffers. */
+static const char abi_struct[] =
     "struct rtm_model {\n"
     "    unsigned char *arena;\n"
     "    void *in[NIN + 1];\n"
     "    void *out[NOUT + 1];\n"
-    "};\n"
+    "};\n";
+
+/* The ABI's functions every back end shares: the tables' getters, the
+ * host-side input and output buffers (m->in, m->out of either instance)
+ * and rtm_create over the back end's rtm_setup and rtm_destroy. */
+static const char abi_common[] =
+    "static int rtm_setup(rtm_model *m);\n"
+    "RTM_API void rtm_destroy(rtm_model *m);\n"
     "static void *rtm_alloc(size_t n)\n"
     "{\n"
     "    n = (n + 63) / 64 * 64;\n"
@@ -470,6 +483,23 @@ static const char abi_functions[] =
     "    if (p)\n"
     "        memset(p, 0, n ? n : 64);\n"
     "    return p;\n"
+    "}\n"
+    "/* the host-side buffers of the inputs and outputs */\n"
+    "static int rtm_host_alloc(rtm_model *m)\n"
+    "{\n"
+    "    int ok = 1;\n"
+    "    for (int i = 0; i < NIN; i++)\n"
+    "        ok &= (m->in[i] = rtm_alloc(in_bytes[i])) != 0;\n"
+    "    for (int i = 0; i < NOUT; i++)\n"
+    "        ok &= (m->out[i] = rtm_alloc(out_bytes[i])) != 0;\n"
+    "    return ok;\n"
+    "}\n"
+    "static void rtm_host_free(rtm_model *m)\n"
+    "{\n"
+    "    for (int i = 0; i < NIN; i++)\n"
+    "        free(m->in[i]);\n"
+    "    for (int i = 0; i < NOUT; i++)\n"
+    "        free(m->out[i]);\n"
     "}\n"
     "RTM_API int rtm_abi_version(void) { return 1; }\n"
     "RTM_API int rtm_num_inputs(void) { return NIN; }\n"
@@ -492,33 +522,6 @@ static const char abi_functions[] =
     "            return i;\n"
     "    return -1;\n"
     "}\n"
-    "RTM_API void rtm_destroy(rtm_model *m)\n"
-    "{\n"
-    "    if (!m)\n"
-    "        return;\n"
-    "    free(m->arena);\n"
-    "    for (int i = 0; i < NIN; i++)\n"
-    "        free(m->in[i]);\n"
-    "    for (int i = 0; i < NOUT; i++)\n"
-    "        free(m->out[i]);\n"
-    "    free(m);\n"
-    "}\n"
-    "RTM_API rtm_model *rtm_create(void)\n"
-    "{\n"
-    "    rtm_model *m = calloc(1, sizeof *m);\n"
-    "    if (!m)\n"
-    "        return 0;\n"
-    "    int ok = (m->arena = rtm_alloc(ARENA)) != 0;\n"
-    "    for (int i = 0; i < NIN; i++)\n"
-    "        ok &= (m->in[i] = rtm_alloc(in_bytes[i])) != 0;\n"
-    "    for (int i = 0; i < NOUT; i++)\n"
-    "        ok &= (m->out[i] = rtm_alloc(out_bytes[i])) != 0;\n"
-    "    if (!ok) {\n"
-    "        rtm_destroy(m);\n"
-    "        return 0;\n"
-    "    }\n"
-    "    return m;\n"
-    "}\n"
     "RTM_API void *rtm_input(rtm_model *m, int i) { return m && i >= 0 && i < NIN ? m->in[i] : 0; }\n"
     "RTM_API const void *rtm_output(const rtm_model *m, int i) { return m && i >= 0 && i < NOUT ? m->out[i] : 0; }\n"
     "RTM_API int rtm_set_input(rtm_model *m, const char *name, const void *data, size_t nbytes)\n"
@@ -528,7 +531,29 @@ static const char abi_functions[] =
     "        return -1;\n"
     "    memcpy(m->in[i], data, nbytes);\n"
     "    return 0;\n"
+    "}\n"
+    "/* an instance: the host buffers, then what the back end's rtm_setup makes */\n"
+    "RTM_API rtm_model *rtm_create(void)\n"
+    "{\n"
+    "    rtm_model *m = calloc(1, sizeof *m);\n"
+    "    if (m && (!rtm_host_alloc(m) || !rtm_setup(m))) {\n"
+    "        rtm_destroy(m);\n"
+    "        return 0;\n"
+    "    }\n"
+    "    return m;\n"
     "}\n";
+
+/* A cpu instance's life: its arena. */
+static const char abi_functions[] =
+    "RTM_API void rtm_destroy(rtm_model *m)\n"
+    "{\n"
+    "    if (!m)\n"
+    "        return;\n"
+    "    free(m->arena);\n"
+    "    rtm_host_free(m);\n"
+    "    free(m);\n"
+    "}\n"
+    "static int rtm_setup(rtm_model *m) { return (m->arena = rtm_alloc(ARENA)) != 0; }\n";
 
 static bool write_blob(const char *path, const unsigned char *data, size_t n)
 {
@@ -570,7 +595,7 @@ static bool pack_weights(mctx *c, ptr_vec *owned)
     }
     tg_lib *lib = NULL;
     char *log = NULL;
-    tg_err e = tg_build(su_buf_str(&src), c->t, &lib, &log);
+    tg_err e = tg_build(su_buf_str(&src), &c->host, &lib, &log);
     su_buf_free(&src);
     if (e) {
         fail(c, "cannot build the weight-packing prologues: %s", log ? log : tg_err_name(e));
@@ -695,7 +720,10 @@ static void plan_memory(mctx *c)
         tg_mem_item it = {b->bytes, b->first, b->last, 0};
         su_vec_push(&items, it);
     }
-    c->info->mem = tg_memplan(items.data, (int)items.len, 64);
+    /* a device's intermediates are sub-buffers of one arena buffer, whose
+     * origins must be aligned to CL_DEVICE_MEM_BASE_ADDR_ALIGN (at most
+     * 4096 bytes on the devices we know) */
+    c->info->mem = tg_memplan(items.data, (int)items.len, c->cl ? 4096 : 64);
     c->info->nintermediates = (int)items.len;
     for (size_t i = 0; i < c->bufs.len; i++)
         if (c->bufs.data[i].kind == B_TEMP)
@@ -769,7 +797,7 @@ static void graph_head(mctx *c, su_buf *gu)
                     "typedef struct rtm_model rtm_model;\n");
     su_buf_printf(gu, "#define NIN %d\n#define NOUT %d\n#define ARENA %lld\n", c->nin, c->nout,
                   (long long)c->info->mem.peak);
-    for (size_t k = 0; k < c->kernels.len; k++)
+    for (size_t k = 0; !c->cl && k < c->kernels.len; k++)
         su_buf_printf(gu, "__attribute__((visibility(\"hidden\"))) int k%zu(void *const *args);\n", k);
     if (!c->wbytes)
         return;
@@ -832,11 +860,332 @@ static void graph_unit(mctx *c, su_buf *gu)
 {
     graph_head(c, gu);
     graph_tables(c, gu);
+    su_buf_puts(gu, abi_struct);
+    su_buf_puts(gu, abi_common);
     su_buf_puts(gu, abi_functions);
     /* the ISA the kernels need, so that a loader can refuse a host without it
      * (tg_isa_name's names only: no text from the model) */
     su_buf_printf(gu, "RTM_API const char *rtm_target_isa(void) { return \"%s\"; }\n", tg_isa_name(c->t->isa));
     graph_run(c, gu);
+}
+
+/* ---- the OpenCL back end: one C unit that drives the device -------------- */
+
+/* The host side of an OpenCL model: create() makes the context, queue and
+ * program (from the OpenCL C carried as a string), one device buffer per
+ * input, output and stored weight (weights uploaded once), the arena of
+ * intermediates as one buffer cut into sub-buffers at the plan's offsets,
+ * and one scratch buffer of the largest kernel's need; run() writes the
+ * inputs, enqueues the kernels in graph order on the in-order queue and
+ * reads the outputs. */
+static const char cl_struct[] =
+    "struct rtm_model {\n"
+    "    void *in[NIN + 1];\n"
+    "    void *out[NOUT + 1];\n"
+    "    cl_context ctx;\n"
+    "    cl_command_queue q;\n"
+    "    cl_program prog;\n"
+    "    cl_kernel k[NK + 1];\n"
+    "    cl_mem din[NIN + 1], dout[NOUT + 1], w[NW + 1], t[NT + 1];\n"
+    "    cl_mem arena, scratch, dummy;\n"
+    "    size_t wg;\n"
+    "};\n";
+
+/* An OpenCL instance's life and its launches. */
+static const char cl_functions[] =
+    "static cl_mem rtm_buffer(rtm_model *m, size_t n, const void *init)\n"
+    "{\n"
+    "    cl_int err;\n"
+    "    /* OpenCL has no empty buffers */\n"
+    "    return clCreateBuffer(m->ctx, CL_MEM_READ_WRITE | (init && n ? CL_MEM_COPY_HOST_PTR : 0), n ? n : 4,\n"
+    "                          init && n ? (void *)init : 0, &err);\n"
+    "}\n"
+    "RTM_API void rtm_destroy(rtm_model *m)\n"
+    "{\n"
+    "    if (!m)\n"
+    "        return;\n"
+    "    if (m->q)\n"
+    "        clFinish(m->q);\n"
+    "    rtm_host_free(m);\n"
+    "    for (int i = 0; i < NIN; i++)\n"
+    "        if (m->din[i])\n"
+    "            clReleaseMemObject(m->din[i]);\n"
+    "    for (int i = 0; i < NOUT; i++)\n"
+    "        if (m->dout[i])\n"
+    "            clReleaseMemObject(m->dout[i]);\n"
+    "    for (int i = 0; i < NW; i++)\n"
+    "        if (m->w[i])\n"
+    "            clReleaseMemObject(m->w[i]);\n"
+    "    for (int i = 0; i < NT; i++)\n"
+    "        if (m->t[i])\n"
+    "            clReleaseMemObject(m->t[i]);\n"
+    "    cl_mem own[3] = {m->arena, m->scratch, m->dummy};\n"
+    "    for (int i = 0; i < 3; i++)\n"
+    "        if (own[i])\n"
+    "            clReleaseMemObject(own[i]);\n"
+    "    for (int i = 0; i < NK; i++)\n"
+    "        if (m->k[i])\n"
+    "            clReleaseKernel(m->k[i]);\n"
+    "    if (m->prog)\n"
+    "        clReleaseProgram(m->prog);\n"
+    "    if (m->q)\n"
+    "        clReleaseCommandQueue(m->q);\n"
+    "    if (m->ctx)\n"
+    "        clReleaseContext(m->ctx);\n"
+    "    free(m);\n"
+    "}\n"
+    "/* the device the model was compiled for: by its indices, and it must still\n"
+    " * be the device of that name */\n"
+    "static cl_device_id rtm_device(void)\n"
+    "{\n"
+    "    cl_platform_id ps[16];\n"
+    "    cl_device_id ds[16];\n"
+    "    cl_uint np = 0, nd = 0;\n"
+    "    char name[128] = {0};\n"
+    "    if (clGetPlatformIDs(16, ps, &np) != CL_SUCCESS || (cl_uint)PLATFORM >= np ||\n"
+    "        clGetDeviceIDs(ps[PLATFORM], CL_DEVICE_TYPE_ALL, 16, ds, &nd) != CL_SUCCESS || (cl_uint)DEVICE >= nd ||\n"
+    "        clGetDeviceInfo(ds[DEVICE], CL_DEVICE_NAME, sizeof name - 1, name, 0) != CL_SUCCESS ||\n"
+    "        strcmp(name, rtm_device_name))\n"
+    "        return 0;\n"
+    "    return ds[DEVICE];\n"
+    "}\n"
+    "/* PoCL starts LLVM, which gives the calling thread an alternate signal\n"
+    " * stack of its own; ASan (or anyone who set one) then frees a stack it\n"
+    " * did not make when the thread ends. Every entry that calls OpenCL keeps\n"
+    " * the thread's own stack, as targets/opencl.c does. */\n"
+    "static void rtm_stack_save(stack_t *s)\n"
+    "{\n"
+    "    if (sigaltstack(0, s) != 0)\n"
+    "        s->ss_flags = SS_DISABLE;\n"
+    "}\n"
+    "static void rtm_stack_restore(const stack_t *s)\n"
+    "{\n"
+    "    stack_t cur;\n"
+    "    if (sigaltstack(0, &cur) == 0 && cur.ss_sp != s->ss_sp) {\n"
+    "        stack_t back = *s;\n"
+    "        back.ss_flags &= SS_DISABLE;\n"
+    "        sigaltstack(&back, 0);\n"
+    "    }\n"
+    "}\n"
+    "static int rtm_setup_on(rtm_model *m)\n"
+    "{\n"
+    "    cl_device_id d = rtm_device();\n"
+    "    cl_int err = CL_SUCCESS;\n"
+    "    if (d)\n"
+    "        m->ctx = clCreateContext(0, 1, &d, 0, 0, &err);\n"
+    "    if (m->ctx)\n"
+    "        m->q = clCreateCommandQueue(m->ctx, d, 0, &err);\n"
+    "    const char *src = rtm_src;\n"
+    "    if (m->q)\n"
+    "        m->prog = clCreateProgramWithSource(m->ctx, 1, &src, 0, &err);\n"
+    "    int ok = m->prog && clBuildProgram(m->prog, 1, &d, rtm_options, 0, 0) == CL_SUCCESS;\n"
+    "    for (int i = 0; ok && i < NK; i++)\n"
+    "        ok = (m->k[i] = clCreateKernel(m->prog, rtm_knames[i], &err)) != 0;\n"
+    "    size_t wg = 1;\n"
+    "    if (ok && clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof wg, &wg, 0) != CL_SUCCESS)\n"
+    "        wg = 1;\n"
+    "    m->wg = wg < 256 ? wg : 256;\n"
+    "    for (int i = 0; ok && i < NIN; i++)\n"
+    "        ok = (m->din[i] = rtm_buffer(m, in_bytes[i], 0)) != 0;\n"
+    "    for (int i = 0; ok && i < NOUT; i++)\n"
+    "        ok = (m->dout[i] = rtm_buffer(m, out_bytes[i], 0)) != 0;\n"
+    "    for (int i = 0; ok && i < NW; i++)\n"
+    "        ok = (m->w[i] = rtm_buffer(m, rtm_wbytes[i], W + rtm_woff[i])) != 0;\n"
+    "    ok = ok && (m->arena = rtm_buffer(m, ARENA, 0)) && (m->scratch = rtm_buffer(m, SCRATCH, 0)) &&\n"
+    "         (m->dummy = rtm_buffer(m, 0, 0));\n"
+    "    for (int i = 0; ok && i < NT; i++) {\n"
+    "        cl_buffer_region r = {rtm_toff[i], rtm_tbytes[i]};\n"
+    "        m->t[i] = rtm_tbytes[i] ? clCreateSubBuffer(m->arena, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &r, &err)\n"
+    "                                : rtm_buffer(m, 0, 0);\n"
+    "        ok = m->t[i] != 0;\n"
+    "    }\n"
+    "    return ok;\n"
+    "}\n"
+    "static int rtm_setup(rtm_model *m)\n"
+    "{\n"
+    "    stack_t own;\n"
+    "    rtm_stack_save(&own);\n"
+    "    int ok = rtm_setup_on(m);\n"
+    "    rtm_stack_restore(&own);\n"
+    "    return ok;\n"
+    "}\n"
+    "/* kernel k over the buffers a[0..n) and the scratch buffer: one work-group\n"
+    " * when the kernel is written for one, else one work-item */\n"
+    "static int rtm_call(rtm_model *m, int k, int n, const cl_mem *a)\n"
+    "{\n"
+    "    for (int i = 0; i < n; i++)\n"
+    "        if (clSetKernelArg(m->k[k], (cl_uint)i, sizeof a[i], &a[i]) != CL_SUCCESS)\n"
+    "            return -1;\n"
+    "    if (clSetKernelArg(m->k[k], (cl_uint)n, sizeof m->scratch, &m->scratch) != CL_SUCCESS)\n"
+    "        return -1;\n"
+    "    size_t g = rtm_kgroup[k] ? m->wg : 1;\n"
+    "    return clEnqueueNDRangeKernel(m->q, m->k[k], 1, 0, &g, &g, 0, 0, 0) == CL_SUCCESS ? 0 : -1;\n"
+    "}\n";
+
+/* A long text as C string literals, one per line (so no literal is huge). */
+static void c_text(su_buf *g, const char *s)
+{
+    su_buf line = {0};
+    for (const char *p = s; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p + 1) : strlen(p);
+        su_buf_clear(&line);
+        su_buf_putn(&line, p, n);
+        su_buf_puts(g, "    ");
+        c_string(g, su_buf_str(&line));
+        su_buf_puts(g, "\n");
+        p += n;
+    }
+    su_buf_free(&line);
+}
+
+/* Buffer id as the device buffer a kernel call takes (wnum: the weight
+ * number of each stored constant). */
+static void cl_arg(su_buf *g, const mctx *c, int id, const int *wnum)
+{
+    const mbuf *b = &c->bufs.data[id];
+    switch (b->kind) {
+    case B_INPUT: su_buf_printf(g, "m->din[%d]", b->index); break;
+    case B_OUTPUT: su_buf_printf(g, "m->dout[%d]", b->index); break;
+    case B_TEMP: su_buf_printf(g, "m->t[%d]", b->index); break;
+    default:
+        /* a constant that is only packed: no kernel reads it */
+        if (b->stored)
+            su_buf_printf(g, "m->w[%d]", wnum[id]);
+        else
+            su_buf_puts(g, "m->dummy");
+    }
+}
+
+/* The program: every kernel k<N> in OpenCL C (tg_cl_func picks the group or
+ * the single language); group[k] says which. */
+static void cl_program(mctx *c, su_buf *src, int *group, int64_t *scratch)
+{
+    su_buf_puts(src, tg_lang_cl_group.prelude);
+    *scratch = 0;
+    for (size_t k = 0; k < c->kernels.len; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "k%zu", k);
+        bool g;
+        tg_cl_func(src, c->kernels.data[k].l->kernel, name, &g);
+        group[k] = g;
+        int64_t s = tg_cl_scratch_bytes(c->kernels.data[k].l->kernel);
+        if (s > *scratch)
+            *scratch = s;
+    }
+}
+
+/* rtm_run on the device. */
+static void cl_run(mctx *c, su_buf *gu, const int *wnum)
+{
+    su_buf_puts(gu, "static int rtm_run_on(rtm_model *m)\n{\n"
+                    "    for (int i = 0; i < NIN; i++)\n"
+                    "        if (in_bytes[i] && clEnqueueWriteBuffer(m->q, m->din[i], CL_FALSE, 0, in_bytes[i], m->in[i], "
+                    "0, 0, 0) != CL_SUCCESS)\n"
+                    "            return -1;\n");
+    for (size_t s = 0; s < c->calls.len; s++) {
+        const mcall *cl = &c->calls.data[s];
+        su_buf_puts(gu, "    {\n        const cl_mem a[] = {");
+        for (size_t i = 0; i < cl->args.len; i++) {
+            if (i)
+                su_buf_puts(gu, ", ");
+            cl_arg(gu, c, cl->args.data[i], wnum);
+        }
+        su_buf_printf(gu, "};\n        if (rtm_call(m, %d, %zu, a))\n            return -1;\n    }\n", cl->kernel,
+                      cl->args.len);
+    }
+    for (int i = 0; i < c->nout; i++) {
+        if (c->copy_from[i] < 0 || !c->outb[i]->bytes)
+            continue;
+        su_buf_puts(gu, "    if (clEnqueueCopyBuffer(m->q, ");
+        cl_arg(gu, c, c->copy_from[i], wnum);
+        su_buf_printf(gu, ", m->dout[%d], 0, 0, %lld, 0, 0, 0) != CL_SUCCESS)\n        return -1;\n", i,
+                      (long long)c->outb[i]->bytes);
+    }
+    su_buf_puts(gu, "    for (int i = 0; i < NOUT; i++)\n"
+                    "        if (out_bytes[i] && clEnqueueReadBuffer(m->q, m->dout[i], CL_TRUE, 0, out_bytes[i], m->out[i], "
+                    "0, 0, 0) != CL_SUCCESS)\n"
+                    "            return -1;\n"
+                    "    return clFinish(m->q) == CL_SUCCESS ? 0 : -1;\n}\n"
+                    "RTM_API int rtm_run(rtm_model *m)\n{\n"
+                    "    stack_t own;\n"
+                    "    rtm_stack_save(&own);\n"
+                    "    int r = rtm_run_on(m);\n"
+                    "    rtm_stack_restore(&own);\n"
+                    "    return r;\n}\n");
+}
+
+/* The one unit of an OpenCL model: the ABI, the program's source, the
+ * tables of kernels, weights and intermediates, and the graph's calls. */
+static void cl_unit(mctx *c, su_buf *gu)
+{
+    int nk = (int)c->kernels.len, nw = 0, nt = c->info->nintermediates;
+    int *wnum = su_calloc(c->bufs.len + 1, sizeof *wnum);
+    int *group = su_calloc((size_t)nk + 1, sizeof *group);
+    su_buf src = {0};
+    int64_t scratch;
+    cl_program(c, &src, group, &scratch);
+    su_buf_puts(gu, "/* relay-tune compiled model for OpenCL: the host side, the program, the weights and the ABI of "
+                    "relaytune_model.h */\n"
+                    "#define _DEFAULT_SOURCE\n#include <signal.h>\n"
+                    "#define CL_TARGET_OPENCL_VERSION 120\n#include <CL/cl.h>\n");
+    graph_head(c, gu);
+    su_buf_printf(gu, "#define PLATFORM %d\n#define DEVICE %d\n#define NK %d\n#define SCRATCH %lld\n",
+                  c->t->cl.platform, c->t->cl.device, nk, (long long)scratch);
+    su_buf_puts(gu, "static const char rtm_device_name[] = ");
+    c_string(gu, c->t->cl.name);
+    su_buf_puts(gu, ";\nstatic const char rtm_options[] = ");
+    c_string(gu, c->t->cflags);
+    su_buf_puts(gu, ";\nstatic const char rtm_src[] =\n");
+    c_text(gu, su_buf_str(&src));
+    su_buf_printf(gu, "    ;\nstatic const char *const rtm_knames[%d] = {", nk + 1);
+    for (int k = 0; k < nk; k++)
+        su_buf_printf(gu, "\"k%d\", ", k);
+    su_buf_printf(gu, "0};\nstatic const int rtm_kgroup[%d] = {", nk + 1);
+    for (int k = 0; k < nk; k++)
+        su_buf_printf(gu, "%d, ", group[k]);
+    su_buf_puts(gu, "0};\n");
+    su_buf woff = {0}, wbytes = {0}, toff = {0}, tbytes = {0};
+    for (size_t i = 0; i < c->bufs.len; i++) {
+        const mbuf *b = &c->bufs.data[i];
+        if (b->kind == B_CONST && b->stored) {
+            wnum[i] = nw++;
+            su_buf_printf(&woff, "%lld, ", (long long)b->offset);
+            su_buf_printf(&wbytes, "%lld, ", (long long)b->bytes);
+        }
+    }
+    /* intermediates by plan item; an output written in place is no longer one */
+    int64_t *to = su_calloc((size_t)nt + 1, sizeof *to), *tb = su_calloc((size_t)nt + 1, sizeof *tb);
+    for (size_t i = 0; i < c->bufs.len; i++)
+        if (c->bufs.data[i].kind == B_TEMP) {
+            to[c->bufs.data[i].index] = c->bufs.data[i].offset;
+            tb[c->bufs.data[i].index] = c->bufs.data[i].bytes;
+        }
+    for (int i = 0; i < nt; i++) {
+        su_buf_printf(&toff, "%lld, ", (long long)to[i]);
+        su_buf_printf(&tbytes, "%lld, ", (long long)tb[i]);
+    }
+    su_buf_printf(gu, "#define NW %d\n#define NT %d\n", nw, nt);
+    su_buf_printf(gu, "static const size_t rtm_woff[%d] = {%s0};\n", nw + 1, su_buf_str(&woff));
+    su_buf_printf(gu, "static const size_t rtm_wbytes[%d] = {%s0};\n", nw + 1, su_buf_str(&wbytes));
+    su_buf_printf(gu, "static const size_t rtm_toff[%d] = {%s0};\n", nt + 1, su_buf_str(&toff));
+    su_buf_printf(gu, "static const size_t rtm_tbytes[%d] = {%s0};\n", nt + 1, su_buf_str(&tbytes));
+    su_buf_printf(gu, "static const unsigned char *const W = %s;\n", c->wbytes ? "rtm_weights" : "0");
+    graph_tables(c, gu);
+    su_buf_puts(gu, cl_struct);
+    su_buf_puts(gu, abi_common);
+    su_buf_puts(gu, cl_functions);
+    su_buf_puts(gu, "RTM_API const char *rtm_target_isa(void) { return \"opencl\"; }\n");
+    cl_run(c, gu, wnum);
+    free(to);
+    free(tb);
+    su_buf_free(&woff);
+    su_buf_free(&wbytes);
+    su_buf_free(&toff);
+    su_buf_free(&tbytes);
+    su_buf_free(&src);
+    free(group);
+    free(wnum);
 }
 
 /* Compiles the units and links them into the model's shared object: at
@@ -863,7 +1212,7 @@ static bool link_model(mctx *c)
     }
     tg_err e = !c->o->out_path && access(su_buf_str(&path), R_OK) == 0
                    ? TG_E_OK
-                   : tg_build_shared(srcs, c->nu, c->t, c->jobs, su_buf_str(&path), &log);
+                   : tg_build_shared(srcs, c->nu, &c->host, c->jobs, su_buf_str(&path), &log);
     c->info->path = su_buf_take(&path);
     free(srcs);
     if (e) {
@@ -907,12 +1256,21 @@ bool tg_model_compile(const ir_module *m, const tg_target *t, const tg_model_opt
                       char **err)
 {
     mctx c = {0};
-    c.t = t;
-    c.o = o;
-    c.info = info;
-    c.jobs = o->jobs > 0 ? o->jobs : t->cores;
     memset(info, 0, sizeof *info);
     *err = NULL;
+    c.t = t;
+    c.cl = t->kind == TG_OPENCL;
+    c.host = *t;
+    const char *why;
+    if (c.cl && !tg_target_parse("cpu", &c.host, &why)) {
+        *err = su_strdup(why);
+        return false;
+    }
+    /* the host's C of an OpenCL model calls the ICD loader */
+    c.host.link_opencl = c.cl;
+    c.o = o;
+    c.info = info;
+    c.jobs = o->jobs > 0 ? o->jobs : c.host.cores;
     bool ok = read_graph(&c, m);
     if (ok) {
         mark_stored(&c);
@@ -920,7 +1278,13 @@ bool tg_model_compile(const ir_module *m, const tg_target *t, const tg_model_opt
         plan_memory(&c);
         ok = store_weights(&c);
     }
-    if (ok) {
+    if (ok && c.cl) {
+        /* one unit: the kernels are OpenCL C inside it */
+        c.nu = 1;
+        c.units = su_calloc(1, sizeof *c.units);
+        cl_unit(&c, &c.units[0]);
+        ok = link_model(&c);
+    } else if (ok) {
         kernel_units(&c);
         graph_unit(&c, &c.units[0]);
         ok = link_model(&c);

@@ -53,6 +53,7 @@ typedef struct tg_target {
     sch_hw hw;              /* what schedule templates see */
     char cflags[256];       /* flags for the system compiler */
     tg_cl_device cl;        /* kind TG_OPENCL: the device */
+    bool link_opencl;       /* tg_build_shared links the ICD loader (an OpenCL model's host C) */
 } tg_target;
 
 /* Parses a target string ("cpu", "cpu -mcpu=znver3 -cores=2", "cpu

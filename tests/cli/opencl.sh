@@ -2,8 +2,7 @@
 # opencl.sh — the opencl target at the command line: `relay-tune targets`
 # lists this host's OpenCL devices and describes one (limits, identity in
 # records); bad device strings are refused by name; `lower --emit c` prints a
-# task's OpenCL C; the commands that would run a model on the device say
-# that this is not built yet instead of running C. A build without OpenCL
+# task's OpenCL C (compiled models: opencl_model.sh). A build without OpenCL
 # refuses the target with that reason; a host without a device skips the
 # rest and says why.
 . "$(dirname "$0")/../lib.sh"
@@ -38,8 +37,4 @@ tap_has "with __global buffers" "$TMP/out" "__global const float *restrict p0"
 tap_has "whose outer loop is spread over the work-items" "$TMP/out" "= get_local_id(0);"
 if grep -q "#pragma omp" "$TMP/out"; then tap_fail "no OpenMP in OpenCL C"; else tap_ok "no OpenMP in OpenCL C"; fi
 
-tap_run "run --target opencl is refused" 1 "$RELAY_TUNE" run "$M" --random-params 0 --target opencl
-tap_has "saying it is not built yet" "$TMP/err" "not built yet"
-tap_run "compile --target opencl is refused" 1 "$RELAY_TUNE" compile "$M" --target opencl -o "$TMP/m.so"
-tap_has "saying why" "$TMP/err" "compiled models are for cpu only"
 tap_done
