@@ -124,9 +124,13 @@ int rt_module_optimize(rt_module *m, const rt_opt_options *o, FILE *errs)
     rt_opt_options none = {0};
     if (!o)
         o = &none;
+    if (o->layout_auto && o->layout_block <= 0) {
+        fprintf(errs ? errs : stderr, "error: --layout-auto needs --layout-block N (N: the vector lanes the blocks are multiples of)\n");
+        return -1;
+    }
     tr_options to = {.level = o->level, .print_after = o->print_after, .print_after_all = o->print_after_all != 0,
                      .print_to = errs ? errs : stderr, .max_fuse_depth = o->max_fuse_depth,
-                     .layout_block = o->layout_block};
+                     .layout_block = o->layout_block, .layout_auto = o->layout_auto != 0};
     tr_checker *checker = o->check ? tr_checker_new(o->check_seed, 0) : NULL;
     if (checker) {
         to.check = tr_check_interp;

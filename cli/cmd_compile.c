@@ -13,7 +13,7 @@ static void help(FILE *out)
 {
     fprintf(out,
             "usage: relay-tune compile MODEL.relay [--params W.npz ...] [--random-params SEED] [--target cpu|opencl]\n"
-            "                          [--db DB] [-j N] [--layout-block N] [-o MODEL.so]\n"
+            "                          [--db DB] [-j N] [--layout-block N [--layout-auto]] [-o MODEL.so]\n"
             "  Compiles @main into one shared object holding every kernel, the packed weights\n"
             "  and the calls over a static memory plan; its C ABI is relaytune_model.h\n"
             "  (docs/compiled-model.md).\n"
@@ -25,13 +25,14 @@ static void help(FILE *out)
             "  --db DB                 build each task with its best config in tuning database DB\n"
             "  -j N                    run N compilers at once (default: one per core)\n"
             "  --layout-block N        convs and the ops between them in NCHW[x]c, x up to N\n"
+            "  --layout-auto           with --layout-block N: blocks chosen by a DP over the graph, N the vector lanes\n"
             "                          (docs/layouts.md; default 0: NCHW)\n"
             "  -o MODEL.so             the object to write (default: MODEL's name with .so, here)\n"
             "  The parameters left unbound are the model's inputs.\n");
 }
 
 char *cli_compile(const char *model, const char *const *params, int nparams, bool random, unsigned long long seed,
-                  int layout_block, const rt_compile_options *o, const char *out, rt_compile_report *rep)
+                  int layout_block, bool layout_auto, const rt_compile_options *o, const char *out, rt_compile_report *rep)
 {
     rt_module *m = cli_load_model(model, params, nparams, random, seed);
     if (!m)
@@ -40,6 +41,7 @@ char *cli_compile(const char *model, const char *const *params, int nparams, boo
     rt_opt_options opt = {0};
     opt.level = 3;
     opt.layout_block = layout_block;
+    opt.layout_auto = layout_auto;
     if (rt_module_optimize(m, &opt, stderr) != 0)
         goto done;
     path = rt_model_compile(m, out, o, rep, stderr);
@@ -89,7 +91,7 @@ int cli_cmd_compile(int argc, char **argv)
     char *def = o.out ? NULL : default_out(o.model);
     rt_compile_options co = {.target = o.target, .db_path = o.db, .jobs = o.jobs};
     rt_compile_report r;
-    char *path = cli_compile(o.model, o.params.v, o.params.n, o.random, o.seed, o.opt.layout_block, &co, o.out ? o.out : def, &r);
+    char *path = cli_compile(o.model, o.params.v, o.params.n, o.random, o.seed, o.opt.layout_block, o.opt.layout_auto != 0, &co, o.out ? o.out : def, &r);
     if (path)
         print_report(o.model, path, &r);
     rc = path ? 0 : 1;

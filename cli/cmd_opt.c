@@ -11,7 +11,7 @@ static void help(FILE *out)
 {
     fprintf(out,
             "usage: relay-tune opt MODEL.relay [-O0|-O1|-O2|-O3] [--params W.npz ...] [--random-params S]\n"
-            "                      [--print-after PASS] [--print-after-all] [--max-fuse-depth N] [--layout-block N] [--check [SEED]]\n"
+            "                      [--print-after PASS] [--print-after-all] [--max-fuse-depth N] [--layout-block N [--layout-auto]] [--check [SEED]]\n"
             "                      [--stats] [--no-types] [-o OUT] [--list-passes]\n"
             "  Optimizes the model and prints it as Relay text (default -O3). Fused\n"
             "  subgraphs appear as functions marked Primitive=1.\n"
@@ -25,6 +25,8 @@ static void help(FILE *out)
             "  --print-after-all    print the module after every pass (to stderr)\n"
             "  --max-fuse-depth N   at most N operators in one fused function (default 256)\n"
             "  --layout-block N     -O3: convs and the ops between them in NCHW[x]c, x up to N (default 0: NCHW)\n"
+            "  --layout-auto        with --layout-block N: each conv's blocks chosen by a DP over the graph\n"
+            "                       (kernel + transform time), N the vector lanes (docs/layouts.md)\n"
             "  --check [SEED]       run @main in the interpreter before and after every pass on\n"
             "                       seeded random inputs; stop at the first pass that changes the result\n"
             "  --stats              print operator and fused-function counts to stderr\n"

@@ -68,6 +68,8 @@ typedef struct rt_opt_options {
                                    pass that changes the result */
     unsigned long long check_seed; /* seed of those inputs */
     int layout_block;           /* alter-layout (-O3): convs in NCHW[x]c with x up to this (0: plain NCHW) */
+    int layout_auto;            /* nonzero: each conv's blocks chosen by a DP over the graph (kernel
+                                   and transform time), layout_block being the vector lanes */
 } rt_opt_options;
 
 /* Runs the optimization pipeline (passes, fusion) on m in place. Returns 0,

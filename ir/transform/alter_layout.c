@@ -13,8 +13,10 @@
  * The block: a conv's input block is its producer's (no transform between
  * them), or the largest divisor of its channels up to options->layout_block
  * at a graph input; its output block is the largest divisor of its output
- * channels up to layout_block. The pass runs only when layout_block > 0. */
+ * channels up to layout_block. With layout_auto both come from layout_dp.c's
+ * graph-level choice instead. The pass runs only when layout_block > 0. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ir/transform/transform.h"
@@ -30,6 +32,8 @@ typedef struct blocked_copy {
 typedef struct alter_ctx {
     int64_t most;
     SU_VEC(blocked_copy) copies;
+    const tr_block_choices *chosen;   /* --layout-auto: layout_dp.c's blocks (NULL: the rule) */
+    size_t nconv;                     /* the convs rewritten so far */
 } alter_ctx;
 
 /* The largest divisor of n that is at most most. */
@@ -108,17 +112,39 @@ static bool is_rank4_float(const ir_type *t)
     return t && t->kind == IR_TY_TENSOR && t->ndim == 4 && ir_dtype_is_float(t->dtype);
 }
 
+bool tr_alter_conv_ok(const ir_expr *e)
+{
+    if (ir_call_op(e) != ir_op_get(IR_OP_CONV2D))
+        return false;
+    const ir_type *wt = e->u.call.args[1]->type;
+    return ir_conv2d_is_nchw(e) && ir_call_attr(e, "groups")->i == 1 && is_rank4_float(e->type) &&
+           is_rank4_float(e->u.call.args[0]->type) && wt && wt->kind == IR_TY_TENSOR;
+}
+
+/* The DP's blocks for the k-th conv the rewrite meets. The rewriter hands
+ * the rule a rebuilt node (a new id), but it meets nodes in the same post
+ * order as the DP's walk, so the k-th conv here is the DP's k-th; the
+ * channels are checked all the same. False without a choice. */
+static bool chosen_blocks(const tr_block_choices *c, size_t k, const ir_expr *e, int64_t *ib, int64_t *ob)
+{
+    if (!c || k >= c->n || e->u.call.args[0]->type->shape[1] % c->v[k].ib || e->type->shape[1] % c->v[k].ob)
+        return false;
+    *ib = c->v[k].ib, *ob = c->v[k].ob;
+    return true;
+}
+
 static ir_expr *alter_conv(tr_rewriter *rw, ir_expr *e, int64_t most)
 {
-    const ir_type *wt = e->u.call.args[1]->type;
-    if (!ir_conv2d_is_nchw(e) || ir_call_attr(e, "groups")->i != 1 || !is_rank4_float(e->type) ||
-        !is_rank4_float(e->u.call.args[0]->type) || !wt || wt->kind != IR_TY_TENSOR)
+    if (!tr_alter_conv_ok(e))
         return e;
     ir_expr *under;
-    int64_t ib = blocked_under(e->u.call.args[0], &under);
-    if (!ib)
-        ib = block_for(e->u.call.args[0]->type->shape[1], most);
-    int64_t ob = block_for(e->type->shape[1], most);
+    alter_ctx *cx = rw->ctx;
+    int64_t ib = blocked_under(e->u.call.args[0], &under), ob;
+    if (!chosen_blocks(cx->chosen, cx->nconv++, e, &ib, &ob)) {
+        if (!ib)
+            ib = block_for(e->u.call.args[0]->type->shape[1], most);
+        ob = block_for(e->type->shape[1], most);
+    }
     ir_module *m = rw->m;
     ir_expr *args[2] = {to_blocked(rw, e->u.call.args[0], ib),
                         relayout(rw, e->u.call.args[1], "OIHW", layout_str(m, "OIHW%lldi%lldo", ib, ob))};
@@ -193,6 +219,20 @@ static ir_expr *alter_pool(tr_rewriter *rw, ir_expr *e)
     return unblocked(rw, ir_op_call(m, e->span, op->id, 1, &under, at), b);
 }
 
+bool tr_alter_passes_block(const ir_expr *e)
+{
+    const ir_op_def *op = ir_call_op(e);
+    if (!op || !is_rank4_float(e->type))
+        return false;
+    if (op->id == IR_OP_MAX_POOL2D || op->id == IR_OP_AVG_POOL2D || op->id == IR_OP_GLOBAL_AVG_POOL2D ||
+        op->id == IR_OP_ADAPTIVE_AVG_POOL2D) {
+        int idx = ir_op_attr_index(op, "layout", 6), oidx = ir_op_attr_index(op, "out_layout", 10);
+        return idx >= 0 && oidx >= 0 && !strcmp(e->u.call.attrs->vals[idx].s, "NCHW") && !*e->u.call.attrs->vals[oidx].s;
+    }
+    return (op->pattern == IR_PAT_ELEMWISE && e->u.call.nargs == 1 && op->id != IR_OP_FULL) ||
+           (op->pattern == IR_PAT_BROADCAST && e->u.call.nargs == 2 && op->schema->n == 0);
+}
+
 static ir_expr *alter(tr_rewriter *rw, ir_expr *e)
 {
     const ir_op_def *op = ir_call_op(e);
@@ -219,7 +259,13 @@ bool tr_alter_layout(ir_module *m, const tr_options *o, su_diags *d)
     if (o->layout_block <= 0)
         return true;
     alter_ctx cx = {.most = o->layout_block};
+    tr_block_choices chosen = {0};
+    if (o->layout_auto) {
+        tr_layout_dp(m, o, &chosen);
+        cx.chosen = &chosen;
+    }
     bool okk = tr_apply(m, alter, &cx);
     su_vec_free(&cx.copies);
+    free(chosen.v);
     return okk;
 }

@@ -69,6 +69,11 @@ typedef struct tr_pass {
  * their results differ. */
 typedef bool (*tr_check_fn)(void *ctx, ir_module *m, const ir_global_def *before, size_t nbefore, su_buf *why);
 
+/* A conv's kernel time in seconds with input block ib and output block ob
+ * (the database's best record of that conv2d_nchwc workload), or < 0 when
+ * unknown (layout_dp.c then uses its analytic model). */
+typedef double (*tr_layout_cost_fn)(void *ctx, const ir_expr *conv, int64_t ib, int64_t ob);
+
 struct tr_options {
     int level;                  /* 0..3 */
     const char *print_after;    /* print the module after this pass (NULL: none) */
@@ -76,6 +81,9 @@ struct tr_options {
     FILE *print_to;             /* where printouts go (stderr when NULL) */
     int max_fuse_depth;         /* fuse-ops: most ops in one function (0: 256) */
     int layout_block;           /* alter-layout: the most channels in a block (0: the pass is off) */
+    bool layout_auto;           /* alter-layout: blocks chosen by layout_dp.c, layout_block = the vector lanes */
+    tr_layout_cost_fn layout_cost;  /* layout_dp.c: known kernel times (NULL: the analytic model only) */
+    void *layout_cost_ctx;
     tr_check_fn check;          /* check mode: compare before/after each pass */
     void *check_ctx;
 };
@@ -134,5 +142,30 @@ bool tr_fuse_ops(ir_module *m, const tr_options *o, su_diags *d);
 /* alter_layout.c: conv2d and the elementwise ops between convs in blocked
  * layouts (NCHW[x]c, x up to o->layout_block), weights packed at once. */
 bool tr_alter_layout(ir_module *m, const tr_options *o, su_diags *d);
+/* True for a conv2d the pass rewrites (NCHW/OIHW, groups=1, float, rank 4). */
+bool tr_alter_conv_ok(const ir_expr *e);
+/* True for an op that runs on blocked data in its operand's block
+ * (elementwise of one operand, broadcast of two, NCHW pools). */
+bool tr_alter_passes_block(const ir_expr *e);
+
+/* ---- layout_dp.c: the graph-level choice of block factors ---- */
+
+typedef struct tr_block_choice {
+    uint32_t conv;              /* the conv2d node's id */
+    int64_t ib, ob;             /* its input and output blocks */
+} tr_block_choice;
+
+typedef struct tr_block_choices {
+    tr_block_choice *v;         /* by conv, in topological order */
+    size_t n, edges;            /* convs and the edges between them */
+    double total_s;             /* the chosen kernels' estimated time */
+    double dp_s;                /* what the choice took */
+} tr_block_choices;
+
+/* Chooses every rewritable conv's blocks among the multiples of
+ * o->layout_block (the lanes) dividing its channels, minimizing kernel time
+ * (o->layout_cost, else analytic) plus the transforms between neighbours;
+ * free out->v with free(). O(edges x blocks^2). */
+void tr_layout_dp(ir_module *m, const tr_options *o, tr_block_choices *out);
 
 #endif

@@ -66,6 +66,19 @@ for f in "$top_srcdir"/benchmarks/models/*.relay; do
         tap_fail "layout: opt --check with --layout-block 8 keeps $name's result" "$(tail -n 3 "$TMP/err")"
     fi
 done
+# the graph-level choice of blocks (layout_dp.c) keeps the result too
+if "$RELAY_TUNE" opt --check 3 -O3 --layout-block 8 --layout-auto --random-params 7 -o "$TMP/o" "$(small resnet18)" 2>"$TMP/err" &&
+    grep -q 'nn.contrib_conv2d_NCHWc' "$TMP/o"; then
+    tap_ok "layout: opt --check with --layout-block 8 --layout-auto keeps resnet18's result"
+else
+    tap_fail "layout: opt --check with --layout-block 8 --layout-auto keeps resnet18's result" "$(tail -n 3 "$TMP/err")"
+fi
+if ! "$RELAY_TUNE" opt -O3 --layout-auto -o "$TMP/o" "$L/convnet.relay" 2>"$TMP/err" &&
+    grep -q 'layout-auto needs --layout-block' "$TMP/err"; then
+    tap_ok "layout: --layout-auto without --layout-block is refused with a message"
+else
+    tap_fail "layout: --layout-auto without --layout-block is refused with a message" "$(cat "$TMP/err")"
+fi
 "$RELAY_TUNE" opt -O3 -o "$TMP/plain" "$top_srcdir/benchmarks/models/bert_layer.relay" 2>/dev/null
 "$RELAY_TUNE" opt -O3 --layout-block 8 -o "$TMP/blocked" "$top_srcdir/benchmarks/models/bert_layer.relay" 2>/dev/null
 if cmp -s "$TMP/plain" "$TMP/blocked"; then tap_ok "layout: a model without convs is left as it is"
@@ -75,13 +88,13 @@ RELAY_TUNE_CACHE="$TMP/cache"
 mkdir -p "$RELAY_TUNE_CACHE"
 export RELAY_TUNE_CACHE
 NPYCMP="$top_builddir/tests/tools/npycmp"
-compiled_same() { # compiled_same NAME MODEL BLOCK
+compiled_same() { # compiled_same NAME MODEL BLOCK [--layout-auto]
     if "$RELAY_TUNE" run "$2" --random-params 3 --output "$TMP/i.npy" >/dev/null 2>"$TMP/err" &&
-        "$RELAY_TUNE" run "$2" --random-params 3 --target cpu --layout-block "$3" --output "$TMP/c.npy" \
+        "$RELAY_TUNE" run "$2" --random-params 3 --target cpu --layout-block "$3" ${4:+"$4"} --output "$TMP/c.npy" \
             >/dev/null 2>>"$TMP/err" && "$NPYCMP" "$TMP/c.npy" "$TMP/i.npy" 1e-4 >>"$TMP/err" 2>&1; then
-        tap_ok "layout: $1 compiled with --layout-block $3 matches the interpreter"
+        tap_ok "layout: $1 compiled with --layout-block $3 $4 matches the interpreter"
     else
-        tap_fail "layout: $1 compiled with --layout-block $3 matches the interpreter" "$(tail -n 5 "$TMP/err")"
+        tap_fail "layout: $1 compiled with --layout-block $3 $4 matches the interpreter" "$(tail -n 5 "$TMP/err")"
     fi
 }
 compiled_same convnet "$L/convnet.relay" 8
@@ -89,6 +102,7 @@ for name in resnet18 resnet50 mobilenet_v2 squeezenet1_0; do
     compiled_same "$name" "$(small "$name")" 16
 done
 compiled_same "resnet18 (blocks of 8)" "$(small resnet18)" 8
+compiled_same "resnet18 (blocks chosen by the DP, lanes 8)" "$(small resnet18)" 8 --layout-auto
 # the template's kernel, for a named target: the block is the vector loop of the register tile
 T="cpu -mcpu=skylake-avx512 -cores=2"
 if "$RELAY_TUNE" lower -O3 --layout-block 16 --random-params 7 --target "$T" --task 1 "$(small resnet18)" \
