@@ -252,8 +252,7 @@ static void loop_options(const rt_tune_options *o, tune_setup *u, rt_runner *r, 
 }
 
 /* One task's row of the report, with what compiling would use. */
-static void report_row(rt_module *m, rt_db *h, const tune_setup *u, const db_target *dt, const tun_task_report *tr,
-                       rt_tune_row *row)
+static void report_row(rt_module *m, rt_db *h, const tune_setup *u, const tun_task_report *tr, rt_tune_row *row)
 {
     const tun_task *t = &m->tasks.items[tr->task];
     row->task = tr->task;
@@ -279,11 +278,10 @@ static void report_row(rt_module *m, rt_db *h, const tune_setup *u, const db_tar
     row->failure = tr->failure ? su_strdup(tr->failure) : NULL;
     row->fallback = 1;
     tun_space sp;
+    tun_best b;
     su_buf e2 = {0};
-    if (tun_space_init(&sp, t, &u->tg.hw, &e2)) {
-        tun_best b;
-        if (tun_best_config(h->d, &sp, dt, &b, &e2))
-            row->fallback = b.kind == TUN_BEST_NONE;
+    if (tun_task_best(h->d, t, &u->tg, u->tname, &sp, &b, &e2)) {
+        row->fallback = b.kind == TUN_BEST_NONE;
         tun_best_free(&b);
         tun_space_free(&sp);
     }
@@ -291,8 +289,8 @@ static void report_row(rt_module *m, rt_db *h, const tune_setup *u, const db_tar
 }
 
 /* The public report of a run. */
-static rt_tune_report *make_report(rt_module *m, rt_db *h, const tune_setup *u, const db_target *dt,
-                                   const tun_report *rep, const tun_profile *prof, bool profiled)
+static rt_tune_report *make_report(rt_module *m, rt_db *h, const tune_setup *u, const tun_report *rep,
+                                   const tun_profile *prof, bool profiled)
 {
     rt_tune_report *pr = su_calloc(1, sizeof *pr);
     pr->rows = su_calloc(rep->n + 1, sizeof *pr->rows);
@@ -311,7 +309,7 @@ static rt_tune_report *make_report(rt_module *m, rt_db *h, const tune_setup *u, 
     memcpy(pr->session, rep->session, sizeof pr->session);
     pr->scheduler = tun_sched_kind_name(u->sched);
     for (size_t i = 0; i < rep->n; i++)
-        report_row(m, h, u, dt, &rep->tasks[i], &pr->rows[i]);
+        report_row(m, h, u, &rep->tasks[i], &pr->rows[i]);
     return pr;
 }
 
@@ -352,7 +350,7 @@ int rt_tune(rt_module *m, rt_runner *r, rt_db *h, const rt_tune_options *o, rt_t
     if (!ok)
         fail(errs, "%s", su_buf_str(&err));
     su_buf_free(&err);
-    rt_tune_report *pr = make_report(m, h, &u, &dt, &rep, &prof, o->profile != 0);
+    rt_tune_report *pr = make_report(m, h, &u, &rep, &prof, o->profile != 0);
     tun_report_free(&rep);
     free(sel);
     su_arena_free(&a);

@@ -22,9 +22,7 @@
 void db_claim_owner(const char *session, char *out, size_t n)
 {
     char host[256];
-    if (gethostname(host, sizeof host) != 0)
-        host[0] = 0;
-    host[sizeof host - 1] = 0;
+    db_host_name(host, sizeof host);
     snprintf(out, n, "%s:%ld:%s", host, (long)getpid(), session ? session : "");
 }
 
@@ -32,11 +30,9 @@ void db_claim_owner(const char *session, char *out, size_t n)
 static bool owner_dead(const char *owner)
 {
     char host[256];
-    if (gethostname(host, sizeof host) != 0)
-        return false;
-    host[sizeof host - 1] = 0;
+    db_host_name(host, sizeof host);
     size_t hl = strlen(host);
-    if (strncmp(owner, host, hl) != 0 || owner[hl] != ':')
+    if (!hl || strncmp(owner, host, hl) != 0 || owner[hl] != ':')
         return false;
     char *end;
     long pid = strtol(owner + hl + 1, &end, 10);

@@ -403,6 +403,8 @@ void db_rollback(db *d);
 void db_cache_clear(db *d);
 /* Reads column i as a string copied into the arena ("" for NULL). */
 const char *db_col_str(sqlite3_stmt *st, int i, su_arena *a);
+/* This machine's host name into out ("" when unknown). */
+void db_host_name(char *out, size_t n);
 /* Fills a record from a row of the DB_RECORD_COLUMNS select. */
 void db_row_to_record(sqlite3_stmt *st, su_arena *a, db_record *r);
 /* Columns of a full record, for "SELECT " DB_RECORD_COLUMNS " FROM " DB_RECORD_FROM. */

@@ -54,7 +54,7 @@ bool db_uuid_valid(const char *s)
     return true;
 }
 
-static void host_name(char *out, size_t n)
+void db_host_name(char *out, size_t n)
 {
     if (gethostname(out, n) != 0)
         out[0] = 0;
@@ -64,7 +64,7 @@ static void host_name(char *out, size_t n)
 bool db_session_begin(db *d, const char *model, const char *target, const char *command, char uuid[37])
 {
     char host[256];
-    host_name(host, sizeof host);
+    db_host_name(host, sizeof host);
     db_uuid_new(uuid);
     sqlite3_stmt *st = db_stmt(d, DB_ST_SESSION_ADD);
     if (!st)
