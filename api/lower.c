@@ -65,14 +65,14 @@ char *rt_task_lower(rt_module *m, size_t index, const char *config_json, const c
         snprintf(name, sizeof name, "kernel_%s", task->hash);
         if (tg.kind == TG_OPENCL) {
             /* the kernel and its packing prologues as OpenCL C kernels */
-            bool group;
+            tg_cl_launch launch;
             su_buf_puts(&b, tg_lang_cl_group.prelude);
             for (int i = 0; i < l->nprologues; i++) {
                 char pn[64];
                 snprintf(pn, sizeof pn, "%s_p%d", name, i);
-                tg_cl_func(&b, l->prologues[i].fn, pn, &group);
+                tg_cl_func(&b, l->prologues[i].fn, pn, &tg.cl, &launch);
             }
-            tg_cl_func(&b, l->kernel, name, &group);
+            tg_cl_func(&b, l->kernel, name, &tg.cl, &launch);
             break;
         }
         tg_c_prelude(&b);

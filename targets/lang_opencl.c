@@ -21,6 +21,7 @@
  * Names come from counters (i0, v0; buffers keep LoopIR's p0, o0, t0, l0,
  * w0), never from a model. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "targets/targets.h"
@@ -197,13 +198,18 @@ static int64_t scratch_bytes(const sch_stmt *s)
     }
 }
 
-int64_t tg_cl_scratch_bytes(const sch_func *f)
+void tg_cl_func(su_buf *out, const sch_func *f, const char *name, const tg_cl_device *d, tg_cl_launch *l)
 {
-    return scratch_bytes(f->body);
-}
-
-void tg_cl_func(su_buf *out, const sch_func *f, const char *name, bool *group)
-{
-    *group = tg_cl_groupable(f);
-    sch_emit_func(out, *group ? &tg_lang_cl_group : &tg_lang_cl_single, f, name);
+    bool group = tg_cl_groupable(f);
+    sch_emit_func(out, group ? &tg_lang_cl_group : &tg_lang_cl_single, f, name);
+    memset(l, 0, sizeof *l);
+    l->n = 1;
+    l->scratch = scratch_bytes(f->body);
+    tg_cl_step *s = &l->step[0];
+    snprintf(s->name, sizeof s->name, "%s", name);
+    s->dims = 1;
+    /* one work-group of the device's size (capped at 256, which every
+     * device takes for a kernel this simple), or one work-item */
+    int64_t wg = d && d->max_wg > 0 ? (d->max_wg < 256 ? d->max_wg : 256) : 1;
+    s->global[0] = s->local[0] = group ? wg : 1;
 }

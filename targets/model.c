@@ -885,10 +885,9 @@ static const char cl_struct[] =
     "    cl_context ctx;\n"
     "    cl_command_queue q;\n"
     "    cl_program prog;\n"
-    "    cl_kernel k[NK + 1];\n"
+    "    cl_kernel k[NE + 1];\n"
     "    cl_mem din[NIN + 1], dout[NOUT + 1], w[NW + 1], t[NT + 1];\n"
     "    cl_mem arena, scratch, dummy;\n"
-    "    size_t wg;\n"
     "};\n";
 
 /* An OpenCL instance's life and its launches. */
@@ -923,7 +922,7 @@ static const char cl_functions[] =
     "    for (int i = 0; i < 3; i++)\n"
     "        if (own[i])\n"
     "            clReleaseMemObject(own[i]);\n"
-    "    for (int i = 0; i < NK; i++)\n"
+    "    for (int i = 0; i < NE; i++)\n"
     "        if (m->k[i])\n"
     "            clReleaseKernel(m->k[i]);\n"
     "    if (m->prog)\n"
@@ -979,12 +978,8 @@ static const char cl_functions[] =
     "    if (m->q)\n"
     "        m->prog = clCreateProgramWithSource(m->ctx, 1, &src, 0, &err);\n"
     "    int ok = m->prog && clBuildProgram(m->prog, 1, &d, rtm_options, 0, 0) == CL_SUCCESS;\n"
-    "    for (int i = 0; ok && i < NK; i++)\n"
+    "    for (int i = 0; ok && i < NE; i++)\n"
     "        ok = (m->k[i] = clCreateKernel(m->prog, rtm_knames[i], &err)) != 0;\n"
-    "    size_t wg = 1;\n"
-    "    if (ok && clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof wg, &wg, 0) != CL_SUCCESS)\n"
-    "        wg = 1;\n"
-    "    m->wg = wg < 256 ? wg : 256;\n"
     "    for (int i = 0; ok && i < NIN; i++)\n"
     "        ok = (m->din[i] = rtm_buffer(m, in_bytes[i], 0)) != 0;\n"
     "    for (int i = 0; ok && i < NOUT; i++)\n"
@@ -1009,17 +1004,23 @@ static const char cl_functions[] =
     "    rtm_stack_restore(&own);\n"
     "    return ok;\n"
     "}\n"
-    "/* kernel k over the buffers a[0..n) and the scratch buffer: one work-group\n"
-    " * when the kernel is written for one, else one work-item */\n"
+    "/* kernel k over the buffers a[0..n) and the scratch buffer: its entries in\n"
+    " * order, each over its NDRange (a local size of 0: the driver's choice) */\n"
     "static int rtm_call(rtm_model *m, int k, int n, const cl_mem *a)\n"
     "{\n"
-    "    for (int i = 0; i < n; i++)\n"
-    "        if (clSetKernelArg(m->k[k], (cl_uint)i, sizeof a[i], &a[i]) != CL_SUCCESS)\n"
+    "    for (int e = rtm_kfirst[k]; e < rtm_kfirst[k] + rtm_kcount[k]; e++) {\n"
+    "        for (int i = 0; i < n; i++)\n"
+    "            if (clSetKernelArg(m->k[e], (cl_uint)i, sizeof a[i], &a[i]) != CL_SUCCESS)\n"
+    "                return -1;\n"
+    "        if (clSetKernelArg(m->k[e], (cl_uint)n, sizeof m->scratch, &m->scratch) != CL_SUCCESS)\n"
     "            return -1;\n"
-    "    if (clSetKernelArg(m->k[k], (cl_uint)n, sizeof m->scratch, &m->scratch) != CL_SUCCESS)\n"
-    "        return -1;\n"
-    "    size_t g = rtm_kgroup[k] ? m->wg : 1;\n"
-    "    return clEnqueueNDRangeKernel(m->q, m->k[k], 1, 0, &g, &g, 0, 0, 0) == CL_SUCCESS ? 0 : -1;\n"
+    "        const size_t *l = rtm_klocal[e];\n"
+    "        int any = l[0] || l[1] || l[2];\n"
+    "        if (clEnqueueNDRangeKernel(m->q, m->k[e], (cl_uint)rtm_kdims[e], 0, rtm_kglobal[e], any ? l : 0, 0, 0,\n"
+    "                                   0) != CL_SUCCESS)\n"
+    "            return -1;\n"
+    "    }\n"
+    "    return 0;\n"
     "}\n";
 
 /* A long text as C string literals, one per line (so no literal is huge). */
@@ -1057,22 +1058,57 @@ static void cl_arg(su_buf *g, const mctx *c, int id, const int *wnum)
     }
 }
 
-/* The program: every kernel k<N> in OpenCL C (tg_cl_func picks the group or
- * the single language); group[k] says which. */
-static void cl_program(mctx *c, su_buf *src, int *group, int64_t *scratch)
+/* The program: every kernel k<N> in OpenCL C, and how each is launched
+ * (ls[k]: its entries and NDRanges, from tg_cl_func). */
+static void cl_program(mctx *c, su_buf *src, tg_cl_launch *ls, int64_t *scratch)
 {
     su_buf_puts(src, tg_lang_cl_group.prelude);
     *scratch = 0;
     for (size_t k = 0; k < c->kernels.len; k++) {
         char name[32];
         snprintf(name, sizeof name, "k%zu", k);
-        bool g;
-        tg_cl_func(src, c->kernels.data[k].l->kernel, name, &g);
-        group[k] = g;
-        int64_t s = tg_cl_scratch_bytes(c->kernels.data[k].l->kernel);
-        if (s > *scratch)
-            *scratch = s;
+        tg_cl_func(src, c->kernels.data[k].l->kernel, name, &c->t->cl, &ls[k]);
+        if (ls[k].scratch > *scratch)
+            *scratch = ls[k].scratch;
     }
+}
+
+/* The launch tables of the unit: every entry's name and NDRange, and each
+ * kernel's first entry and count (rtm_call launches them in order). */
+static void cl_launch_tables(su_buf *gu, const tg_cl_launch *ls, int nk)
+{
+    int ne = 0;
+    for (int k = 0; k < nk; k++)
+        ne += ls[k].n;
+    su_buf names = {0}, dims = {0}, glob = {0}, loc = {0}, first = {0}, count = {0};
+    int e = 0;
+    for (int k = 0; k < nk; k++) {
+        su_buf_printf(&first, "%d, ", e);
+        su_buf_printf(&count, "%d, ", ls[k].n);
+        for (int i = 0; i < ls[k].n; i++, e++) {
+            const tg_cl_step *s = &ls[k].step[i];
+            /* entry names come from counters (tg_cl_func): identifiers */
+            su_buf_printf(&names, "\"%s\", ", s->name);
+            su_buf_printf(&dims, "%d, ", s->dims);
+            su_buf_printf(&glob, "{%lld, %lld, %lld}, ", (long long)s->global[0], (long long)s->global[1],
+                          (long long)s->global[2]);
+            su_buf_printf(&loc, "{%lld, %lld, %lld}, ", (long long)s->local[0], (long long)s->local[1],
+                          (long long)s->local[2]);
+        }
+    }
+    su_buf_printf(gu, "#define NE %d\n", ne);
+    su_buf_printf(gu, "static const char *const rtm_knames[%d] = {%s0};\n", ne + 1, su_buf_str(&names));
+    su_buf_printf(gu, "static const int rtm_kdims[%d] = {%s0};\n", ne + 1, su_buf_str(&dims));
+    su_buf_printf(gu, "static const size_t rtm_kglobal[%d][3] = {%s{0}};\n", ne + 1, su_buf_str(&glob));
+    su_buf_printf(gu, "static const size_t rtm_klocal[%d][3] = {%s{0}};\n", ne + 1, su_buf_str(&loc));
+    su_buf_printf(gu, "static const int rtm_kfirst[%d] = {%s0};\n", nk + 1, su_buf_str(&first));
+    su_buf_printf(gu, "static const int rtm_kcount[%d] = {%s0};\n", nk + 1, su_buf_str(&count));
+    su_buf_free(&names);
+    su_buf_free(&dims);
+    su_buf_free(&glob);
+    su_buf_free(&loc);
+    su_buf_free(&first);
+    su_buf_free(&count);
 }
 
 /* rtm_run on the device. */
@@ -1121,10 +1157,10 @@ static void cl_unit(mctx *c, su_buf *gu)
 {
     int nk = (int)c->kernels.len, nw = 0, nt = c->info->nintermediates;
     int *wnum = su_calloc(c->bufs.len + 1, sizeof *wnum);
-    int *group = su_calloc((size_t)nk + 1, sizeof *group);
+    tg_cl_launch *ls = su_calloc((size_t)nk + 1, sizeof *ls);
     su_buf src = {0};
     int64_t scratch;
-    cl_program(c, &src, group, &scratch);
+    cl_program(c, &src, ls, &scratch);
     su_buf_puts(gu, "/* relay-tune compiled model for OpenCL: the host side, the program, the weights and the ABI of "
                     "relaytune_model.h */\n"
                     "#define _DEFAULT_SOURCE\n#include <signal.h>\n"
@@ -1138,13 +1174,8 @@ static void cl_unit(mctx *c, su_buf *gu)
     c_string(gu, c->t->cflags);
     su_buf_puts(gu, ";\nstatic const char rtm_src[] =\n");
     c_text(gu, su_buf_str(&src));
-    su_buf_printf(gu, "    ;\nstatic const char *const rtm_knames[%d] = {", nk + 1);
-    for (int k = 0; k < nk; k++)
-        su_buf_printf(gu, "\"k%d\", ", k);
-    su_buf_printf(gu, "0};\nstatic const int rtm_kgroup[%d] = {", nk + 1);
-    for (int k = 0; k < nk; k++)
-        su_buf_printf(gu, "%d, ", group[k]);
-    su_buf_puts(gu, "0};\n");
+    su_buf_puts(gu, "    ;\n");
+    cl_launch_tables(gu, ls, nk);
     su_buf woff = {0}, wbytes = {0}, toff = {0}, tbytes = {0};
     for (size_t i = 0; i < c->bufs.len; i++) {
         const mbuf *b = &c->bufs.data[i];
@@ -1184,7 +1215,7 @@ static void cl_unit(mctx *c, su_buf *gu)
     su_buf_free(&toff);
     su_buf_free(&tbytes);
     su_buf_free(&src);
-    free(group);
+    free(ls);
     free(wnum);
 }
 

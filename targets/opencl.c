@@ -172,7 +172,6 @@ struct tg_cl_prog {
     cl_command_queue q;
     cl_program prog;
     cl_device_id dev;
-    int64_t wg;             /* the work-group size of a group kernel */
 };
 
 void tg_cl_free(tg_cl_prog *p)
@@ -207,9 +206,6 @@ static tg_cl_prog *cl_build_on(const tg_target *t, const char *src, char **log)
     }
     tg_cl_prog *g = su_calloc(1, sizeof *g);
     g->dev = d;
-    g->wg = t->cl.max_wg < 256 ? t->cl.max_wg : 256;
-    if (g->wg < 1)
-        g->wg = 1;
     cl_int err;
     cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)p, 0};
     g->ctx = clCreateContext(props, 1, &d, NULL, NULL, &err);
@@ -217,7 +213,8 @@ static tg_cl_prog *cl_build_on(const tg_target *t, const char *src, char **log)
         *log = msg("cannot create an OpenCL context", err);
         goto fail;
     }
-    g->q = clCreateCommandQueue(g->ctx, d, 0, &err);
+    /* profiling on: measurement times launches by their events */
+    g->q = clCreateCommandQueue(g->ctx, d, CL_QUEUE_PROFILING_ENABLE, &err);
     if (!g->q) {
         *log = msg("cannot create an OpenCL command queue", err);
         goto fail;
@@ -248,20 +245,41 @@ fail:
     return NULL;
 }
 
-static int cl_run_on(tg_cl_prog *p, const char *name, bool group, int nargs, void *const *args, const int64_t *bytes,
-                     const bool *out, int64_t scratch, char **log)
+/* Enqueues step s of a launch (its kernel's arguments are set); the event
+ * is kept in *ev when profiling is wanted. */
+static cl_int cl_enqueue(tg_cl_prog *p, cl_kernel k, const tg_cl_step *s, cl_event *ev)
+{
+    size_t global[3], local[3];
+    bool any_local = false;
+    for (int d = 0; d < s->dims; d++) {
+        global[d] = (size_t)s->global[d];
+        local[d] = (size_t)s->local[d];
+        any_local |= s->local[d] > 0;
+    }
+    return clEnqueueNDRangeKernel(p->q, k, (cl_uint)s->dims, NULL, global, any_local ? local : NULL, 0, NULL, ev);
+}
+
+/* Nanoseconds between an event's start and end, 0 when unknown. */
+static int64_t event_ns(cl_event e)
+{
+    cl_ulong a = 0, b = 0;
+    if (clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_START, sizeof a, &a, NULL) != CL_SUCCESS ||
+        clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_END, sizeof b, &b, NULL) != CL_SUCCESS || b < a)
+        return 0;
+    return (int64_t)(b - a);
+}
+
+static int cl_run_on(tg_cl_prog *p, const tg_cl_launch *l, int nargs, void *const *args, const int64_t *bytes,
+                     const bool *out, int64_t *device_ns, char **log)
 {
     *log = NULL;
     cl_int err;
-    cl_kernel k = clCreateKernel(p->prog, name, &err);
-    if (!k) {
-        *log = msg("no such kernel in the program", err);
-        return -1;
-    }
     cl_mem *mem = su_calloc((size_t)nargs + 1, sizeof *mem);
+    cl_kernel ks[TG_CL_MAX_STEPS] = {0};
+    cl_event evs[TG_CL_MAX_STEPS] = {0};
     int rc = -1;
     for (int i = 0; i <= nargs; i++) {
-        size_t n = (size_t)(i < nargs ? bytes[i] : scratch);
+        size_t n = (size_t)(i < nargs ? bytes[i] : l->scratch);
         bool in = i < nargs && !out[i];
         /* OpenCL has no empty buffers */
         mem[i] = clCreateBuffer(p->ctx, CL_MEM_READ_WRITE | (in && n ? CL_MEM_COPY_HOST_PTR : 0), n ? n : 4,
@@ -270,15 +288,21 @@ static int cl_run_on(tg_cl_prog *p, const char *name, bool group, int nargs, voi
             *log = msg("cannot create a device buffer", err);
             goto done;
         }
-        if ((err = clSetKernelArg(k, (cl_uint)i, sizeof mem[i], &mem[i])) != CL_SUCCESS) {
-            *log = msg("cannot set a kernel argument", err);
+    }
+    for (int s = 0; s < l->n; s++) {
+        if (!(ks[s] = clCreateKernel(p->prog, l->step[s].name, &err))) {
+            *log = msg("no such kernel in the program", err);
             goto done;
         }
-    }
-    size_t global = group ? (size_t)p->wg : 1;
-    if ((err = clEnqueueNDRangeKernel(p->q, k, 1, NULL, &global, &global, 0, NULL, NULL)) != CL_SUCCESS) {
-        *log = msg("cannot launch the kernel", err);
-        goto done;
+        for (int i = 0; i <= nargs; i++)
+            if ((err = clSetKernelArg(ks[s], (cl_uint)i, sizeof mem[i], &mem[i])) != CL_SUCCESS) {
+                *log = msg("cannot set a kernel argument", err);
+                goto done;
+            }
+        if ((err = cl_enqueue(p, ks[s], &l->step[s], device_ns ? &evs[s] : NULL)) != CL_SUCCESS) {
+            *log = msg("cannot launch the kernel", err);
+            goto done;
+        }
     }
     for (int i = 0; i < nargs; i++)
         if (out[i] && bytes[i] &&
@@ -291,13 +315,23 @@ static int cl_run_on(tg_cl_prog *p, const char *name, bool group, int nargs, voi
         *log = msg("the kernel failed", err);
         goto done;
     }
+    if (device_ns) {
+        *device_ns = 0;
+        for (int s = 0; s < l->n; s++)
+            *device_ns += event_ns(evs[s]);
+    }
     rc = 0;
 done:
+    for (int s = 0; s < TG_CL_MAX_STEPS; s++) {
+        if (evs[s])
+            clReleaseEvent(evs[s]);
+        if (ks[s])
+            clReleaseKernel(ks[s]);
+    }
     for (int i = 0; i <= nargs; i++)
         if (mem[i])
             clReleaseMemObject(mem[i]);
     free(mem);
-    clReleaseKernel(k);
     return rc;
 }
 
@@ -328,12 +362,12 @@ tg_cl_prog *tg_cl_build(const tg_target *t, const char *src, char **log)
     return r;
 }
 
-int tg_cl_run(tg_cl_prog *p, const char *name, bool group, int nargs, void *const *args, const int64_t *bytes,
-              const bool *out, int64_t scratch, char **log)
+int tg_cl_run(tg_cl_prog *p, const tg_cl_launch *l, int nargs, void *const *args, const int64_t *bytes,
+              const bool *out, int64_t *device_ns, char **log)
 {
     stack_t own;
     altstack_save(&own);
-    int r = cl_run_on(p, name, group, nargs, args, bytes, out, scratch, log);
+    int r = cl_run_on(p, l, nargs, args, bytes, out, device_ns, log);
     altstack_restore(&own);
     return r;
 }
@@ -375,10 +409,10 @@ tg_cl_prog *tg_cl_build(const tg_target *t, const char *src, char **log)
     return NULL;
 }
 
-int tg_cl_run(tg_cl_prog *p, const char *name, bool group, int nargs, void *const *args, const int64_t *bytes,
-              const bool *out, int64_t scratch, char **log)
+int tg_cl_run(tg_cl_prog *p, const tg_cl_launch *l, int nargs, void *const *args, const int64_t *bytes,
+              const bool *out, int64_t *device_ns, char **log)
 {
-    (void)p, (void)name, (void)group, (void)nargs, (void)args, (void)bytes, (void)out, (void)scratch;
+    (void)p, (void)l, (void)nargs, (void)args, (void)bytes, (void)out, (void)device_ns;
     *log = su_strdup(no_opencl);
     return -1;
 }

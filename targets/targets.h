@@ -101,15 +101,31 @@ extern const sch_lang tg_lang_cl_single;
 /* True when f can run as one work-group: every store lies inside the
  * outermost parallel loop of its nest (else work-items would race on it). */
 bool tg_cl_groupable(const sch_func *f);
-/* Bytes of scratch f's kernel-wide temporaries take: each rounded up to 64
- * bytes, all of them added up (an upper bound of the stack's depth). */
-int64_t tg_cl_scratch_bytes(const sch_func *f);
-/* Appends f as `__kernel void NAME(__global T *p0, ..., __global char
- * *scratch)` taking the buffers in f's argument order, in the group language
- * where tg_cl_groupable(f), else the single one; *group says which. The
- * unit starts with tg_lang_cl_group.prelude (once). name must be a C
- * identifier. */
-void tg_cl_func(su_buf *out, const sch_func *f, const char *name, bool *group);
+/* One launch of a function on the device: a kernel entry of the program and
+ * its NDRange (global and local sizes per dimension; local 0: the driver's
+ * choice). */
+typedef struct tg_cl_step {
+    char name[64];
+    int dims;               /* 1..3 */
+    int64_t global[3], local[3];
+} tg_cl_step;
+enum { TG_CL_MAX_STEPS = 8 };
+/* How one function runs on the device: its launches in order (each over all
+ * of the function's buffers and the scratch buffer) and the scratch bytes
+ * they need. What a kernel's launches are is decided here, in
+ * targets/lang_opencl.c, and nowhere else: the test harness, measurement
+ * and compiled models launch what this says. */
+typedef struct tg_cl_launch {
+    int n;
+    tg_cl_step step[TG_CL_MAX_STEPS];
+    int64_t scratch;
+} tg_cl_launch;
+/* Appends f to out as the OpenCL C kernels of its launches for device d
+ * (entry names start with `name`, a C identifier; each takes `__global T
+ * *p0, ..., __global char *scratch`: f's buffers in argument order, then the
+ * scratch buffer) and describes in *l how to launch them. The unit starts
+ * with tg_lang_cl_group.prelude (once). */
+void tg_cl_func(su_buf *out, const sch_func *f, const char *name, const tg_cl_device *d, tg_cl_launch *l);
 
 /* ---- opencl.c: OpenCL platforms, devices, programs ------------------------ */
 
@@ -126,12 +142,12 @@ typedef struct tg_cl_prog tg_cl_prog;
 /* Builds OpenCL C source for the device of t (clBuildProgram); NULL with the
  * reason or the build log in *log (malloc'd). */
 tg_cl_prog *tg_cl_build(const tg_target *t, const char *src, char **log);
-/* Runs kernel `name` of p over host buffers args[0..nargs) of bytes[i]
- * (copied in before, those with out[i] copied back after) and a scratch
- * buffer of scratch bytes: one work-group of the device's work-group size
- * (capped at 256) when group, else one work-item. 0, or -1 with *log. */
-int tg_cl_run(tg_cl_prog *p, const char *name, bool group, int nargs, void *const *args, const int64_t *bytes,
-              const bool *out, int64_t scratch, char **log);
+/* Runs the launches l of p in order over host buffers args[0..nargs) of
+ * bytes[i] (copied in before, those with out[i] copied back after) and a
+ * scratch buffer of l->scratch bytes. *device_ns (NULL: not wanted) gets the
+ * launches' time on the device from profiling events. 0, or -1 with *log. */
+int tg_cl_run(tg_cl_prog *p, const tg_cl_launch *l, int nargs, void *const *args, const int64_t *bytes,
+              const bool *out, int64_t *device_ns, char **log);
 void tg_cl_free(tg_cl_prog *p);
 
 /* ---- kernel.c: one built kernel as C ------------------------------------ */

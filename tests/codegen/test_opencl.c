@@ -25,8 +25,8 @@ enum { NMODELS = sizeof models / sizeof *models, NZOO = sizeof zoo / sizeof *zoo
 typedef struct cl_job {
     tg_cl_prog *prog;
     char name[32];
-    bool group;             /* the kernel runs as one work-group */
-    bool pro_group[8];      /* the same for its prologues */
+    tg_cl_launch launch;    /* how the kernel runs (tg_cl_func) */
+    tg_cl_launch pro[8];    /* the same for its prologues */
     char *log;              /* why a run failed */
 } cl_job;
 
@@ -51,12 +51,22 @@ static int cl_exec(void *ctx, hx_kernel *k, void **args)
         char name[48];
         snprintf(name, sizeof name, "%s_p%d", j->name, p);
         buffer_bytes(pf, bytes, out);
-        if (tg_cl_run(j->prog, name, j->pro_group[p], 2, pa, bytes, out, tg_cl_scratch_bytes(pf), &j->log))
+        if (tg_cl_run(j->prog, &j->pro[p], 2, pa, bytes, out, NULL, &j->log))
             return -1;
     }
     buffer_bytes(k->l->kernel, bytes, out);
-    return tg_cl_run(j->prog, j->name, j->group, k->l->kernel->nargs, args, bytes, out,
-                     tg_cl_scratch_bytes(k->l->kernel), &j->log);
+    return tg_cl_run(j->prog, &j->launch, k->l->kernel->nargs, args, bytes, out, NULL, &j->log);
+}
+
+/* Whether a launch is one work-item: the schedule left the device nothing
+ * to share out. */
+static bool single_item(const tg_cl_launch *l)
+{
+    for (int s = 0; s < l->n; s++)
+        for (int d = 0; d < l->step[s].dims; d++)
+            if (l->step[s].global[d] > 1)
+                return false;
+    return true;
 }
 
 static double now(void)
@@ -140,9 +150,9 @@ static void check_set(const tg_target *t, const char *label, const fn_case *fs, 
             for (int p = 0; p < k->l->nprologues && p < 8; p++) {
                 char pn[48];
                 snprintf(pn, sizeof pn, "%s_p%d", j->name, p);
-                tg_cl_func(&src, k->l->prologues[p].fn, pn, &j->pro_group[p]);
+                tg_cl_func(&src, k->l->prologues[p].fn, pn, t ? &t->cl : NULL, &j->pro[p]);
             }
-            tg_cl_func(&src, k->l->kernel, j->name, &j->group);
+            tg_cl_func(&src, k->l->kernel, j->name, t ? &t->cl : NULL, &j->launch);
             hows[nk] = naive ? "naive" : "default";
             from[nk] = fs[f].from;
             lo[nk] = fs[f].lo, hi[nk] = fs[f].hi;
@@ -175,9 +185,10 @@ static void check_set(const tg_target *t, const char *label, const fn_case *fs, 
             double e = hx_max_rel_err(got[o], want[o]);
             err = e > err ? e : err;
         }
-        *(j->group ? &tot->group : &tot->single) += 1;
-        if (!ok(rc == 0 && err < 1e-4, "%s (%s, %s, one %s): error %.2g", from[i], hows[i], sch_template_name(k->s),
-                j->group ? "work-group" : "work-item", err))
+        bool single = single_item(&j->launch);
+        *(single ? &tot->single : &tot->group) += 1;
+        if (!ok(rc == 0 && err < 1e-4, "%s (%s, %s, %s): error %.2g", from[i], hows[i], sch_template_name(k->s),
+                single ? "one work-item" : "work-items", err))
             diag("%s", j->log ? j->log : "");
         free(j->log);
         hx_tensors_free(in, k->func->u.func.nparams);
