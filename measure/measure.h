@@ -74,6 +74,7 @@ typedef struct ms_result {
     bool stopped;                   /* fewer repeats than asked: one cost more than stop_above */
     double load_s;                  /* of which: mapping the data and loading the object */
     double check_s;                 /* ... the first run and the check of its output */
+    int thrown;                     /* calibrating passes that fell short of min_repeat_ms (not kept) */
 } ms_result;
 
 /* The inputs of a task and the expected outputs (from the reference
