@@ -149,7 +149,7 @@ static bool run_options(const rt_tune_options *o, ms_run_options *run, su_arena 
         fail(errs, "--repeat: at most %d", MS_MAX_REPEAT);
         return false;
     }
-    run->min_repeat_ms = o->min_repeat_ms > 0 ? o->min_repeat_ms : o->min_repeat_ms < 0 ? 0 : 40;
+    run->min_repeat_ms = o->min_repeat_ms > 0 ? o->min_repeat_ms : o->min_repeat_ms < 0 ? 0 : 10;
     run->timeout_s = o->run_timeout > 0 ? o->run_timeout : 10;
     run->flush_cache = o->flush_cache != 0;
     for (const char *p = o->papi_events; p && *p;) {

@@ -51,7 +51,7 @@ static void help(FILE *out)
             "                      seeded ones (the default, seed 0: schedules depend on shapes, not on\n"
             "                      values); with both, seeded ones for the parameters the files leave\n"
             "  measurement: --batch N (configs per batch), --per-unit N (candidates per compiler run),\n"
-            "  --repeat N (3), --min-repeat-ms MS (40), --timeout S (10, per run), --compile-timeout S\n"
+            "  --repeat N (3), --min-repeat-ms MS (10), --timeout S (10, per run), --compile-timeout S\n"
             "  (60, per candidate), --flush-cache, --papi-events A,B (PAPI counters where the host has them),\n"
             "  --cutoff F (2: a candidate F times slower than its task's best gets no more repeats; 0: all)\n"
             "  --progress auto|live|lines|none   how progress is shown on stderr (auto: live on a terminal)\n"

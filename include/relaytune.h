@@ -330,7 +330,7 @@ typedef struct rt_tune_options {
     double compile_timeout;     /* seconds per candidate's compile (0: 60) */
     double run_timeout;         /* seconds per candidate's run (0: 10) */
     int repeat;                 /* costs per candidate (0: 3) */
-    int min_repeat_ms;          /* runs per cost grow until one cost takes this long (0: 40; <0: 0) */
+    int min_repeat_ms;          /* runs per cost grow until one cost takes this long (0: 10; <0: 0) */
     int flush_cache;            /* nonzero: evict caches before each repeat */
     const char *papi_events;    /* comma-separated PAPI counters to read (NULL: none) */
     const char *model;          /* the model, for the session ("" when NULL) */

@@ -45,7 +45,8 @@ void ms_papi_close(ms_papi_set *s);
 
 /* How to run one candidate (AutoTVM's knobs). */
 typedef struct ms_run_options {
-    int warmup;             /* untimed runs first (default 1) */
+    int warmup;             /* untimed runs first (default 1; the first is the checked run, and a second
+                               sizes `number` when the first is shorter than min_repeat_ms) */
     int number;             /* runs averaged into one cost (at least; see min_repeat_ms) */
     int repeat;             /* costs to report (1..MS_MAX_REPEAT) */
     int min_repeat_ms;      /* raise `number` until one repeat lasts this long */
@@ -74,6 +75,7 @@ typedef struct ms_result {
     bool stopped;                   /* fewer repeats than asked: one cost more than stop_above */
     double load_s;                  /* of which: mapping the data and loading the object */
     double check_s;                 /* ... the first run and the check of its output */
+    int thrown;                     /* calibrating passes that fell short of min_repeat_ms (not kept) */
 } ms_result;
 
 /* The inputs of a task and the expected outputs (from the reference

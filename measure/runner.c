@@ -261,16 +261,25 @@ static kernel_fn load(const request *rq, ms_result *res, mapped *ts, const data_
     return entry;
 }
 
-/* Runs per repeat: grown until one pass of them lasts min_repeat_ms, from
- * the first run's time (it ran cold: the guess errs low, and the passes
- * still grow it). *first_cost: seconds a run of the pass that reached it,
- * a repeat like the others (0: none was timed). */
-static int calibrate(const request *rq, kernel_fn entry, void **args, int64_t first_ns, double *first_cost)
+/* Margin over min_repeat_ms when sizing a pass from a run's time: enough
+ * that a pass sized from a warm run reaches it despite a little jitter,
+ * small because every repeat is that much longer than it needs to be. */
+#define PASS_MARGIN 1.05
+
+/* Runs per repeat: grown until one pass of them lasts min_repeat_ms, sized
+ * from the warm run's time (warm_ns: the second call; the first call runs
+ * cold and packs weights, so sizing from it falls short and costs a pass
+ * thrown away). *first_cost: seconds a run of the pass that reached it, a
+ * repeat like the others (0: none was timed); *thrown: passes that fell
+ * short and were not kept. */
+static int calibrate(const request *rq, kernel_fn entry, void **args, int64_t warm_ns, double *first_cost,
+                     int *thrown)
 {
     int number = rq->number > 0 ? rq->number : 1;
-    if (rq->min_repeat_ms > 0 && first_ns > 0)
-        number = (int)fmax(number, fmin(ceil(rq->min_repeat_ms * 1e6 / (double)first_ns), 1 << 24));
+    if (rq->min_repeat_ms > 0 && warm_ns > 0)
+        number = (int)fmax(number, fmin(ceil(rq->min_repeat_ms * 1e6 * PASS_MARGIN / (double)warm_ns), 1 << 24));
     *first_cost = 0;
+    *thrown = 0;
     while (rq->min_repeat_ms > 0) {
         int64_t t0 = ms_clock_ns();
         for (int i = 0; i < number; i++)
@@ -280,8 +289,9 @@ static int calibrate(const request *rq, kernel_fn entry, void **args, int64_t fi
             *first_cost = ms * 1e-3 / number;
             break;
         }
-        double grow = ms > 0 ? rq->min_repeat_ms / ms * 1.2 : 16;
-        number = (int)fmin(number * fmax(grow, 2.0), 1 << 24);
+        (*thrown)++;
+        double grow = ms > 0 ? rq->min_repeat_ms / ms * PASS_MARGIN : 16;
+        number = (int)fmin(ceil(number * fmax(grow, 1.25)), 1 << 24);
     }
     return number;
 }
@@ -365,10 +375,20 @@ static void child_run(const request *rq, ms_result *res)
         if (!check_output(res, (int)i, args[h->nin + i], &ts[h->nin + i], h->rtol, h->atol))
             return;
     res->check_s = (double)(ms_clock_ns() - t_check) * 1e-9;
-    for (int i = 1; i < rq->warmup; i++)
+    /* the first call was the first warm-up; the last one sizes the passes.
+     * One more warm call when the cold one was shorter than a pass: it
+     * costs less than the pass that sizing from the cold call throws away */
+    int64_t warm_ns = first_ns;
+    int warmup = rq->warmup;
+    if (warmup < 2 && rq->min_repeat_ms > 0 && (double)first_ns * 1e-6 < rq->min_repeat_ms)
+        warmup = 2;
+    for (int i = 1; i < warmup; i++) {
+        int64_t t0 = ms_clock_ns();
         entry(args);
+        warm_ns = ms_clock_ns() - t0;
+    }
     double first_cost;
-    int number = calibrate(rq, entry, args, first_ns, &first_cost);
+    int number = calibrate(rq, entry, args, warm_ns, &first_cost, &res->thrown);
     time_repeats(rq, res, entry, args, number, first_cost);
 }
 

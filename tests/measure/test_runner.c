@@ -42,6 +42,15 @@ static const char *WRONG = "int add(void *const *a) { const float *x = a[0]; flo
 static const char *CRASH = "int add(void *const *a) { volatile int *p = 0; return *p; }\n";
 static const char *HANG = "int add(void *const *a) { volatile int x = 1; while (x) {} return 0; }\n";
 static const char *WRITES_INPUT = "int add(void *const *a) { float *x = a[0]; x[0] = 1; return 0; }\n";
+/* a cold first call (5 ms, as when a wrapper packs weights), then 1 ms a call */
+static const char *SLOW_FIRST = "#include <time.h>\n"
+                                "static void spin(double ms) { struct timespec a, b; clock_gettime(CLOCK_MONOTONIC, &a);\n"
+                                "  do clock_gettime(CLOCK_MONOTONIC, &b);\n"
+                                "  while ((b.tv_sec - a.tv_sec) * 1e3 + (b.tv_nsec - a.tv_nsec) * 1e-6 < ms); }\n"
+                                "static int calls;\n"
+                                "int add(void *const *a) { const float *x = a[0], *y = a[1]; float *z = a[2];\n"
+                                "  spin(calls++ ? 1 : 5);\n"
+                                "  for (int i = 0; i < 4096; i++) z[i] = x[i] + y[i]; return 0; }\n";
 static const char *OMP = "#include <omp.h>\n"
                          "int add(void *const *a) { const float *x = a[0], *y = a[1]; float *z = a[2];\n"
                          "  #pragma omp parallel for\n"
@@ -65,7 +74,7 @@ int main(void)
     snprintf(dir, sizeof dir, "%s/rt-measure-XXXXXX", tmp);
     ok(mkdtemp(dir) != NULL, "temporary directory");
     ok(build("add", ADD) && build("wrong", WRONG) && build("crash", CRASH) && build("hang", HANG) &&
-           build("writes_input", WRITES_INPUT) && build("omp", OMP),
+           build("writes_input", WRITES_INPUT) && build("omp", OMP) && build("slow_first", SLOW_FIRST),
        "candidates compile");
 
     su_arena a;
@@ -103,6 +112,23 @@ int main(void)
 
     ok(ms_runner_measure(r, td, so_path("omp"), "add", &o, &res) && res.error == SU_MERR_NONE,
        "an OpenMP kernel runs in the child after the parent used OpenMP (%s)", res.msg);
+
+    /* passes are sized from a warm call: sized from the cold first call
+     * (5 times as long), the first pass would last 4 ms of 20 and be
+     * thrown away. Up to 3 tries: a loaded host can stretch the warm call */
+    o = ms_run_defaults();
+    o.min_repeat_ms = 20;
+    bool sized = false, long_enough = true;
+    for (int k = 0; k < 3 && !sized; k++) {
+        ms_runner_measure(r, td, so_path("slow_first"), "add", &o, &res);
+        sized = res.error == SU_MERR_NONE && res.thrown == 0;
+        for (int i = 0; i < res.ncosts; i++)
+            long_enough &= res.costs[i] * res.number * 1e3 >= 20;
+    }
+    ok(sized, "a cold first call does not size the passes: none thrown away (number %d, %d thrown)", res.number,
+       res.thrown);
+    ok(long_enough && res.ncosts == 3, "each of the 3 repeats lasts min_repeat_ms (%d runs of %.3g ms)", res.number,
+       res.mean * 1e3);
 
     o = ms_run_defaults();
     o.timeout_s = 1;
