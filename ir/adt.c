@@ -194,7 +194,7 @@ static const char *construct_name(su_arena *a, const ir_expr *e)
     default: break;
     }
     if (e->type && (e->type->kind == IR_TY_ADT || e->type->kind == IR_TY_REF))
-        return e->type->kind == IR_TY_ADT ? "a value of an algebraic data type" : "a reference";
+        return su_arena_printf(a, "a value of type %s", ir_type_str(a, e->type));
     return NULL;
 }
 
