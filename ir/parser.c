@@ -1284,6 +1284,11 @@ static bool parse_ctor(parser *p, ir_adt *adt, ctor_vec *out)
         fail_at(p, tok_span(p, name), "the constructor %s is defined twice (or names an operator)", name->text);
         return false;
     }
+    if (ir_module_find_adt(p->m, name->text)) {
+        /* TVM rejects it too: type Ayy { Lmao } with type Lmao { Ayy } */
+        fail_at(p, tok_span(p, name), "the constructor %s has the name of a type", name->text);
+        return false;
+    }
     for (size_t i = 0; i < out->len; i++)
         if (strcmp(out->data[i].name, name->text) == 0) {
             fail_at(p, tok_span(p, name), "the constructor %s is defined twice", name->text);
