@@ -4,7 +4,8 @@
  * make it fast enough to run whole models.
  *
  * Values are tensors, tuples, closures, constructed values of algebraic data
- * types and mutable references, reference-counted. A function call
+ * types and mutable references, reference-counted (a reference made to hold
+ * a closure that captures it is a cycle, freed only with the process). A function call
  * runs in a frame that maps expression nodes to their values:
  *   - a graph binding (a node used several times, `%0 = ...;`) is evaluated
  *     once per frame and then looked up (memoized by node id);

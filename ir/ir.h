@@ -1,5 +1,6 @@
-/* ir.h — the map of ir/: Relay types and expressions, tensors and their
- * .npy/.npz files, modules, the operator registry (attributes, relations,
+/* ir.h — the map of ir/: Relay types and expressions (algebraic data types
+ * included), tensors and their .npy/.npz files, modules, the operator
+ * registry (attributes, relations,
  * reference kernels), the text parser and printer, type inference, the
  * reference interpreter and seeded parameters. Prefix: ir_. Depends on
  * support/ only. One block per source file (the ref_*.c kernels are declared

@@ -566,7 +566,7 @@ static ir_expr *parse_constant(parser *p)
 
 /* '{' virtual_device=VALUE '}' after a parameter's name, as TVM prints a
  * parameter's device; the value is kept (and printed back), not read. */
-static const ir_attr_val *parse_param_device(parser *p, const ir_token *name)
+static const ir_attr_val *parse_param_device(parser *p)
 {
     next(p); /* { */
     if (!is_word(peek(p), "virtual_device") || !is_punct(peek_at(p, 1), '=')) {
@@ -577,7 +577,6 @@ static const ir_attr_val *parse_param_device(parser *p, const ir_token *name)
     su_span sp;
     if (!parse_attr_kv(p, &kv, &sp) || !expect(p, '}'))
         return NULL;
-    (void)name;
     return su_arena_dup(&p->m->arena, &kv.val, sizeof kv.val);
 }
 
@@ -597,7 +596,7 @@ static bool parse_params(parser *p, expr_vec *params, kv_vec *attrs)
             ir_token *name = next(p);
             const ir_type *annot = NULL;
             const ir_attr_val *vdev = NULL;
-            if (is_punct(peek(p), '{') && !(vdev = parse_param_device(p, name)))
+            if (is_punct(peek(p), '{') && !(vdev = parse_param_device(p)))
                 return false;
             if (is_punct(peek(p), ':')) {
                 next(p);
