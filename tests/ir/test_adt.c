@@ -99,10 +99,21 @@ static ir_value *scalar(ir_dtype dt, double v)
     return ir_value_tensor(t, true);
 }
 
+/* The module of the last run: a result may borrow its constants, so it lives until drop. */
+static ir_module *held;
+
+/* Releases a result of run and its module. */
+static void drop(ir_value *r)
+{
+    ir_value_release(r);
+    ir_module_free(held);
+    held = NULL;
+}
+
 /* Runs @main of text on args (released here); the result, or NULL with the first error in msg. */
 static ir_value *run(const char *text, int n, ir_value **args, char *msg, size_t nmsg)
 {
-    ir_module *m = load(text, NULL, 0);
+    ir_module *m = held = load(text, NULL, 0);
     ir_value *out = NULL;
     if (m) {
         su_diags d = {0};
@@ -115,7 +126,6 @@ static ir_value *run(const char *text, int n, ir_value **args, char *msg, size_t
             snprintf(msg, nmsg, "%s", d.len ? d.items[0].msg : "");
         ir_interp_free(ip);
         su_diags_free(&d);
-        ir_module_free(m);
     }
     for (int i = 0; i < n; i++)
         ir_value_release(args[i]);
@@ -163,9 +173,10 @@ static void test_types(void)
     t = roundtrip(with_prelude("def @main() { let %l: List[int64] = Nil; @length(%l) }"), false);
     ok(strstr(t, "-> int32") && strstr(t, "let %l: List[int64] = Nil;"), "types: Nil from an annotation (%s)", t);
     t = roundtrip(with_prelude("def @main(%l: List[Tensor[(2, 3), float32]]) {\n"
-                               "  match (%l) { Cons(%h, _) => nn.relu(%h), Nil => zeros_like(%l) } }"),
+                               "  match (%l) { Cons(%h, _) => nn.relu(%h), Nil => 0f } }"),
                   false);
-    ok(strstr(t, "ERROR") == t, "types: a clause of another type is an error (%s)", t);
+    ok(strstr(t, "ERROR the clauses of match have different types: Tensor[(2, 3), float32] and float32") == t,
+       "types: a clause of another type is an error (%s)", t);
     t = roundtrip(with_prelude("def @main(%l: List[Tensor[(2, 3), float32]]) {\n"
                                "  match (%l) { Cons(%h, _) => nn.relu(%h), Nil => full(0f, shape=[2, 3]) } }"),
                   true);
@@ -235,7 +246,7 @@ static void test_run_lists(void)
     for (int i = 0; good && i < 3; i++)
         good = fabs(ir_tensor_get(r->items[0]->tensor, i) - (a[i] + b[i] + c[i] + 3)) < 1e-6;
     ok(good && num(r->items[1]) == 3, "run: a list of tensors mapped and summed by foldl, its length (%s)", msg);
-    ir_value_release(r);
+    drop(r);
 
     /* concat and nth: Some at each index, None past the end */
     for (int n = 0; n <= 4; n++) {
@@ -247,7 +258,7 @@ static void test_run_lists(void)
                 2, in, msg, sizeof msg);
         ok(num(r) == (n < 4 ? 10 + n : -1), "run: @nth(@concat(...), %d) is %s (%g, %s)", n, n < 4 ? "Some" : "None",
            num(r), msg);
-        ir_value_release(r);
+        drop(r);
     }
 }
 
@@ -262,7 +273,7 @@ static void test_run_tree_and_ref(void)
                       1, x, msg, sizeof msg);
     ok(r && r->n == 2 && num(r->items[0]) == 1 + 0.5 + 3 + 4 && num(r->items[1]) == 3,
        "run: a tree's sum and depth (%s)", msg);
-    ir_value_release(r);
+    drop(r);
 
     for (int n = 0; n <= 20; n += 10) {
         int want = 0;
@@ -272,14 +283,14 @@ static void test_run_tree_and_ref(void)
         r = run(with_prelude("def @main(%n: int32) -> int32 { let %r = ref(0); @count(%r, %n) }"), 1, in, msg,
                 sizeof msg);
         ok(num(r) == want, "run: a recursive def counting in a reference to %d gives %d (%g, %s)", n, want, num(r), msg);
-        ir_value_release(r);
+        drop(r);
     }
     /* a write seen through another name of the same reference */
     ir_value *in[1] = {scalar(IR_FLOAT32, 3)};
     r = run("def @main(%x: float32) { let %r = ref(%x); let %s = %r; ref_write(%s, %x * 2f); ref_read(%r) }", 1, in,
             msg, sizeof msg);
     ok(num(r) == 6, "run: references are shared, not copied (%g, %s)", num(r), msg);
-    ir_value_release(r);
+    drop(r);
 
     float v[2] = {7, -7};
     ir_value *d[1] = {vec(2, v)};
@@ -290,7 +301,7 @@ static void test_run_tree_and_ref(void)
             1, d, msg, sizeof msg);
     ok(r && r->kind == IR_VAL_TENSOR && ir_tensor_get(r->tensor, 0) == 7 && ir_tensor_get(r->tensor, 1) == -7,
        "run: on_device and device_copy are identities on one device (%s)", msg);
-    ir_value_release(r);
+    drop(r);
 
     ir_value *l[1] = {scalar(IR_FLOAT32, 1)};
     r = run(with_prelude("def @main(%x: float32) -> float32 {\n"
@@ -299,6 +310,7 @@ static void test_run_tree_and_ref(void)
             1, l, msg, sizeof msg);
     ok(!r && strstr(msg, "no clause of this match? matches the value Cons(float32, Nil)"),
        "run: a partial match that fails names the value (%s)", msg);
+    drop(r);
 }
 
 /* ---- what compile and tune take ---- */
