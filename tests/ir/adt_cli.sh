@@ -3,7 +3,8 @@
 # (the interpreter) evaluates them; compile, tune and tasks refuse an @main
 # that uses match, a constructor, a reference or a device annotation, by
 # name at its FILE:LINE:COL, and take a tensor @main beside type definitions
-# and ADT helpers it does not call (compiled, it matches the interpreter).
+# and ADT helpers it does not call (compiled, it matches the interpreter);
+# parse warns about a match that misses a constructor.
 . "$(dirname "$0")/../lib.sh"
 RELAY_TUNE_CACHE="$TMP/cache"
 mkdir -p "$RELAY_TUNE_CACHE"
@@ -69,5 +70,18 @@ if "$RELAY_TUNE" run "$TMP/dev.relay" --random-params 1 >"$TMP/out" 2>"$TMP/err"
     tap_ok "run: on_device is an identity in the interpreter"
 else
     tap_fail "run: on_device is an identity in the interpreter" "$(cat "$TMP/err")"
+fi
+# a non-exhaustive match is a warning: parse prints it, located, and succeeds
+cat >"$TMP/partial.relay" <<'R'
+type List[A] { Cons(A, List[A]), Nil }
+def @head(%l: List[float32]) -> float32 {
+  match (%l) { Cons(%h, _) => %h }
+}
+R
+if "$RELAY_TUNE" parse "$TMP/partial.relay" >"$TMP/out" 2>"$TMP/err" &&
+    grep -q "partial.relay:3:3: warning: match is not exhaustive: no clause matches Nil" "$TMP/err"; then
+    tap_ok "parse: a non-exhaustive match warns, naming the missing constructor, and parses"
+else
+    tap_fail "parse: a non-exhaustive match warns, naming the missing constructor, and parses" "$(cat "$TMP/err")"
 fi
 tap_done
