@@ -38,6 +38,20 @@ if "$RELAY_TUNE" run "$TMP/pure.relay" --random-params 5 --target cpu --output "
 else
     tap_fail "compile: a tensor @main beside ADT code compiles and matches the interpreter's list sum" "$(cat "$TMP/err")"
 fi
+# tune's road (optimize, then one task per fused kernel) takes the tensor part of such a module
+cat >"$TMP/dense.relay" <<'R'
+type List[A] { Cons(A, List[A]), Nil }
+def @length[A](%l: List[A]) -> int32 { match (%l) { Cons(_, %t) => 1 + @length(%t), Nil => 0 } }
+def @main(%x: Tensor[(1, 16), float32], %w: Tensor[(8, 16), float32]) {
+  nn.relu(nn.dense(%x, %w))
+}
+R
+if "$RELAY_TUNE" tasks "$TMP/dense.relay" >"$TMP/out" 2>"$TMP/err" && grep -q "^1 tasks, 1 calls" "$TMP/out" &&
+    grep -q " dense " "$TMP/out"; then
+    tap_ok "tasks: the dense task of a tensor @main beside ADT code"
+else
+    tap_fail "tasks: the dense task of a tensor @main beside ADT code" "$(cat "$TMP/out" "$TMP/err")"
+fi
 refused() { # refused NAME LINE GIST COMMAND...: exit 1, a located error naming the construct
     name=$1 line=$2 gist=$3
     shift 3
