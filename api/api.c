@@ -137,7 +137,9 @@ int rt_module_optimize(rt_module *m, const rt_opt_options *o, FILE *errs)
         to.check_ctx = checker;
     }
     su_diags d = {0};
-    bool okk = tr_optimize(m->ir, &to, &d);
+    /* the passes and everything after them take first-order tensor code:
+       interpreter-only constructs are refused by name, unused ADT code dropped */
+    bool okk = ir_module_first_order(m->ir, &d) && tr_optimize(m->ir, &to, &d);
     tr_checker_free(checker);
     report(&d, errs);
     return okk ? 0 : -1;

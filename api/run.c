@@ -200,6 +200,13 @@ static bool collect(rt_result *r, const ir_value *v, const char *path, su_buf *w
         su_buf_printf(why, "the result%s%s is a function, not data", *path ? " field " : "", path);
         return false;
     }
+    if (v->kind == IR_VAL_ADT || v->kind == IR_VAL_REF) {
+        /* results are tensors (and tuples of them): files and compiled models hold nothing else */
+        su_buf_printf(why, "the result%s%s is %s%s, not a tensor: return the tensors it holds (a match, ref_read)",
+                      *path ? " field " : "", path, v->kind == IR_VAL_REF ? "a reference" : "a value of type ",
+                      v->kind == IR_VAL_REF ? "" : v->ctor->adt->name);
+        return false;
+    }
     if (v->kind == IR_VAL_TUPLE) {
         for (int i = 0; i < v->n; i++) {
             char sub[256];

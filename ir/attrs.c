@@ -199,7 +199,7 @@ bool ir_attr_equal(const ir_attr_val *a, const ir_attr_val *b)
     switch (a->kind) {
     case IR_AV_NONE: return true;
     case IR_AV_BOOL: return (a->i != 0) == (b->i != 0);
-    case IR_AV_STR: return strcmp(a->s, b->s) == 0;
+    case IR_AV_STR: case IR_AV_RAW: return strcmp(a->s, b->s) == 0;
     case IR_AV_LIST:
         if (a->n != b->n)
             return false;
@@ -261,6 +261,7 @@ void ir_attr_print(su_buf *b, const ir_attr_val *v)
     case IR_AV_FLOAT: ir_print_float32(b, v->f); return;
     case IR_AV_BOOL: su_buf_puts(b, v->i ? "True" : "False"); return;
     case IR_AV_STR: print_string(b, v->s); return;
+    case IR_AV_RAW: su_buf_puts(b, v->s); return;
     case IR_AV_LIST:
         su_buf_putc(b, '[');
         for (int i = 0; i < v->n; i++) {

@@ -156,3 +156,44 @@ const ir_attr_val *ir_call_attr(const ir_expr *call, const char *name)
     int i = op && call->u.call.attrs ? ir_op_attr_index(op, name, strlen(name)) : -1;
     return i < 0 ? NULL : &call->u.call.attrs->vals[i];
 }
+
+ir_expr *ir_ctor_ref(ir_module *m, su_span sp, const ir_ctor *def)
+{
+    ir_expr *e = node(m, IR_CTOR, sp);
+    e->u.ctor.def = def;
+    return e;
+}
+
+ir_expr *ir_match(ir_module *m, su_span sp, ir_expr *data, int n, const ir_clause *clauses, bool partial)
+{
+    if (!data)
+        su_panic("match without a scrutinee");
+    ir_expr *e = node(m, IR_MATCH, sp);
+    e->u.match.data = data;
+    e->u.match.n = n;
+    e->u.match.clauses = n ? su_arena_dup(&m->arena, clauses, (size_t)n * sizeof *clauses) : NULL;
+    e->u.match.partial = partial;
+    return e;
+}
+
+ir_expr *ir_ref_expr(ir_module *m, su_span sp, ir_expr_kind kind, ir_expr *ref, ir_expr *value)
+{
+    if ((kind != IR_REF_NEW && !ref) || (kind != IR_REF_READ && !value))
+        su_panic("reference expression with a missing part");
+    ir_expr *e = node(m, kind, sp);
+    e->u.ref.ref = ref;
+    e->u.ref.value = value;
+    return e;
+}
+
+ir_expr *ir_device(ir_module *m, su_span sp, bool copy, ir_expr *value, int nkvs, const ir_attr_kv *kvs)
+{
+    if (!value)
+        su_panic("device annotation without a value");
+    ir_expr *e = node(m, IR_DEVICE, sp);
+    e->u.device.copy = copy;
+    e->u.device.value = value;
+    e->u.device.nkvs = nkvs;
+    e->u.device.kvs = nkvs ? su_arena_dup(&m->arena, kvs, (size_t)nkvs * sizeof *kvs) : NULL;
+    return e;
+}

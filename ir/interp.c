@@ -3,7 +3,9 @@
  * code is checked against, so it favours being obviously right; the kernels
  * make it fast enough to run whole models.
  *
- * Values are tensors, tuples and closures, reference-counted. A function call
+ * Values are tensors, tuples, closures, constructed values of algebraic data
+ * types and mutable references, reference-counted (a reference made to hold
+ * a closure that captures it is a cycle, freed only with the process). A function call
  * runs in a frame that maps expression nodes to their values:
  *   - a graph binding (a node used several times, `%0 = ...;`) is evaluated
  *     once per frame and then looked up (memoized by node id);
@@ -91,11 +93,26 @@ bool ir_value_has_type(const ir_value *v, const ir_type *t)
                 return false;
         return true;
     case IR_TY_FUNC:
-        return v->kind == IR_VAL_CLOSURE && (ir_type_has_var(t) || ir_type_equal(v->func->type, t));
+        return v->kind == IR_VAL_CLOSURE && (v->ctor || ir_type_has_var(t) || ir_type_equal(v->func->type, t));
     case IR_TY_VAR:
         return true;    /* a polymorphic parameter takes any value; inference checked the uses */
+    case IR_TY_ADT:
+        return v->kind == IR_VAL_ADT && v->ctor->adt == t->adt;
+    case IR_TY_REF:
+        return v->kind == IR_VAL_REF;
+    case IR_TY_META:
+        return false;
     }
     return false;
+}
+
+/* A value made by constructor c over n fields (one reference to each taken over). */
+static ir_value *adt_new(const ir_ctor *c, int n, ir_value *const *fields)
+{
+    ir_value *v = ir_value_tuple(n, fields);
+    v->kind = IR_VAL_ADT;
+    v->ctor = c;
+    return v;
 }
 
 /* ---- a map from node ids ---------------------------------------------------- */
@@ -180,6 +197,15 @@ static void use(planner *pl, const ir_expr *e)
     idmap_slot(&pl->p->uses, e->id)->count++;
 }
 
+/* The variables a match pattern binds are bound inside the function. */
+static void bind_pattern_vars(planner *pl, const ir_pattern *p)
+{
+    if (p->kind == IR_PT_VAR)
+        idmap_slot(&pl->bound, p->var->id)->count = 1;
+    for (int i = 0; i < p->n; i++)
+        bind_pattern_vars(pl, &p->subs[i]);
+}
+
 /* Counts the references each node holds (a call's op or global callee is
  * no value), and notes the variables: those referenced and those bound. */
 static ir_visit_step plan_node(ir_visitor *v, const ir_expr *e)
@@ -200,6 +226,10 @@ static ir_visit_step plan_node(ir_visitor *v, const ir_expr *e)
     }
     case IR_LET:
         idmap_slot(&pl->bound, e->u.let.var->id)->count = 1;
+        break;
+    case IR_MATCH:
+        for (int i = 0; i < e->u.match.n; i++)
+            bind_pattern_vars(pl, &e->u.match.clauses[i].pat);
         break;
     default: break;
     }
@@ -398,8 +428,10 @@ static ir_value *eval_call(frame *f, ir_expr *e)
     if (fn->kind == IR_OP)
         return eval_op_call(f, e, fn->u.op.def);
     ir_value *callee = NULL;
-    const ir_expr *func;
-    if (fn->kind == IR_GLOBAL) {
+    const ir_expr *func = NULL;
+    if (fn->kind == IR_CTOR) {
+        func = NULL;
+    } else if (fn->kind == IR_GLOBAL) {
         const ir_global_def *g = ir_module_find(f->ip->m, fn->u.global.name);
         if (!g)
             return fail(f, e, "unknown global function @%s", fn->u.global.name);
@@ -417,7 +449,14 @@ static ir_value *eval_call(frame *f, ir_expr *e)
     for (int i = 0; i < n; i++)
         if (!(args[i] = eval(f, e->u.call.args[i])))
             goto done;
-    r = call_function(f->ip, func, callee ? callee->items : NULL, args);
+    const ir_ctor *ctor = fn->kind == IR_CTOR ? fn->u.ctor.def : callee ? callee->ctor : NULL;
+    if (ctor) {
+        for (int i = 0; i < n; i++)
+            ir_value_retain(args[i]);
+        r = adt_new(ctor, n, args);
+    } else {
+        r = call_function(f->ip, func, callee ? callee->items : NULL, args);
+    }
     for (int i = 0; i < n; i++)
         consumed(f, e->u.call.args[i]);
     if (callee)
@@ -425,6 +464,84 @@ static ir_value *eval_call(frame *f, ir_expr *e)
 done:
     free(args);
     return r;
+}
+
+/* Whether v matches p; the variables p binds are entered into f as it goes
+ * (a clause that fails later leaves bindings its body never reads). */
+static bool match_pattern(frame *f, const ir_pattern *p, ir_value *v)
+{
+    switch (p->kind) {
+    case IR_PT_WILD:
+        return true;
+    case IR_PT_VAR:
+        bind(f, p->var, ir_value_retain(v));
+        return true;
+    case IR_PT_CTOR:
+        if (v->kind != IR_VAL_ADT || v->ctor != p->ctor)
+            return false;
+        break;
+    case IR_PT_TUPLE:
+        if (v->kind != IR_VAL_TUPLE || v->n != p->n)
+            return false;
+        break;
+    }
+    for (int i = 0; i < p->n; i++)
+        if (!match_pattern(f, &p->subs[i], v->items[i]))
+            return false;
+    return true;
+}
+
+/* Appends v written as a pattern, for the message of a match that fails. */
+static void value_text(su_buf *b, const ir_value *v, int depth)
+{
+    if (depth > 3) {
+        su_buf_puts(b, "...");
+        return;
+    }
+    switch (v->kind) {
+    case IR_VAL_ADT: case IR_VAL_TUPLE:
+        su_buf_puts(b, v->kind == IR_VAL_ADT ? v->ctor->name : "");
+        if (v->kind == IR_VAL_TUPLE || v->n)
+            for (int i = 0; i <= v->n; i++) {
+                su_buf_puts(b, i == 0 ? "(" : "");
+                if (i < v->n) {
+                    su_buf_puts(b, i ? ", " : "");
+                    value_text(b, v->items[i], depth + 1);
+                }
+            }
+        if (v->kind == IR_VAL_TUPLE || v->n)
+            su_buf_putc(b, ')');
+        return;
+    case IR_VAL_TENSOR: ir_tensor_print_type(b, v->tensor); return;
+    case IR_VAL_CLOSURE: su_buf_puts(b, "a function"); return;
+    case IR_VAL_REF: su_buf_puts(b, "a reference"); return;
+    }
+}
+
+static ir_value *eval_match(frame *f, ir_expr *e)
+{
+    ir_value *v = eval(f, e->u.match.data);
+    if (!v)
+        return NULL;
+    ir_value_retain(v);
+    consumed(f, e->u.match.data);
+    for (int i = 0; i < e->u.match.n; i++) {
+        const ir_clause *cl = &e->u.match.clauses[i];
+        if (!match_pattern(f, &cl->pat, v))
+            continue;
+        ir_value_release(v);
+        ir_value *r = eval(f, cl->body);
+        if (r)
+            ir_value_retain(r);
+        consumed(f, cl->body);
+        return r;
+    }
+    su_buf t = {0};
+    value_text(&t, v, 0);
+    ir_value_release(v);
+    fail(f, e, "no clause of this %s matches the value %s", e->u.match.partial ? "match?" : "match", su_buf_str(&t));
+    su_buf_free(&t);
+    return NULL;
 }
 
 static ir_value *eval_kind(frame *f, ir_expr *e)
@@ -511,6 +628,57 @@ static ir_value *eval_kind(frame *f, ir_expr *e)
     }
     case IR_OP:
         return fail(f, e, "operator %s must be called", e->u.op.def->name);
+    case IR_CTOR: {
+        ir_value *c = closure_new(NULL, 0);
+        c->ctor = e->u.ctor.def;
+        return c;
+    }
+    case IR_MATCH:
+        return eval_match(f, e);
+    case IR_REF_NEW: {
+        ir_value *v = eval(f, e->u.ref.value);
+        if (!v)
+            return NULL;
+        ir_value *r = value_new(IR_VAL_REF);
+        r->n = 1;
+        r->items = su_calloc(1, sizeof *r->items);
+        r->items[0] = ir_value_retain(v);
+        consumed(f, e->u.ref.value);
+        return r;
+    }
+    case IR_REF_READ: {
+        ir_value *r = eval(f, e->u.ref.ref);
+        if (!r)
+            return NULL;
+        if (r->kind != IR_VAL_REF)
+            return fail(f, e, "internal error: ref_read of a value that is not a reference");
+        ir_value *v = ir_value_retain(r->items[0]);
+        consumed(f, e->u.ref.ref);
+        return v;
+    }
+    case IR_REF_WRITE: {
+        ir_value *r = eval(f, e->u.ref.ref);
+        ir_value *v = r ? eval(f, e->u.ref.value) : NULL;
+        if (!v)
+            return NULL;
+        if (r->kind != IR_VAL_REF)
+            return fail(f, e, "internal error: ref_write into a value that is not a reference");
+        ir_value *old = r->items[0];
+        r->items[0] = ir_value_retain(v);
+        ir_value_release(old);
+        consumed(f, e->u.ref.ref);
+        consumed(f, e->u.ref.value);
+        return ir_value_tuple(0, NULL);
+    }
+    case IR_DEVICE: {
+        /* one device here: the annotation is the value itself */
+        ir_value *v = eval(f, e->u.device.value);
+        if (!v)
+            return NULL;
+        ir_value_retain(v);
+        consumed(f, e->u.device.value);
+        return v;
+    }
     }
     return NULL;
 }

@@ -1,5 +1,6 @@
-/* ir.h — the map of ir/: Relay types and expressions, tensors and their
- * .npy/.npz files, modules, the operator registry (attributes, relations,
+/* ir.h — the map of ir/: Relay types and expressions (algebraic data types
+ * included), tensors and their .npy/.npz files, modules, the operator
+ * registry (attributes, relations,
  * reference kernels), the text parser and printer, type inference, the
  * reference interpreter and seeded parameters. Prefix: ir_. Depends on
  * support/ only. One block per source file (the ref_*.c kernels are declared
@@ -19,6 +20,8 @@ typedef struct ir_type ir_type;
 typedef struct ir_expr ir_expr;
 typedef struct ir_module ir_module;
 typedef struct ir_op_def ir_op_def;
+typedef struct ir_adt ir_adt;
+typedef struct ir_ctor ir_ctor;
 
 /* ---- dtype.c: element types ------------------------------------------- */
 
@@ -59,6 +62,9 @@ typedef enum {
     IR_TY_TUPLE,    /* (T0, T1, ...) */
     IR_TY_FUNC,     /* fn (T0, T1, ...) -> R */
     IR_TY_VAR,      /* a type parameter `A` of `def @f[A](...)`: one node per declaration, equal only to itself */
+    IR_TY_ADT,      /* an algebraic data type applied to its arguments: List[float32] (fields: the arguments) */
+    IR_TY_REF,      /* a mutable reference ref(T) (fields[0]: T) */
+    IR_TY_META,     /* an unknown that type inference solves (ndim: its number); never outside typeinfer.c */
 } ir_type_kind;
 
 struct ir_type {
@@ -69,7 +75,8 @@ struct ir_type {
     int nfields;                    /* tuple: fields; func: parameters */
     const ir_type *const *fields;   /* tuple fields or func parameter types */
     const ir_type *ret;             /* func: result type */
-    const char *name;               /* var: the parameter's name as written */
+    const char *name;               /* var: the parameter's name as written; adt: the type's name */
+    const ir_adt *adt;              /* adt: its definition */
 };
 
 /* Builds a tensor type (shape copied into the arena). */
@@ -82,8 +89,14 @@ const ir_type *ir_tuple_type(su_arena *a, int n, const ir_type *const *fields);
 const ir_type *ir_func_type(su_arena *a, int n, const ir_type *const *params, const ir_type *ret);
 /* Builds a type parameter named name (a new one each call). */
 const ir_type *ir_type_var(su_arena *a, const char *name);
+/* Builds the type adt[args] (argument array copied; n is the definition's number of type parameters). */
+const ir_type *ir_adt_type(su_arena *a, const ir_adt *adt, int n, const ir_type *const *args);
+/* Builds the reference type ref(t). */
+const ir_type *ir_ref_type(su_arena *a, const ir_type *t);
 /* True when t mentions a type parameter (a polymorphic type). */
 bool ir_type_has_var(const ir_type *t);
+/* True when t mentions an unknown of type inference (not solved yet). */
+bool ir_type_has_meta(const ir_type *t);
 /* Structural equality (type parameters: identity). */
 bool ir_type_equal(const ir_type *a, const ir_type *b);
 /* Number of elements of a tensor type (1 for a scalar). */
@@ -198,13 +211,15 @@ typedef enum {
     IR_AV_BOOL,     /* True / False */
     IR_AV_STR,      /* "NCHW" */
     IR_AV_LIST,     /* [a, b, ...], possibly nested */
+    IR_AV_RAW,      /* a value relay-tune keeps as TVM printed it and never reads: VirtualDevice(...),
+                       meta[VirtualDevice][0] (s: the text, printed back verbatim) */
 } ir_attr_kind;
 
 typedef struct ir_attr_val {
     ir_attr_kind kind;
     int64_t i;                          /* IR_AV_INT; also IR_AV_BOOL (0/1) */
     double f;                           /* IR_AV_FLOAT */
-    const char *s;                      /* IR_AV_STR, unescaped */
+    const char *s;                      /* IR_AV_STR, unescaped; IR_AV_RAW, as written */
     int n;                              /* IR_AV_LIST: items */
     const struct ir_attr_val *items;    /* IR_AV_LIST */
 } ir_attr_val;
@@ -587,7 +602,13 @@ int64_t ir_floordiv(int64_t a, int64_t b);
     X(TUPLE, "Tuple")       /* (a, b) */ \
     X(PROJ, "TupleGetItem") /* t.0 */ \
     X(FUNC, "Function")     /* fn (%x: T) -> R { body } */ \
-    X(OP, "Op")             /* a reference to a registered operator: nn.conv2d */
+    X(OP, "Op")             /* a reference to a registered operator: nn.conv2d */ \
+    X(CTOR, "Constructor")  /* a constructor of an algebraic data type: Cons (Nil is a call of Nil with no arguments) */ \
+    X(MATCH, "Match")       /* match (e) { pattern => body, ... }, or match? (partial: no exhaustiveness warning) */ \
+    X(REF_NEW, "RefCreate") /* ref(e): a new mutable cell holding e */ \
+    X(REF_READ, "RefRead")  /* ref_read(r) */ \
+    X(REF_WRITE, "RefWrite")/* ref_write(r, v): stores v, gives () */ \
+    X(DEVICE, "DeviceAnnotation") /* on_device(e, ...) / device_copy(e, ...): e on one device (an identity here) */
 
 typedef enum {
 #define X(id, name) IR_##id,
@@ -601,7 +622,10 @@ struct ir_expr {
     uint32_t id;            /* unique in its module, in creation order */
     const ir_type *type;    /* inferred type; NULL until type inference ran */
     union {
-        struct { const char *name; const ir_type *annot; } var;           /* name without %; annot may be NULL */
+        struct {
+            const char *name; const ir_type *annot;   /* name without %; annot may be NULL */
+            const ir_attr_val *vdev;                 /* a parameter's {virtual_device=...} as written, or NULL (kept, printed) */
+        } var;
         struct { const char *name; } global;                             /* name without @ */
         struct { const ir_tensor *value; } constant;
         struct {
@@ -621,8 +645,41 @@ struct ir_expr {
             int ntparams; const ir_type *const *tparams; /* type parameters [A, B] (IR_TY_VAR), or none */
         } func;
         struct { const ir_op_def *def; } op;
+        struct { const ir_ctor *def; } ctor;
+        struct {
+            ir_expr *data;                  /* the scrutinee */
+            int n; const struct ir_clause *clauses; /* in order: the first that matches is taken */
+            bool partial;                   /* match?: no exhaustiveness warning */
+        } match;
+        struct { ir_expr *ref; ir_expr *value; } ref;   /* REF_NEW: value; REF_READ: ref; REF_WRITE: both */
+        struct {
+            bool copy;                      /* device_copy (else on_device) */
+            ir_expr *value;
+            int nkvs; const ir_attr_kv *kvs; /* its attributes as written (virtual_device=..., kept, printed) */
+        } device;
     } u;
 };
+
+/* The pattern kinds of match clauses. */
+typedef enum {
+    IR_PT_WILD,    /* _ */
+    IR_PT_VAR,     /* %x, binding the matched value (var: an IR_VAR node) */
+    IR_PT_CTOR,    /* Cons(p, q) or Nil: the value is made by that constructor, its fields match p, q */
+    IR_PT_TUPLE,   /* (p, q): a tuple whose fields match */
+} ir_pattern_kind;
+
+typedef struct ir_pattern {
+    ir_pattern_kind kind;
+    su_span span;
+    ir_expr *var;                       /* IR_PT_VAR */
+    const ir_ctor *ctor;                /* IR_PT_CTOR */
+    int n; const struct ir_pattern *subs; /* IR_PT_CTOR fields, IR_PT_TUPLE fields */
+} ir_pattern;
+
+typedef struct ir_clause {
+    ir_pattern pat;
+    ir_expr *body;
+} ir_clause;
 
 /* Name of an expression kind ("Call"). */
 const char *ir_expr_kind_name(ir_expr_kind k);
@@ -638,6 +695,11 @@ ir_expr *ir_proj(ir_module *m, su_span sp, ir_expr *tuple, int index);
 ir_expr *ir_func(ir_module *m, su_span sp, int nparams, ir_expr *const *params, const ir_type *ret_annot,
                  ir_expr *body, int nattrs, const ir_attr_kv *attrs);
 ir_expr *ir_op_ref(ir_module *m, su_span sp, const ir_op_def *def);
+ir_expr *ir_ctor_ref(ir_module *m, su_span sp, const ir_ctor *def);
+ir_expr *ir_match(ir_module *m, su_span sp, ir_expr *data, int n, const ir_clause *clauses, bool partial);
+/* ref(value), ref_read(ref), ref_write(ref, value): kind IR_REF_NEW, IR_REF_READ or IR_REF_WRITE. */
+ir_expr *ir_ref_expr(ir_module *m, su_span sp, ir_expr_kind kind, ir_expr *ref, ir_expr *value);
+ir_expr *ir_device(ir_module *m, su_span sp, bool copy, ir_expr *value, int nkvs, const ir_attr_kv *kvs);
 /* An op call with normalized attrs (NULL attrs = all defaults). */
 ir_expr *ir_op_call(ir_module *m, su_span sp, ir_op_id op, int nargs, ir_expr *const *args, const ir_attrs *attrs);
 /* The attribute `name` of an operator call, or NULL when its op has no such attribute. */
@@ -709,6 +771,7 @@ struct ir_module {
     su_source source;       /* text the module was parsed from (empty if built) */
     SU_VEC(ir_global_def) defs;  /* in definition order */
     su_map by_name;         /* name → ir_global_def index + 1 (as pointer-sized int) */
+    SU_VEC(ir_adt *) adts;  /* `type` definitions, in definition order (ir/adt.c) */
     ir_tensor **meta;       /* meta[relay.Constant][i] of the parsed text */
     size_t nmeta;
     uint32_t next_id;       /* id for the next node */
@@ -723,6 +786,47 @@ bool ir_module_add(ir_module *m, const char *name, ir_expr *global, ir_expr *fun
 /* The definition named name, or NULL. */
 ir_global_def *ir_module_find(const ir_module *m, const char *name);
 
+/* ---- adt.c: algebraic data types, match patterns, interpreter-only code -- */
+
+/* One constructor of a `type` definition. */
+struct ir_ctor {
+    const char *name;               /* Cons */
+    int tag;                        /* its position in the definition (values carry it) */
+    int nfields;
+    const ir_type *const *fields;   /* field types, over the definition's type parameters */
+    const ir_adt *adt;              /* the type it makes */
+    su_span span;                   /* where it is defined */
+};
+
+/* `type Name[A, ...] { C(T, ...), ... }`, or `extern type Name[A]`, which has no constructors. */
+struct ir_adt {
+    const char *name;
+    int ntparams;
+    const ir_type *const *tparams;  /* IR_TY_VAR, one node each */
+    int nctors;
+    ir_ctor *ctors;
+    bool is_extern;
+    su_span span;
+};
+
+/* A new type definition named name (no constructors yet) added to m; NULL when the name is taken. */
+ir_adt *ir_module_add_adt(ir_module *m, su_span sp, const char *name, int ntparams, const ir_type *const *tparams);
+/* The type definition named name, or NULL. */
+const ir_adt *ir_module_find_adt(const ir_module *m, const char *name);
+/* The constructor named name (of any type definition of m), or NULL. */
+const ir_ctor *ir_module_find_ctor(const ir_module *m, const char *name);
+/* The types of c's fields when its type is applied to args (adt->ntparams of them). */
+const ir_type *ir_ctor_field_type(su_arena *a, const ir_ctor *c, const ir_type *const *args, int field);
+/* For a typed match: a value no clause matches, written as a pattern ("Nil",
+ * "Cons(_, Nil)"), or NULL when the clauses are exhaustive. */
+const char *ir_match_missing(su_arena *a, const ir_expr *match);
+/* Whether compile and tune can take m: its @main and the defs it calls must be
+ * first-order tensor code (no match, constructor, reference, ADT-typed value
+ * or device annotation); false after reporting the first such construct at
+ * its place, naming it. Defs @main does not reach are dropped, so a module
+ * that only defines types or helpers beside a tensor @main compiles. */
+bool ir_module_first_order(ir_module *m, su_diags *d);
+
 /* ---- lexer.c: Relay text → tokens ---------------------------------------- */
 
 typedef enum {
@@ -734,6 +838,7 @@ typedef enum {
     IR_TK_FLOAT,    /* 1e-05f, 0.5, 3f16 */
     IR_TK_STRING,   /* "NCHW" (value unescaped) */
     IR_TK_PUNCT,    /* ( ) [ ] { } , ; : = . # * ? + - / < ! and the IR_P_ codes below */
+    IR_TK_RAW,      /* VirtualDevice(...) as TVM prints it, brackets balanced (text: all of it) */
 } ir_token_kind;
 
 /* punct codes of the tokens that are not one character, and of '>' (whose
@@ -793,7 +898,9 @@ bool ir_infer_expr(ir_module *m, ir_expr *e, su_diags *d);
 typedef enum {
     IR_VAL_TENSOR,      /* a tensor */
     IR_VAL_TUPLE,       /* a tuple of values */
-    IR_VAL_CLOSURE,     /* a function with the values of its free variables */
+    IR_VAL_CLOSURE,     /* a function with the values of its free variables (or a constructor used as one) */
+    IR_VAL_ADT,         /* a constructor applied to its fields */
+    IR_VAL_REF,         /* a mutable cell (items[0]: what it holds now) */
 } ir_value_kind;
 
 /* A run-time value, reference-counted (ir_value_retain / ir_value_release). */
@@ -803,9 +910,10 @@ struct ir_value {
     int refs;                   /* references held; freed when the last is released */
     ir_tensor *tensor;          /* tensor: its data */
     bool owned;                 /* tensor: a heap tensor freed with the value (else borrowed) */
-    int n;                      /* tuple: fields; closure: captured values */
-    ir_value **items;           /* tuple: fields; closure: values of its function's free variables */
-    const ir_expr *func;        /* closure: the IR_FUNC it runs (a def's function for @f) */
+    int n;                      /* tuple, adt: fields; closure: captured values; ref: 1 */
+    ir_value **items;           /* tuple, adt: fields; closure: values of its function's free variables; ref: its value */
+    const ir_expr *func;        /* closure: the IR_FUNC it runs (a def's function for @f); NULL for a constructor */
+    const ir_ctor *ctor;        /* adt: the constructor that made it; closure: the constructor it applies, or NULL */
 };
 
 /* A tensor value; owned: ir_tensor_free the tensor with the value (it must be a

@@ -243,6 +243,42 @@ static bool lex_inf(lexer *l, ir_token *t, uint32_t b, bool neg)
     return true;
 }
 
+/* VirtualDevice(device_type=1, ..., target=Target(id=5e6f, kind='llvm', keys={'cpu'}, ...)) as
+ * TVM prints a virtual device: text that TVM's own lexer cannot read back (quotes, braces, hex
+ * ids), kept whole as one token so that the annotation survives a round trip. The cursor is on
+ * the '('; brackets are balanced, quoted strings skipped. */
+static bool lex_raw_object(lexer *l, ir_token *t)
+{
+    const char *s = l->s;
+    int depth = 0;
+    char quote = 0;
+    for (uint32_t i = l->pos; i < l->len; i++) {
+        char c = s[i];
+        if (quote) {
+            if (c == '\\' && i + 1 < l->len)
+                i++;
+            else if (c == quote)
+                quote = 0;
+        } else if (c == '"' || c == '\'') {
+            quote = c;
+        } else if (c == '(' || c == '[' || c == '{') {
+            depth++;
+        } else if (c == ')' || c == ']' || c == '}') {
+            if (--depth == 0) {
+                l->pos = i + 1;
+                t->kind = IR_TK_RAW;
+                t->text = su_arena_strndup(l->a, s + t->begin, l->pos - t->begin);
+                t->end = l->pos;
+                return true;
+            }
+            if (depth < 0)
+                break;
+        }
+    }
+    su_error(l->d, span(l, t->begin, t->end), "unterminated %s(...): its brackets do not balance", t->text);
+    return false;
+}
+
 static bool lex_one(lexer *l, ir_token *t, bool after_dot, bool after_operand)
 {
     memset(t, 0, sizeof *t);
@@ -270,6 +306,8 @@ static bool lex_one(lexer *l, ir_token *t, bool after_dot, bool after_operand)
         t->text = su_arena_strndup(l->a, s + b, l->pos - b);
         t->begin = b;
         t->end = l->pos;
+        if (strcmp(t->text, "VirtualDevice") == 0 && l->pos < l->len && s[l->pos] == '(')
+            return lex_raw_object(l, t);
         return true;
     }
     for (size_t i = 0; i < sizeof operators / sizeof *operators; i++) {

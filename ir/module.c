@@ -18,6 +18,7 @@ void ir_module_free(ir_module *m)
     if (!m)
         return;
     su_vec_free(&m->defs);
+    su_vec_free(&m->adts);
     su_map_free(&m->by_name);
     su_arena_free(&m->arena);
     free(m);

@@ -5,25 +5,35 @@
  * (graph bindings `%0 = ...;`, parameters, lets), `@f` may be used before its
  * def and is checked at the end. Types are checked later by typeinfer.c.
  *
- *   module   := ('#' '[' 'version' '=' STRING ']')? def*
+ *   module   := ('#' '[' 'version' '=' STRING ']')? (def | typedef)*
  *   def      := 'def' GLOBAL tparams? '(' params ')' ('->' annot)? '{' body '}'
+ *   typedef  := 'extern'? 'type' IDENT tparams? ('{' (IDENT ('(' type % ',' ')')?) % ',' '}')?
  *   tparams  := '[' IDENT % ',' ']'
- *   params   := (LOCAL (':' annot)? | IDENT '=' attr) % ','
+ *   params   := (LOCAL ('{' IDENT '=' attr '}')? (':' annot)? | IDENT '=' attr) % ','
  *   body     := (LOCAL '=' expr ';' | 'let' LOCAL (':' annot)? '=' expr ';' | expr ';')* expr
  *   expr     := unary (binop unary)*      binop by TVM's precedence: * / > + - > < <= > >= > == !=
  *   unary    := '-' unary | postfix
  *   postfix  := primary ('(' args ')' | '.' INT)*
- *   primary  := LOCAL | GLOBAL | IDENT(op) | number | True | False | 'fn' tparams? ... | 'if' ...
+ *   primary  := LOCAL | GLOBAL | IDENT(op) | IDENT(constructor) | number | True | False
+ *             | 'fn' tparams? ... | 'if' ... | '{' body '}' | match | 'ref' '(' expr ')'
+ *             | 'ref_read' '(' expr ')' | 'ref_write' '(' expr ',' expr ')'
+ *             | ('on_device' | 'device_copy') '(' expr (',' IDENT '=' attr)* ')'
  *             | '(' ')' | '(' expr ')' | '(' expr (',' expr)* ','? ')'
+ *   match    := ('match' | 'match' '?') postfix '{' (pattern '=' '>' expr) % ',' '}'
+ *   pattern  := '_' | LOCAL (':' type)? | IDENT(constructor) ('(' pattern % ',' ')')? | '(' pattern % ',' ')'
  *   annot    := type | '_'                (the incomplete type: inference fills it in)
  *   type     := 'Tensor' '[' '(' INT % ',' ')' ',' IDENT ']' | IDENT(dtype, int, float) | IDENT(tparam)
+ *             | IDENT(adt) ('[' type % ',' ']')? | 'ref' '(' type ')'
  *             | '(' type % ',' ')' | 'fn' '(' type % ',' ')' '->' type
  *
  * Infix operators become the calls TVM makes of them (`%a + %b` is
  * add(%a, %b)), so they print canonically as calls. `e1; e2` is TVM's
  * sequencing sugar, a let of an unnamed variable (printed `let %_ = e1;`).
- * Constructs TVM reads that relay-tune does not implement (algebraic data
- * types, match, references, device annotations) are refused by name.
+ * A constructor without fields written alone (`Nil`) is a call of it with no
+ * arguments, as in TVM. Virtual devices are kept as the text TVM printed
+ * (the lexer reads `VirtualDevice(...)` whole). Constructs TVM reads that
+ * relay-tune does not implement (free variables, kinds, dynamic shapes) are
+ * refused by name.
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -37,6 +47,7 @@ typedef struct scope_entry { const char *name; ir_expr *e; } scope_entry;
 typedef SU_VEC(ir_expr *) expr_vec;
 typedef SU_VEC(const ir_type *) type_vec;
 typedef SU_VEC(ir_attr_kv) kv_vec;
+typedef SU_VEC(ir_ctor) ctor_vec;
 
 typedef struct parser {
     ir_module *m;
@@ -49,6 +60,7 @@ typedef struct parser {
     SU_VEC(size_t) marks;           /* scope.len at each scope's start */
     SU_VEC(ir_expr *) global_refs;  /* every @f used, checked at the end */
     SU_VEC(const ir_type *) tscope; /* visible type parameters, innermost last */
+    SU_VEC(const ir_adt *) defined; /* type definitions parsed so far (the others are only named yet) */
 } parser;
 
 /* ---- tokens ---- */
@@ -287,6 +299,37 @@ static bool parse_type_list(parser *p, type_vec *out)
     return true;
 }
 
+/* IDENT ('[' type, ... ']')? naming a type definition: the type applied to its arguments. */
+static const ir_type *parse_adt_type(parser *p, const ir_adt *adt)
+{
+    ir_token *name = next(p);
+    type_vec args = {0};
+    const ir_type *ty = NULL;
+    bool okk = true;
+    if (is_punct(peek(p), '[')) {
+        next(p);
+        while (okk && !is_punct(peek(p), ']')) {
+            const ir_type *a = parse_type(p);
+            if (!(okk = a != NULL))
+                break;
+            su_vec_push(&args, a);
+            if (is_punct(peek(p), ','))
+                next(p);
+            else if (!is_punct(peek(p), ']'))
+                okk = unexpected(p, "',' or ']'") != NULL;
+        }
+        if (okk)
+            next(p);
+    }
+    if (okk && (int)args.len != adt->ntparams)
+        fail_at(p, span_from(p, name->begin), "the type %s takes %d type argument%s, but %zu %s given", adt->name,
+                adt->ntparams, adt->ntparams == 1 ? "" : "s", args.len, args.len == 1 ? "was" : "were");
+    else if (okk)
+        ty = ir_adt_type(&p->m->arena, adt, (int)args.len, args.data);
+    su_vec_free(&args);
+    return ty;
+}
+
 static const ir_type *parse_type_inner(parser *p)
 {
     ir_token *t = peek(p);
@@ -330,12 +373,22 @@ static const ir_type *parse_type_inner(parser *p)
     if (is_word(t, "_"))
         return fail_at(p, tok_span(p, t),
                        "the incomplete type _ can only be a whole annotation (%%x: _), not part of a type");
+    if (is_word(t, "ref") && is_punct(peek_at(p, 1), '(')) {
+        next(p);
+        next(p);
+        const ir_type *of = parse_type(p);
+        return of && expect(p, ')') ? ir_ref_type(&p->m->arena, of) : NULL;
+    }
+    const ir_adt *adt = t->kind == IR_TK_IDENT ? ir_module_find_adt(p->m, t->text) : NULL;
+    if (adt)
+        return parse_adt_type(p, adt);
     if (t->kind == IR_TK_IDENT && is_punct(peek_at(p, 1), '['))
-        return fail_at(p, tok_span(p, t), "the type %s[...] is an algebraic data type: type definitions are not supported",
-                       t->text);
+        return fail_at(p, tok_span(p, t), "unknown type %s[...]: no type definition (type %s[...] { ... }) declares it "
+                       "before this use", t->text, t->text);
     if (t->kind == IR_TK_IDENT)
         return fail_at(p, tok_span(p, t),
-                       "unknown type '%s' (expected Tensor[...], a dtype, a type parameter, a tuple or fn type)", t->text);
+                       "unknown type '%s' (expected Tensor[...], a dtype, a type parameter, a defined type, a tuple "
+                       "or fn type)", t->text);
     return unexpected(p, "a type");
 }
 
@@ -408,6 +461,19 @@ static bool parse_attr_value(parser *p, ir_attr_val *out)
     } else if (is_word(t, "None")) {
         out->kind = IR_AV_NONE;
         next(p);
+    } else if (t->kind == IR_TK_RAW) {
+        out->kind = IR_AV_RAW;
+        out->s = t->text;
+        next(p);
+    } else if (is_word(t, "meta") && is_punct(peek_at(p, 1), '[') && peek_at(p, 2)->kind == IR_TK_IDENT &&
+               is_punct(peek_at(p, 3), ']') && is_punct(peek_at(p, 4), '[') && peek_at(p, 5)->kind == IR_TK_INT &&
+               is_punct(peek_at(p, 6), ']')) {
+        /* meta[VirtualDevice][0]: an object of TVM's metadata, kept as written */
+        uint32_t begin = t->begin;
+        for (int k = 0; k < 7; k++)
+            next(p);
+        out->kind = IR_AV_RAW;
+        out->s = su_arena_strndup(&p->m->arena, p->m->source.text + begin, p->toks[p->pos - 1].end - begin);
     } else {
         okk = unexpected(p, "an attribute value (number, string, True, False, None or a list)") != NULL;
     }
@@ -421,10 +487,6 @@ static bool parse_attr_kv(parser *p, ir_attr_kv *kv, su_span *sp)
     ir_token *name = next(p);
     *sp = tok_span(p, name);
     kv->name = name->text;
-    if (strcmp(name->text, "virtual_device") == 0) {
-        fail_at(p, *sp, "virtual_device annotations are not supported: relay-tune compiles for one device");
-        return false;
-    }
     next(p); /* = */
     return parse_attr_value(p, &kv->val);
 }
@@ -474,6 +536,7 @@ static const ir_attrs *op_attrs(parser *p, const ir_op_def *op, const ir_attr_kv
 /* ---- expressions ---- */
 
 static ir_expr *parse_expr(parser *p);
+static ir_expr *parse_postfix(parser *p);
 static ir_expr *parse_body(parser *p, char closer);
 
 static ir_expr *parse_constant(parser *p)
@@ -501,6 +564,22 @@ static ir_expr *parse_constant(parser *p)
     return ir_const(p->m, tok_span(p, t), v);
 }
 
+/* '{' virtual_device=VALUE '}' after a parameter's name, as TVM prints a
+ * parameter's device; the value is kept (and printed back), not read. */
+static const ir_attr_val *parse_param_device(parser *p)
+{
+    next(p); /* { */
+    if (!is_word(peek(p), "virtual_device") || !is_punct(peek_at(p, 1), '=')) {
+        unexpected(p, "virtual_device=... (the one annotation TVM prints on a parameter)");
+        return NULL;
+    }
+    ir_attr_kv kv;
+    su_span sp;
+    if (!parse_attr_kv(p, &kv, &sp) || !expect(p, '}'))
+        return NULL;
+    return su_arena_dup(&p->m->arena, &kv.val, sizeof kv.val);
+}
+
 /* Parameters of a def or fn, with the function attributes that TVM prints among them. */
 static bool parse_params(parser *p, expr_vec *params, kv_vec *attrs)
 {
@@ -516,18 +595,16 @@ static bool parse_params(parser *p, expr_vec *params, kv_vec *attrs)
         } else if (peek(p)->kind == IR_TK_LOCAL) {
             ir_token *name = next(p);
             const ir_type *annot = NULL;
-            if (is_punct(peek(p), '{')) {
-                fail_at(p, tok_span(p, peek(p)),
-                        "annotations on parameters (%%%s {virtual_device=...}) are not supported: relay-tune "
-                        "compiles for one device", name->text);
+            const ir_attr_val *vdev = NULL;
+            if (is_punct(peek(p), '{') && !(vdev = parse_param_device(p)))
                 return false;
-            }
             if (is_punct(peek(p), ':')) {
                 next(p);
                 if (!parse_annot(p, &annot))
                     return false;
             }
             ir_expr *v = ir_var(p->m, tok_span(p, name), name->text, annot);
+            v->u.var.vdev = vdev;
             if (!bind(p, name, v))
                 return false;
             su_vec_push(params, v);
@@ -675,26 +752,205 @@ static ir_expr *parse_meta(parser *p)
     return ir_const(p->m, span_from(p, t->begin), p->m->meta[i->i]);
 }
 
-/* A word in expression position that names no operator: the constructs TVM
- * reads that relay-tune does not implement are named, the rest is unknown. */
+/* A word in expression position that names no operator nor constructor:
+ * the constructs TVM reads that relay-tune does not implement are named,
+ * the rest is unknown. */
 static ir_expr *unknown_word(parser *p, const ir_token *t)
 {
     static const struct { const char *word, *what; } refused[] = {
-        {"match", "match expressions (of algebraic data types) are not supported"},
-        {"ref", "references (ref, ref_read, ref_write) are not supported"},
-        {"ref_read", "references (ref, ref_read, ref_write) are not supported"},
-        {"ref_write", "references (ref, ref_read, ref_write) are not supported"},
         {"free_var", "free variables (free_var) are not supported: every variable must be bound"},
-        {"on_device", "device annotations (on_device) are not supported: relay-tune compiles for one device"},
-        {"device_copy", "device copies (device_copy) are not supported: relay-tune compiles for one device"},
+        {"ref", "ref must be called: ref(value)"},
+        {"ref_read", "ref_read must be called: ref_read(reference)"},
+        {"ref_write", "ref_write must be called: ref_write(reference, value)"},
+        {"on_device", "on_device must be called: on_device(value, virtual_device=...)"},
+        {"device_copy", "device_copy must be called: device_copy(value, src_virtual_device=..., dst_virtual_device=...)"},
     };
     for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
         if (strcmp(t->text, refused[i].word) == 0)
             return fail_at(p, tok_span(p, t), "%s", refused[i].what);
     if (isupper((unsigned char)t->text[0]) && !strchr(t->text, '.'))
         return fail_at(p, tok_span(p, t),
-                       "%s is not an operator; constructors of algebraic data types are not supported", t->text);
+                       "unknown constructor %s: no type definition (type T { %s(...), ... }) declares it, and it is "
+                       "not an operator", t->text, t->text);
     return fail_at(p, tok_span(p, t), "unknown operator '%s'", t->text);
+}
+
+/* ---- algebraic data types, match, references, devices ---- */
+
+static bool parse_pattern(parser *p, ir_pattern *out);
+
+/* '(' pattern, ... ')' into a pattern's subpatterns. */
+static bool parse_pattern_list(parser *p, ir_pattern *out)
+{
+    if (!expect(p, '('))
+        return false;
+    SU_VEC(ir_pattern) subs = {0};
+    bool okk = true;
+    while (okk && !is_punct(peek(p), ')')) {
+        ir_pattern sub;
+        if (!(okk = parse_pattern(p, &sub)))
+            break;
+        su_vec_push(&subs, sub);
+        if (is_punct(peek(p), ','))
+            next(p);
+        else if (!is_punct(peek(p), ')'))
+            okk = unexpected(p, "',' or ')' in a pattern") != NULL;
+    }
+    if (okk)
+        next(p);
+    out->n = (int)subs.len;
+    out->subs = subs.len ? su_arena_dup(&p->m->arena, subs.data, subs.len * sizeof *subs.data) : NULL;
+    su_vec_free(&subs);
+    return okk;
+}
+
+/* `_`, `%x[: T]` (bound in the clause's scope), `C(p, ...)`, `C` or `(p, ...)`. */
+static bool parse_pattern(parser *p, ir_pattern *out)
+{
+    memset(out, 0, sizeof *out);
+    ir_token *t = peek(p);
+    if (!enter(p))
+        return false;
+    bool okk = true;
+    if (is_word(t, "_")) {
+        next(p);
+        out->kind = IR_PT_WILD;
+    } else if (t->kind == IR_TK_LOCAL) {
+        next(p);
+        const ir_type *annot = NULL;
+        if (is_punct(peek(p), ':')) {
+            next(p);
+            okk = (annot = parse_type(p)) != NULL;
+        }
+        out->kind = IR_PT_VAR;
+        out->var = ir_var(p->m, tok_span(p, t), t->text, annot);
+        okk = okk && bind(p, t, out->var);
+    } else if (t->kind == IR_TK_IDENT) {
+        const ir_ctor *c = ir_module_find_ctor(p->m, t->text);
+        next(p);
+        out->kind = IR_PT_CTOR;
+        out->ctor = c;
+        if (!c)
+            okk = fail_at(p, tok_span(p, t), "unknown constructor %s in a pattern (a variable is written %%%s)", t->text,
+                          t->text) != NULL;
+        else if (is_punct(peek(p), '('))
+            okk = parse_pattern_list(p, out);
+        if (okk && out->n != c->nfields)
+            okk = fail_at(p, span_from(p, t->begin), "the pattern %s has %d field%s, but the constructor %s takes %d",
+                          c->name, out->n, out->n == 1 ? "" : "s", c->name, c->nfields) != NULL;
+    } else if (is_punct(t, '(')) {
+        out->kind = IR_PT_TUPLE;
+        okk = parse_pattern_list(p, out);
+    } else {
+        okk = unexpected(p, "a pattern (_, %x, a constructor or a tuple of patterns)") != NULL;
+    }
+    out->span = span_from(p, t->begin);
+    leave(p);
+    return okk;
+}
+
+/* match (e) { pattern => expr, ... } and match? (...) { ... }, after the word `match`. */
+static ir_expr *parse_match(parser *p, uint32_t begin)
+{
+    bool partial = is_punct(peek(p), '?');
+    if (partial)
+        next(p);
+    ir_expr *data = parse_postfix(p);
+    if (!data || !expect(p, '{'))
+        return NULL;
+    SU_VEC(ir_clause) clauses = {0};
+    ir_expr *m = NULL;
+    while (!is_punct(peek(p), '}')) {
+        ir_clause c;
+        push_scope(p);
+        bool okk = parse_pattern(p, &c.pat) && expect(p, '=');
+        if (okk && !is_punct(peek(p), IR_P_GT))
+            okk = unexpected(p, "'=>' after a pattern") != NULL;
+        if (okk)
+            next(p);
+        c.body = okk ? parse_expr(p) : NULL;
+        pop_scope(p);
+        if (!c.body)
+            goto done;
+        su_vec_push(&clauses, c);
+        if (is_punct(peek(p), ','))
+            next(p);
+        else if (!is_punct(peek(p), '}')) {
+            unexpected(p, "',' or '}' after a match clause");
+            goto done;
+        }
+    }
+    next(p);
+    if (!clauses.len)
+        fail_at(p, span_from(p, begin), "a match needs at least one clause");
+    else
+        m = ir_match(p->m, span_from(p, begin), data, (int)clauses.len, clauses.data, partial);
+done:
+    su_vec_free(&clauses);
+    return m;
+}
+
+/* ref(e), ref_read(r), ref_write(r, v), with the cursor on the word. */
+static ir_expr *parse_ref(parser *p, ir_expr_kind kind)
+{
+    uint32_t begin = next(p)->begin;
+    if (!expect(p, '('))
+        return NULL;
+    ir_expr *a = parse_expr(p), *b = NULL;
+    if (!a)
+        return NULL;
+    if (kind == IR_REF_WRITE && (!expect(p, ',') || !(b = parse_expr(p))))
+        return NULL;
+    if (!expect(p, ')'))
+        return NULL;
+    su_span sp = span_from(p, begin);
+    return kind == IR_REF_NEW ? ir_ref_expr(p->m, sp, kind, NULL, a)
+           : kind == IR_REF_READ ? ir_ref_expr(p->m, sp, kind, a, NULL)
+                                 : ir_ref_expr(p->m, sp, kind, a, b);
+}
+
+/* on_device(e, attrs) or device_copy(e, attrs), with the cursor on the word:
+ * TVM's device annotations, kept with their attributes as written. */
+static ir_expr *parse_device(parser *p, bool copy)
+{
+    uint32_t begin = next(p)->begin;
+    if (!expect(p, '('))
+        return NULL;
+    ir_expr *v = parse_expr(p);
+    if (!v)
+        return NULL;
+    kv_vec kvs = {0};
+    ir_expr *r = NULL;
+    while (is_punct(peek(p), ',')) {
+        next(p);
+        if (is_punct(peek(p), ')'))
+            break;
+        if (!at_attr(p)) {
+            unexpected(p, copy ? "an attribute of device_copy (name=value): it takes one value"
+                               : "an attribute of on_device (name=value): it takes one value");
+            goto done;
+        }
+        ir_attr_kv kv;
+        su_span sp;
+        if (!parse_attr_kv(p, &kv, &sp))
+            goto done;
+        su_vec_push(&kvs, kv);
+    }
+    if (expect(p, ')'))
+        r = ir_device(p->m, span_from(p, begin), copy, v, (int)kvs.len, kvs.data);
+done:
+    su_vec_free(&kvs);
+    return r;
+}
+
+/* '{' body '}' in expression position (TVM's block). */
+static ir_expr *parse_block(parser *p)
+{
+    next(p);
+    push_scope(p);
+    ir_expr *b = parse_body(p, '}');
+    pop_scope(p);
+    return b && expect(p, '}') ? b : NULL;
 }
 
 static ir_expr *parse_primary(parser *p)
@@ -721,6 +977,8 @@ static ir_expr *parse_primary(parser *p)
     case IR_TK_PUNCT:
         if (t->punct == '(')
             return parse_paren(p);
+        if (t->punct == '{')
+            return parse_block(p);
         return unexpected(p, "an expression");
     case IR_TK_IDENT:
         if (is_word(t, "True") || is_word(t, "False"))
@@ -735,6 +993,27 @@ static ir_expr *parse_primary(parser *p)
             return parse_meta(p);
         if (is_word(t, "let"))
             return fail_at(p, tok_span(p, t), "'let' must start a statement: let %%x = value; body");
+        if (is_word(t, "match")) {
+            next(p);
+            return parse_match(p, t->begin);
+        }
+        if (is_punct(peek_at(p, 1), '(')) {
+            if (is_word(t, "ref"))
+                return parse_ref(p, IR_REF_NEW);
+            if (is_word(t, "ref_read"))
+                return parse_ref(p, IR_REF_READ);
+            if (is_word(t, "ref_write"))
+                return parse_ref(p, IR_REF_WRITE);
+            if (is_word(t, "on_device") || is_word(t, "device_copy"))
+                return parse_device(p, is_word(t, "device_copy"));
+        }
+        {
+            const ir_ctor *c = ir_module_find_ctor(p->m, t->text);
+            if (c) {
+                next(p);
+                return ir_ctor_ref(p->m, tok_span(p, t), c);
+            }
+        }
         {
             const ir_op_def *op = ir_op_lookup(t->text, strlen(t->text));
             if (!op)
@@ -797,6 +1076,12 @@ static ir_expr *parse_call(parser *p, ir_expr *fn, uint32_t begin)
         if (!(attrs = op_attrs(p, op, kvs.data, spans.data, (int)kvs.len, sp)))
             goto done;
     }
+    if (fn->kind == IR_CTOR && (int)args.len != fn->u.ctor.def->nfields) {
+        const ir_ctor *c = fn->u.ctor.def;
+        fail_at(p, sp, "the constructor %s takes %d field%s, but %zu %s given", c->name, c->nfields,
+                c->nfields == 1 ? "" : "s", args.len, args.len == 1 ? "was" : "were");
+        goto done;
+    }
     call = ir_call(p->m, sp, fn, (int)args.len, args.data, attrs);
     if (fn->kind != IR_OP && kvs.len) {
         /* TVM keeps attributes on any call; they mean nothing to a function, but they print back */
@@ -833,6 +1118,9 @@ static ir_expr *parse_postfix(parser *p)
         }
     }
     leave(p);
+    /* a constructor without fields is its value: Nil is a call of Nil, as in TVM */
+    if (e && e->kind == IR_CTOR && e->u.ctor.def->nfields == 0)
+        e = ir_call(p->m, e->span, e, 0, NULL, NULL);
     if (e && e->kind == IR_OP && !p->failed)
         return fail_at(p, e->span, "operator %s must be called: %s(...)", e->u.op.def->name, e->u.op.def->name);
     return e;
@@ -983,19 +1271,143 @@ static bool parse_version(parser *p)
     return expect(p, ']');
 }
 
+/* One constructor `C` or `C(T, ...)` of adt (its type parameters in scope). */
+static bool parse_ctor(parser *p, ir_adt *adt, ctor_vec *out)
+{
+    ir_token *name = peek(p);
+    if (name->kind != IR_TK_IDENT) {
+        unexpected(p, "a constructor name");
+        return false;
+    }
+    if (ir_module_find_ctor(p->m, name->text) || ir_op_lookup(name->text, strlen(name->text))) {
+        fail_at(p, tok_span(p, name), "the constructor %s is defined twice (or names an operator)", name->text);
+        return false;
+    }
+    if (ir_module_find_adt(p->m, name->text)) {
+        /* TVM rejects it too: type Ayy { Lmao } with type Lmao { Ayy } */
+        fail_at(p, tok_span(p, name), "the constructor %s has the name of a type", name->text);
+        return false;
+    }
+    for (size_t i = 0; i < out->len; i++)
+        if (strcmp(out->data[i].name, name->text) == 0) {
+            fail_at(p, tok_span(p, name), "the constructor %s is defined twice", name->text);
+            return false;
+        }
+    next(p);
+    type_vec fields = {0};
+    bool okk = !is_punct(peek(p), '(') || parse_type_list(p, &fields);
+    if (okk) {
+        ir_ctor c = {name->text, (int)out->len, (int)fields.len,
+                     fields.len ? su_arena_dup(&p->m->arena, fields.data, fields.len * sizeof *fields.data) : NULL,
+                     adt, tok_span(p, name)};
+        su_vec_push(out, c);
+    }
+    su_vec_free(&fields);
+    return okk;
+}
+
+/* `type Name[A, ...] { C(T, ...), ... }` or `extern type Name[A, ...]`. The
+ * type is known from its name on, so constructors may be recursive. */
+static bool parse_typedef(parser *p)
+{
+    ir_token *kw = peek(p);
+    bool ext = is_word(kw, "extern");
+    if (ext) {
+        next(p);
+        if (!is_word(peek(p), "type")) {
+            unexpected(p, "'type' after 'extern'");
+            return false;
+        }
+    }
+    next(p); /* type */
+    ir_token *name = peek(p);
+    if (name->kind != IR_TK_IDENT) {
+        unexpected(p, "a type name");
+        return false;
+    }
+    /* named by the scan before parsing (prescan_types), so that earlier defs could use it */
+    ir_adt *adt = (ir_adt *)ir_module_find_adt(p->m, name->text);
+    for (size_t i = 0; adt && i < p->defined.len; i++)
+        if (p->defined.data[i] == adt)
+            adt = NULL;
+    if (!adt) {
+        fail_at(p, tok_span(p, name), "the type %s is already defined", name->text);
+        return false;
+    }
+    su_vec_push(&p->defined, adt);
+    next(p);
+    size_t tmark = p->tscope.len;
+    type_vec tparams = {0};
+    ctor_vec ctors = {0};
+    bool okk = parse_tparams(p, &tparams);
+    if (okk && (int)tparams.len != adt->ntparams)
+        okk = fail_at(p, tok_span(p, name), "internal error: the type %s changed its parameters", name->text) != NULL;
+    if (okk) {
+        adt->span = span_from(p, kw->begin);
+        adt->tparams = tparams.len ? su_arena_dup(&p->m->arena, tparams.data, tparams.len * sizeof *tparams.data) : NULL;
+    }
+    if (adt && is_punct(peek(p), '{')) {
+        if (ext)
+            okk = fail_at(p, tok_span(p, peek(p)), "an extern type has no constructors") != NULL;
+        else
+            next(p);
+        while (okk && !is_punct(peek(p), '}')) {
+            okk = parse_ctor(p, adt, &ctors);
+            if (okk && is_punct(peek(p), ','))
+                next(p);
+            else if (okk && !is_punct(peek(p), '}'))
+                okk = unexpected(p, "',' or '}' after a constructor") != NULL;
+        }
+        if (okk)
+            next(p);
+    }
+    if (adt && okk) {
+        adt->is_extern = ext;
+        adt->nctors = (int)ctors.len;
+        adt->ctors = ctors.len ? su_arena_dup(&p->m->arena, ctors.data, ctors.len * sizeof *ctors.data) : NULL;
+    }
+    p->tscope.len = tmark;
+    su_vec_free(&tparams);
+    su_vec_free(&ctors);
+    return adt && okk;
+}
+
+/* Names every type the module defines (`type T[A, B]` outside any braces)
+ * before anything is parsed, as TVM does, so that a def may use a type
+ * defined after it; constructors still come into scope at their type's
+ * definition. */
+static bool prescan_types(parser *p)
+{
+    int depth = 0;
+    for (size_t i = p->pos; i + 1 < p->ntoks; i++) {
+        const ir_token *t = &p->toks[i];
+        if (t->kind == IR_TK_PUNCT && (t->punct == '{' || t->punct == '(' || t->punct == '['))
+            depth++;
+        else if (t->kind == IR_TK_PUNCT && (t->punct == '}' || t->punct == ')' || t->punct == ']'))
+            depth--;
+        if (depth != 0 || !is_word(t, "type") || p->toks[i + 1].kind != IR_TK_IDENT)
+            continue;
+        const ir_token *name = &p->toks[i + 1];
+        ir_dtype dt;
+        if (ir_dtype_parse(name->text, strlen(name->text), &dt) || is_word(name, "Tensor") || is_word(name, "int") ||
+            is_word(name, "float") || ir_module_find_adt(p->m, name->text))
+            continue;   /* the definition itself reports it */
+        int n = 0;
+        if (i + 2 < p->ntoks && is_punct(&p->toks[i + 2], '['))
+            for (size_t k = i + 3; k < p->ntoks && !is_punct(&p->toks[k], ']'); k++)
+                n += p->toks[k].kind == IR_TK_IDENT;
+        ir_module_add_adt(p->m, tok_span(p, name), name->text, n, NULL);
+    }
+    return true;
+}
+
 static bool parse_def(parser *p)
 {
     ir_token *kw = peek(p);
-    if (is_word(kw, "type")) {
-        fail_at(p, tok_span(p, kw), "type definitions (algebraic data types) are not supported");
-        return false;
-    }
-    if (is_word(kw, "extern")) {
-        fail_at(p, tok_span(p, kw), "extern type declarations (algebraic data types) are not supported");
-        return false;
-    }
+    if (is_word(kw, "type") || is_word(kw, "extern"))
+        return parse_typedef(p);
     if (!is_word(kw, "def")) {
-        unexpected(p, "'def'");
+        unexpected(p, "'def' or 'type'");
         return false;
     }
     next(p);
@@ -1062,7 +1474,7 @@ ir_module *ir_parse(const char *filename, const char *text, size_t len, su_diags
         ir_module_free(m);
         return NULL;
     }
-    bool okk = parse_version(&p);
+    bool okk = parse_version(&p) && prescan_types(&p);
     while (okk && peek(&p)->kind != IR_TK_EOF)
         okk = parse_def(&p);
     for (size_t i = 0; okk && i < p.global_refs.len; i++) {
@@ -1075,6 +1487,7 @@ ir_module *ir_parse(const char *filename, const char *text, size_t len, su_diags
     su_vec_free(&p.marks);
     su_vec_free(&p.global_refs);
     su_vec_free(&p.tscope);
+    su_vec_free(&p.defined);
     if (!okk || p.failed) {
         ir_module_free(m);
         return NULL;

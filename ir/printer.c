@@ -92,9 +92,16 @@ static const char *fresh_number(printer *p)
     }
 }
 
+/* A call of a constructor without fields (Nil): printed as its name, in place. */
+static bool is_nullary_ctor_call(const ir_expr *e)
+{
+    return e->kind == IR_CALL && e->u.call.fn->kind == IR_CTOR && e->u.call.nargs == 0;
+}
+
 static bool is_atom(const ir_expr *e)
 {
-    return e->kind == IR_VAR || e->kind == IR_GLOBAL || e->kind == IR_CONST || e->kind == IR_OP;
+    return e->kind == IR_VAR || e->kind == IR_GLOBAL || e->kind == IR_CONST || e->kind == IR_OP ||
+           e->kind == IR_CTOR || is_nullary_ctor_call(e);
 }
 
 static void type_comment(printer *p, const ir_expr *e, su_buf *b)
@@ -154,6 +161,11 @@ static void print_params(printer *p, const ir_expr *f, su_buf *t)
     for (int i = 0; i < f->u.func.nparams; i++) {
         const ir_expr *v = f->u.func.params[i];
         su_buf_printf(t, "%s%%%s", i ? ", " : "", var_name(p, v));
+        if (v->u.var.vdev) {
+            su_buf_puts(t, " {virtual_device=");
+            ir_attr_print(t, v->u.var.vdev);
+            su_buf_putc(t, '}');
+        }
         const ir_type *ty = v->u.var.annot ? v->u.var.annot : v->type;
         if (ty) {
             su_buf_puts(t, ": ");
@@ -262,6 +274,15 @@ static void place(printer *p, const ir_expr *body)
             in->child_a = new_scope(p, s);
             mark_body(p, e->u.func.body, in->child_a);
             break;
+        case IR_MATCH: /* like an if: a body per clause, scopes child_a, child_a + 1, ... */
+            use(p, e->u.match.data, s);
+            for (int k = 0; k < e->u.match.n; k++) {
+                int c = new_scope(p, s);
+                in->child_a = k ? in->child_a : c;
+            }
+            for (int k = 0; k < e->u.match.n; k++)
+                mark_body(p, e->u.match.clauses[k].body, in->child_a + k);
+            break;
         case IR_LET:
             if (in->chain_scope < 0) { /* a let as an operand: printed in parentheses */
                 in->child_a = new_scope(p, s);
@@ -302,7 +323,12 @@ static void ref(printer *p, const ir_expr *e, su_buf *t)
     case IR_GLOBAL: su_buf_printf(t, "@%s", e->u.global.name); return;
     case IR_CONST: print_const(p, t, e->u.constant.value); return;
     case IR_OP: su_buf_puts(t, e->u.op.def->name); return;
+    case IR_CTOR: su_buf_puts(t, e->u.ctor.def->name); return;
     default: break;
+    }
+    if (is_nullary_ctor_call(e)) {
+        su_buf_puts(t, e->u.call.fn->u.ctor.def->name);
+        return;
     }
     const char *n = name_of(p, e);
     if (!n) {
@@ -319,6 +345,33 @@ static void ref(printer *p, const ir_expr *e, su_buf *t)
         su_vec_push(&p->bound, e->id);
     }
     su_buf_printf(t, "%%%s", n);
+}
+
+/* Appends a match clause's pattern; its variables take their def-unique names. */
+static void print_pattern(printer *p, const ir_pattern *pt, su_buf *t)
+{
+    switch (pt->kind) {
+    case IR_PT_WILD: su_buf_putc(t, '_'); return;
+    case IR_PT_VAR:
+        su_buf_printf(t, "%%%s", var_name(p, pt->var));
+        if (pt->var->u.var.annot) {
+            su_buf_puts(t, ": ");
+            ir_type_print(t, pt->var->u.var.annot);
+        }
+        return;
+    case IR_PT_CTOR: case IR_PT_TUPLE:
+        if (pt->kind == IR_PT_CTOR)
+            su_buf_puts(t, pt->ctor->name);
+        if (pt->kind == IR_PT_TUPLE || pt->n) {
+            su_buf_putc(t, '(');
+            for (int i = 0; i < pt->n; i++) {
+                su_buf_puts(t, i ? ", " : "");
+                print_pattern(p, &pt->subs[i], t);
+            }
+            su_buf_puts(t, pt->kind == IR_PT_TUPLE && pt->n == 1 ? ",)" : ")");
+        }
+        return;
+    }
 }
 
 /* Appends the inline text of a non-atomic e; operands are bound first. */
@@ -377,6 +430,44 @@ static void expr_text(printer *p, const ir_expr *e, su_buf *t)
             su_map_put(&p->used, p->used_log.data[i], (void *)1);
         return;
     }
+    case IR_MATCH: {
+        int first = in->child_a;   /* read now: naming pattern variables may grow the info table */
+        su_buf_puts(t, e->u.match.partial ? "match? (" : "match (");
+        ref(p, e->u.match.data, t);
+        su_buf_puts(t, ") {");
+        p->depth++;
+        for (int i = 0; i < e->u.match.n; i++) {
+            su_buf_putc(t, '\n');
+            indent(p, t);
+            print_pattern(p, &e->u.match.clauses[i].pat, t);
+            su_buf_puts(t, " =>");
+            braced_body(p, e->u.match.clauses[i].body, first + i, t);
+            su_buf_putc(t, ',');
+        }
+        p->depth--;
+        su_buf_putc(t, '\n');
+        indent(p, t);
+        su_buf_putc(t, '}');
+        return;
+    }
+    case IR_REF_NEW: case IR_REF_READ: case IR_REF_WRITE:
+        su_buf_puts(t, e->kind == IR_REF_NEW ? "ref(" : e->kind == IR_REF_READ ? "ref_read(" : "ref_write(");
+        ref(p, e->kind == IR_REF_NEW ? e->u.ref.value : e->u.ref.ref, t);
+        if (e->kind == IR_REF_WRITE) {
+            su_buf_puts(t, ", ");
+            ref(p, e->u.ref.value, t);
+        }
+        su_buf_putc(t, ')');
+        return;
+    case IR_DEVICE:
+        su_buf_puts(t, e->u.device.copy ? "device_copy(" : "on_device(");
+        ref(p, e->u.device.value, t);
+        for (int i = 0; i < e->u.device.nkvs; i++) {
+            su_buf_printf(t, ", %s=", e->u.device.kvs[i].name);
+            ir_attr_print(t, &e->u.device.kvs[i].val);
+        }
+        su_buf_putc(t, ')');
+        return;
     case IR_LET: /* a let in operand position: a parenthesized body */
         su_buf_puts(t, "(\n");
         p->depth++;
@@ -500,11 +591,35 @@ static void printer_free(printer *p)
     su_arena_free(&p->strs);
 }
 
+/* `type List[A] {\n  Cons(A, List[A]),\n  Nil,\n}` or `extern type T[A]`. */
+static void print_adt(su_buf *out, const ir_adt *adt)
+{
+    su_buf_printf(out, "%stype %s", adt->is_extern ? "extern " : "", adt->name);
+    for (int i = 0; i < adt->ntparams; i++)
+        su_buf_printf(out, "%s%s", i ? ", " : "[", adt->tparams[i]->name);
+    if (adt->ntparams)
+        su_buf_putc(out, ']');
+    if (adt->nctors)
+        su_buf_puts(out, " {\n");
+    for (int k = 0; k < adt->nctors; k++) {
+        const ir_ctor *c = &adt->ctors[k];
+        su_buf_printf(out, "  %s", c->name);
+        for (int i = 0; i < c->nfields; i++) {
+            su_buf_puts(out, i ? ", " : "(");
+            ir_type_print(out, c->fields[i]);
+        }
+        su_buf_puts(out, c->nfields ? "),\n" : ",\n");
+    }
+    su_buf_puts(out, adt->nctors ? "}\n" : "\n");
+}
+
 void ir_print_module(su_buf *out, const ir_module *m, const ir_print_opts *opts)
 {
     static const ir_print_opts defaults = {true};
     printer p = {.opts = opts ? opts : &defaults};
     su_buf_puts(out, "#[version = \"0.0.5\"]\n");
+    for (size_t i = 0; i < m->adts.len; i++)
+        print_adt(out, m->adts.data[i]);
     for (size_t i = 0; i < m->defs.len; i++) {
         const ir_global_def *g = &m->defs.data[i];
         printer_reset_def(&p);

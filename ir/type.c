@@ -1,5 +1,5 @@
-/* type.c — Relay types: tensors (with static shapes), tuples, functions and
- * type parameters. Types are plain immutable values in an arena, compared
+/* type.c — Relay types: tensors (with static shapes), tuples, functions,
+ * type parameters, algebraic data types applied to arguments and references. Types are plain immutable values in an arena, compared
  * structurally; a type parameter is equal only to itself, because two defs
  * that both write `[A]` mean two different parameters. */
 #include <string.h>
@@ -46,6 +46,22 @@ const ir_type *ir_type_var(su_arena *a, const char *name)
     return t;
 }
 
+const ir_type *ir_adt_type(su_arena *a, const ir_adt *adt, int n, const ir_type *const *args)
+{
+    ir_type *t = (ir_type *)ir_tuple_type(a, n, args);
+    t->kind = IR_TY_ADT;
+    t->adt = adt;
+    t->name = adt->name;
+    return t;
+}
+
+const ir_type *ir_ref_type(su_arena *a, const ir_type *of)
+{
+    ir_type *t = (ir_type *)ir_tuple_type(a, 1, &of);
+    t->kind = IR_TY_REF;
+    return t;
+}
+
 bool ir_type_has_var(const ir_type *t)
 {
     if (!t)
@@ -57,14 +73,29 @@ bool ir_type_has_var(const ir_type *t)
         if (ir_type_has_var(t->ret))
             return true;
         /* fall through */
-    case IR_TY_TUPLE:
+    case IR_TY_TUPLE: case IR_TY_ADT: case IR_TY_REF:
         for (int i = 0; i < t->nfields; i++)
             if (ir_type_has_var(t->fields[i]))
                 return true;
         return false;
-    case IR_TY_TENSOR:
+    case IR_TY_TENSOR: case IR_TY_META:
         return false;
     }
+    return false;
+}
+
+bool ir_type_has_meta(const ir_type *t)
+{
+    if (!t)
+        return false;
+    if (t->kind == IR_TY_META)
+        return true;
+    if (t->kind == IR_TY_FUNC && ir_type_has_meta(t->ret))
+        return true;
+    if (t->kind != IR_TY_TENSOR && t->kind != IR_TY_VAR)
+        for (int i = 0; i < t->nfields; i++)
+            if (ir_type_has_meta(t->fields[i]))
+                return true;
     return false;
 }
 
@@ -82,14 +113,18 @@ bool ir_type_equal(const ir_type *a, const ir_type *b)
         if (!ir_type_equal(a->ret, b->ret))
             return false;
         /* fall through */
-    case IR_TY_TUPLE:
+    case IR_TY_ADT:
+        if (a->adt != b->adt)
+            return false;
+        /* fall through */
+    case IR_TY_TUPLE: case IR_TY_REF:
         if (a->nfields != b->nfields)
             return false;
         for (int i = 0; i < a->nfields; i++)
             if (!ir_type_equal(a->fields[i], b->fields[i]))
                 return false;
         return true;
-    case IR_TY_VAR:
+    case IR_TY_VAR: case IR_TY_META:
         return false;   /* a == b was checked above */
     }
     return false;
@@ -148,6 +183,23 @@ void ir_type_print(su_buf *b, const ir_type *t)
         return;
     case IR_TY_VAR:
         su_buf_puts(b, t->name);
+        return;
+    case IR_TY_ADT:
+        su_buf_puts(b, t->name);
+        for (int i = 0; i < t->nfields; i++) {
+            su_buf_puts(b, i ? ", " : "[");
+            ir_type_print(b, t->fields[i]);
+        }
+        if (t->nfields)
+            su_buf_putc(b, ']');
+        return;
+    case IR_TY_REF:
+        su_buf_puts(b, "ref(");
+        ir_type_print(b, t->fields[0]);
+        su_buf_putc(b, ')');
+        return;
+    case IR_TY_META:
+        su_buf_puts(b, "_");    /* not known yet: TVM's incomplete type */
         return;
     }
 }

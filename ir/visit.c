@@ -18,7 +18,10 @@ int ir_expr_nchildren(const ir_expr *e)
     case IR_LET: return 2;
     case IR_IF: return 3;
     case IR_FUNC: return 1;
-    case IR_VAR: case IR_GLOBAL: case IR_CONST: case IR_OP: return 0;
+    case IR_MATCH: return 1 + e->u.match.n;
+    case IR_REF_NEW: case IR_REF_READ: case IR_DEVICE: return 1;
+    case IR_REF_WRITE: return 2;
+    case IR_VAR: case IR_GLOBAL: case IR_CONST: case IR_OP: case IR_CTOR: return 0;
     }
     return 0;
 }
@@ -32,7 +35,12 @@ ir_expr *ir_expr_child(const ir_expr *e, int i)
     case IR_LET: return i == 0 ? e->u.let.value : e->u.let.body;
     case IR_IF: return i == 0 ? e->u.if_.cond : i == 1 ? e->u.if_.then_branch : e->u.if_.else_branch;
     case IR_FUNC: return e->u.func.body;
-    case IR_VAR: case IR_GLOBAL: case IR_CONST: case IR_OP: break;
+    case IR_MATCH: return i == 0 ? e->u.match.data : e->u.match.clauses[i - 1].body;
+    case IR_REF_NEW: return e->u.ref.value;
+    case IR_REF_READ: return e->u.ref.ref;
+    case IR_REF_WRITE: return i == 0 ? e->u.ref.ref : e->u.ref.value;
+    case IR_DEVICE: return e->u.device.value;
+    case IR_VAR: case IR_GLOBAL: case IR_CONST: case IR_OP: case IR_CTOR: break;
     }
     return NULL;
 }

@@ -58,7 +58,18 @@ static ir_expr *remake(ir_module *m, const ir_expr *e, ir_expr *const *ops)
         f->u.func.tparams = e->u.func.tparams;
         return f;
     }
-    case IR_VAR: case IR_GLOBAL: case IR_CONST: case IR_OP: break;
+    case IR_MATCH: {
+        /* the clauses keep their patterns (and so the variables they bind) */
+        ir_clause *cs = su_arena_alloc(&m->arena, sizeof *cs * (size_t)(e->u.match.n + 1));
+        for (int i = 0; i < e->u.match.n; i++)
+            cs[i] = (ir_clause){e->u.match.clauses[i].pat, ops[1 + i]};
+        return ir_match(m, e->span, ops[0], e->u.match.n, cs, e->u.match.partial);
+    }
+    case IR_REF_NEW: return ir_ref_expr(m, e->span, IR_REF_NEW, NULL, ops[0]);
+    case IR_REF_READ: return ir_ref_expr(m, e->span, IR_REF_READ, ops[0], NULL);
+    case IR_REF_WRITE: return ir_ref_expr(m, e->span, IR_REF_WRITE, ops[0], ops[1]);
+    case IR_DEVICE: return ir_device(m, e->span, e->u.device.copy, ops[0], e->u.device.nkvs, e->u.device.kvs);
+    case IR_VAR: case IR_GLOBAL: case IR_CONST: case IR_OP: case IR_CTOR: break;
     }
     return (ir_expr *)e;
 }
