@@ -347,6 +347,7 @@ typedef struct sch_lang_storage {
     int value_bytes;                /* bytes of one value of types[dtype], which temporaries hold */
     sch_lang_op load;               /* a LOAD from an argument: $b[$0] widened to types[dtype] */
     sch_lang_op cast;               /* a CAST to the dtype: $0 rounded to the storage type, as a value */
+    const sch_lang_line *store;     /* a STORE into an argument: $1 rounded into $b[$0] (NULL: the store form) */
 } sch_lang_storage;
 
 /* A language: C + OpenMP (targets/), LoopIR text (print.c). */

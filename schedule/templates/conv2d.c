@@ -166,8 +166,8 @@ static void conv_knobs(sch_tctx *t, sch_tensor *a, conv_plan *p)
      * accumulators kept in a buffer between blocks). */
     static const char *const ic_loops[2] = {"ow", "ic"};
     p->ic_outside = p->IC > 1 && sch_define_reorder(t, "order_ic", 2, ic_loops, 2, outer_orders, 0)[0] == 1;
-    if (p->vec_ow)
-        p->pack = 0; /* a broadcast weight needs no layout */
+    if (p->vec_ow && a->dtype != IR_FLOAT16)
+        p->pack = 0; /* a broadcast weight needs no layout (but float16 weights, widened once: pack.c) */
     /* The epilogue stores along rows (contiguous) unless the reduction is
      * short: then reading a channel-major tile across rows costs as much as
      * the reduction itself, and it walks the tile in the tile's own layout
