@@ -1,8 +1,7 @@
 #!/bin/sh
 # float16.sh — float16 models compile for the CPU and match the interpreter:
 # a small resnet in float16 (convolutions with batch-norm, which compiling
-# simplifies to a scale and shift fused into each convolution's kernel, as
-# fold-scale-axis folds float32 weights only; relu, max pooling, residual
+# folds into the convolutions' weights and a bias; relu, max pooling, residual
 # adds, a strided block with a 1x1 projection, global pooling, dense,
 # softmax; tests/cli/models/) and NaN
 # through a compiled float16 relu. x86 has no float16 arithmetic (but
@@ -58,6 +57,25 @@ if grep -q "rt_h2f(o[0-9]" "$TMP/all.c"; then
 else
     tap_ok "no kernel reads back its float16 output"
 fi
+
+# batch-norm folds into float16 weights: fold-scale-axis computes W * s in
+# float32 and rounds it once to float16; the folded model, interpreted,
+# agrees with the original
+"$RELAY_TUNE" opt "$M" --random-params 1 --print-after fold-constant -o /dev/null 2>"$TMP/before.txt"
+"$RELAY_TUNE" opt "$M" --random-params 1 --print-after fold-scale-axis --stats -o "$TMP/folded.relay" 2>"$TMP/after.txt"
+nbn=$(grep -c "nn.batch_norm(" "$M")
+nb=$(grep -c "multiply(" "$TMP/before.txt")
+na=$(grep -c "multiply(" "$TMP/after.txt")
+if [ "$nb" = "$nbn" ] && [ "$na" = 0 ]; then
+    tap_ok "the $nbn batch-norm scales fold into float16 conv weights ($nb multiplies before fold-scale-axis, $na after)"
+else
+    tap_fail "the $nbn batch-norm scales fold into float16 conv weights" "$nb multiplies before, $na after"
+fi
+echo "# $(grep "operator calls" "$TMP/after.txt")"
+tap_run "  the folded model runs in the interpreter" 0 "$RELAY_TUNE" run "$TMP/folded.relay" --random-params 1 \
+    --output "$TMP/folded.npy"
+tap_run "  within 5e-3 of the original's result" 0 "$NPYCMP" -v "$TMP/ref.npy" "$TMP/folded.npy" 5e-3
+echo "# folded against unfolded, interpreted: $(cat "$TMP/out")"
 
 # the AVX2 path: the same conversions in 256-bit vectors (vpackusdw)
 tap_run "the float16 resnet compiled for AVX2 runs" 0 env RELAY_TUNE_MAX_ISA=avx2 "$RELAY_TUNE" run "$M" --random-params 1 \
