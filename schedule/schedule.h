@@ -650,6 +650,14 @@ const char *sch_err_name(sch_err e);
  * stages that are not outputs start inline, the others at the root. NULL
  * after reporting in d when an op or type is not supported. */
 sch_schedule *sch_create(const ir_expr *func, su_diags *d);
+/* The parameter tensor that expression e of s's function is: a tensor
+ * parameter, or a field of a tuple parameter read by projection (`%p0.1`:
+ * the tuple's fields are parameter tensors of their own, in order); NULL
+ * for anything else. Templates find weights by it. */
+sch_tensor *sch_param_tensor(const sch_schedule *s, const ir_expr *e);
+/* The number of parameter tensors (kernel parameters) of a primitive
+ * function: a tuple parameter's fields count one each. */
+int sch_param_count(const ir_expr *func);
 void sch_free(sch_schedule *s);
 /* Stage or parameter by name, or NULL. */
 sch_tensor *sch_find_tensor(const sch_schedule *s, const char *name);

@@ -21,14 +21,9 @@
 /* The parameter stage a reads as its weight (rank 4, K rows), or NULL. */
 static sch_tensor *weight_of(const sch_schedule *s, const sch_tensor *a)
 {
-    for (size_t i = 0; i < (size_t)s->nparams; i++) {
-        sch_tensor *p = s->tensors.data[i];
-        const ir_type *wt = a->call ? a->call->u.call.args[1]->type : NULL;
-        if (p->ndim == 4 && wt && p->shape[0] == wt->shape[0] && p->shape[1] == wt->shape[1] &&
-            a->call->u.call.args[1]->kind == IR_VAR && s->func->u.func.params[i] == a->call->u.call.args[1])
-            return p;
-    }
-    return NULL;
+    const ir_type *wt = a->call ? a->call->u.call.args[1]->type : NULL;
+    sch_tensor *p = wt ? sch_param_tensor(s, a->call->u.call.args[1]) : NULL;
+    return p && p->ndim == 4 && p->shape[0] == wt->shape[0] && p->shape[1] == wt->shape[1] ? p : NULL;
 }
 
 /* The stage a reads as its (padded) input, if it is a stage. */
