@@ -321,7 +321,10 @@ static void accumulate_wide(sch_tctx *t, sch_tensor *o, bool tunable)
         return;
     root_schedule(t, o, tunable);
     size_t nl = o->leaves.len, na = acc->leaves.len;
-    if (t->err || nl < 2 || o->leaves.data[nl - 1]->kind != SCH_LOOP_VECTORIZED || na > 2 * IR_MAX_DIMS + 2) {
+    /* (a tile needs the output's vector loop inside another, and acc's
+     * innermost spatial loop to vectorize) */
+    if (t->err || nl < 2 || o->leaves.data[nl - 1]->kind != SCH_LOOP_VECTORIZED || na > 2 * IR_MAX_DIMS + 2 ||
+        acc->ndim < 1 || (size_t)acc->ndim > na || acc->leaves.data[acc->ndim - 1]->reduce) {
         sch_tmpl_root(t, acc);
         return;
     }
