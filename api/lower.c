@@ -37,10 +37,10 @@ char *rt_task_lower(rt_module *m, size_t index, const char *config_json, const c
     const tun_task *task = &m->tasks.items[index];
     /* a dense or conv task: every parameter taken as a weight, so that the
      * packing a compiled model hoists shows as a prologue */
-    bool *consts = su_calloc((size_t)task->func->u.func.nparams + 1, sizeof *consts);
+    bool *consts = su_calloc((size_t)task->nparams + 1, sizeof *consts);
     bool weights = !strcmp(task->template_name, "dense") || !strncmp(task->template_name, "conv2d", 6) ||
                    strstr(task->template_name, "conv2d") != NULL;
-    for (int i = 0; i < task->func->u.func.nparams; i++)
+    for (int i = 0; i < task->nparams; i++)
         consts[i] = weights;
     sch_build_opts bo = {.template_name = task->template_name, .hw = &tg.hw, .cfg_json = config_json,
                          .param_const = consts};

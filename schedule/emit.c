@@ -501,12 +501,14 @@ static void stmt(emitter *m, const sch_stmt *s)
     slots x = NO_SLOTS;
     switch (s->kind) {
     case SCH_S_FOR: loop(m, s); return;
-    case SCH_S_STORE:
+    case SCH_S_STORE: {
+        const sch_lang_storage *st = is_stored(s->buf) ? storage_of(m, s->buf->dtype) : NULL;
         x.buf = s->buf->name;
         x.op[0] = s->index;
         x.op[1] = s->value;
-        lines(m, l->store, &x, NULL);
+        lines(m, st && st->store ? st->store : l->store, &x, NULL);
         return;
+    }
     case SCH_S_IF:
         x.op[0] = s->cond;
         x.body = s->then_s;

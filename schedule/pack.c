@@ -5,7 +5,12 @@
  * vectorized loop wants next to each other. Rows past n are zero, so a
  * kernel may compute whole blocks and drop the extra results. The pack stage
  * is a stage like any other (root by default); when its parameter is a
- * constant weight, lowering can hoist it into a prologue run once. */
+ * constant weight, lowering can hoist it into a prologue run once.
+ * A float16 parameter is packed widened to float32: its values are floats
+ * wherever they are computed with (float16 is computed in float32), so the
+ * reader loads floats instead of converting the same weight at every use,
+ * and a hoisted pack converts each weight once, ahead of time. The widening
+ * is exact, so the reader sees the values it read before. */
 #include <string.h>
 
 #include "schedule/schedule.h"
@@ -81,7 +86,8 @@ sch_err sch_pack_axes(sch_schedule *s, sch_tensor *t, sch_tensor *p, int n, cons
     }
     char name[32];
     snprintf(name, sizeof name, "pack%d", s->next_stage++);
-    sch_tensor *pk = sch_tensor_add(s, SCH_TENSOR_COMPUTE, name, p->dtype, nd, shape);
+    ir_dtype dt = p->dtype == IR_FLOAT16 ? IR_FLOAT32 : p->dtype;
+    sch_tensor *pk = sch_tensor_add(s, SCH_TENSOR_COMPUTE, name, dt, nd, shape);
     pk->op = "pack";
     pk->pack_of = p;
     pk->injective = true;
@@ -106,8 +112,8 @@ sch_err sch_pack_axes(sch_schedule *s, sch_tensor *t, sch_tensor *p, int n, cons
         if (p->shape[ax] % factors[j])
             ok = sch_and(a, ok, sch_bin(a, SCH_LT, ix[ax], sch_int(a, p->shape[ax])));
     }
-    const sch_expr *v = sch_read(a, p, p->ndim, ix);
-    pk->body = ok ? sch_select(a, ok, v, sch_const(a, p->dtype, 0)) : v;
+    const sch_expr *v = sch_cast(a, dt, sch_read(a, p, p->ndim, ix));
+    pk->body = ok ? sch_select(a, ok, v, sch_const(a, dt, 0)) : v;
     repack c = {a, p, pk, n, axes, factors};
     t->body = sch_map_reads(a, t->body, repack_read, &c);
     sch_trace_pack(s, t->name, p->name, n, axes, factors);

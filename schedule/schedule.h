@@ -347,6 +347,7 @@ typedef struct sch_lang_storage {
     int value_bytes;                /* bytes of one value of types[dtype], which temporaries hold */
     sch_lang_op load;               /* a LOAD from an argument: $b[$0] widened to types[dtype] */
     sch_lang_op cast;               /* a CAST to the dtype: $0 rounded to the storage type, as a value */
+    const sch_lang_line *store;     /* a STORE into an argument: $1 rounded into $b[$0] (NULL: the store form) */
 } sch_lang_storage;
 
 /* A language: C + OpenMP (targets/), LoopIR text (print.c). */
@@ -649,6 +650,14 @@ const char *sch_err_name(sch_err e);
  * stages that are not outputs start inline, the others at the root. NULL
  * after reporting in d when an op or type is not supported. */
 sch_schedule *sch_create(const ir_expr *func, su_diags *d);
+/* The parameter tensor that expression e of s's function is: a tensor
+ * parameter, or a field of a tuple parameter read by projection (`%p0.1`:
+ * the tuple's fields are parameter tensors of their own, in order); NULL
+ * for anything else. Templates find weights by it. */
+sch_tensor *sch_param_tensor(const sch_schedule *s, const ir_expr *e);
+/* The number of parameter tensors (kernel parameters) of a primitive
+ * function: a tuple parameter's fields count one each. */
+int sch_param_count(const ir_expr *func);
 void sch_free(sch_schedule *s);
 /* Stage or parameter by name, or NULL. */
 sch_tensor *sch_find_tensor(const sch_schedule *s, const char *name);

@@ -226,19 +226,23 @@ static void count_reads(const sch_expr *e, int *counts)
  * this small, so that chains such as x1 = x0 * x0, x2 = x1 * x1 stay linear. */
 enum { MAX_SHARED_INLINE = 24 };
 
+static const ir_type *param_type(const ir_expr *p)
+{
+    return p->type ? p->type : p->u.var.annot;
+}
+
 /* One parameter tensor per tensor parameter of s->func and per field of a
  * tuple parameter (TVM's fused concatenate takes its inputs as one tuple):
  * the kernel's arguments are tensors, a tuple's fields in order, and
  * first[i] is parameter i's first tensor (first[nparams]: their number).
- * Templates that match a parameter by its position in the function (conv2d,
- * matmul) see only functions without tuple parameters. */
+ * Templates find a weight among them with sch_param_tensor. */
 static bool tensor_params(sch_schedule *s, int *first, su_diags *d)
 {
     const ir_expr *func = s->func;
     int n = 0;
     for (int i = 0; i < func->u.func.nparams; i++) {
         const ir_expr *p = func->u.func.params[i];
-        const ir_type *t = p->type ? p->type : p->u.var.annot;
+        const ir_type *t = param_type(p);
         bool tuple = t && t->kind == IR_TY_TUPLE;
         int nf = tuple ? t->nfields : 1;
         first[i] = n;
@@ -257,15 +261,36 @@ static bool tensor_params(sch_schedule *s, int *first, su_diags *d)
     }
     first[func->u.func.nparams] = n;
     s->nparams = n;
-    const char *tmpl = NULL;
-    if (n != func->u.func.nparams) {
-        free(sch_workload_key(func, &tmpl, NULL));
-        if (tmpl) {
-            su_error(d, func->span, "cannot lower a tuple parameter of a function with a tunable anchor (%s)", tmpl);
-            return false;
-        }
-    }
     return true;
+}
+
+int sch_param_count(const ir_expr *func)
+{
+    int n = 0;
+    for (int i = 0; i < func->u.func.nparams; i++) {
+        const ir_type *t = param_type(func->u.func.params[i]);
+        n += t && t->kind == IR_TY_TUPLE ? t->nfields : 1;
+    }
+    return n;
+}
+
+sch_tensor *sch_param_tensor(const sch_schedule *s, const ir_expr *e)
+{
+    int field = -1;
+    if (e->kind == IR_PROJ) {
+        field = e->u.proj.index;
+        e = e->u.proj.tuple;
+    }
+    const ir_expr *f = s->func;
+    for (int i = 0, n = 0; i < f->u.func.nparams; i++) {
+        const ir_type *t = param_type(f->u.func.params[i]);
+        bool tuple = t && t->kind == IR_TY_TUPLE;
+        int nf = tuple ? t->nfields : 1;
+        if (f->u.func.params[i] == e && tuple == (field >= 0) && field < nf)
+            return s->tensors.data[n + (tuple ? field : 0)];
+        n += nf;
+    }
+    return NULL;
 }
 
 sch_schedule *sch_create(const ir_expr *func, su_diags *d)

@@ -45,23 +45,56 @@ static void flatten(ir_value *v, tensor_vec *out)
         flatten(v->items[i], out);
 }
 
+/* Seeded inputs of parameter i of f (of type t) as the kernel takes them,
+ * in[*n...]: one tensor, or one per field of a tuple parameter (named
+ * "p.j" for their seeded streams; a tuple's fields get no weight ranges);
+ * *arg the interpreter's argument. False when one is not a tensor that
+ * fits in memory. */
+static bool task_input(const ir_expr *f, int i, const ir_type *t, uint64_t seed, ir_tensor **in, int *n,
+                       ir_value **arg)
+{
+    if (t && t->kind == IR_TY_TUPLE) {
+        ir_value **fields = su_calloc((size_t)t->nfields + 1, sizeof *fields);
+        bool ok = true;
+        for (int j = 0; j < t->nfields && ok; j++) {
+            const ir_type *ft = t->fields[j];
+            ok = ft->kind == IR_TY_TENSOR && (in[*n] = ir_tensor_alloc(ft->dtype, ft->ndim, ft->shape));
+            if (ok) {
+                char name[64];
+                snprintf(name, sizeof name, "%s.%d", f->u.func.params[i]->u.var.name, j);
+                ir_random_fill(in[*n], name, seed, -1, 1);
+                fields[j] = ir_value_tensor(in[(*n)++], false);
+            }
+        }
+        for (int j = 0; !ok && j < t->nfields; j++)
+            ir_value_release(fields[j]);
+        *arg = ok ? ir_value_tuple(t->nfields, fields) : NULL;
+        free(fields);
+        return ok;
+    }
+    if (!t || t->kind != IR_TY_TENSOR || !(in[*n] = ir_tensor_alloc(t->dtype, t->ndim, t->shape)))
+        return false;
+    ir_random_param(f, i, seed, in[*n]);
+    *arg = ir_value_tensor(in[(*n)++], false);
+    return true;
+}
+
 tun_task_data *tun_task_data_new(const tun_task *task, uint64_t seed, su_buf *err)
 {
     const ir_expr *f = task->func;
-    int np = f->u.func.nparams;
-    ir_tensor **in = su_calloc((size_t)np + 1, sizeof *in);
+    int np = f->u.func.nparams, nin = 0;
+    ir_tensor **in = su_calloc((size_t)sch_param_count(f) + 1, sizeof *in);
     ir_value **args = su_calloc((size_t)np + 1, sizeof *args);
     tun_task_data *td = NULL;
     bool ok = true;
     for (int i = 0; i < np && ok; i++) {
         const ir_type *t = f->u.func.params[i]->type ? f->u.func.params[i]->type : f->u.func.params[i]->u.var.annot;
-        if (!t || t->kind != IR_TY_TENSOR || !(in[i] = ir_tensor_alloc(t->dtype, t->ndim, t->shape))) {
-            su_buf_printf(err, "task %s: parameter %d is not a tensor that fits in memory", task->hash, i);
+        if (!task_input(f, i, t, seed, in, &nin, &args[i])) {
+            su_buf_printf(err, "task %s: parameter %d is not a tensor (or a tuple of tensors) that fits in memory",
+                          task->hash, i);
             ok = false;
             break;
         }
-        ir_random_param(f, i, seed, in[i]);
-        args[i] = ir_value_tensor(in[i], false);
     }
     /* the reference: the function as @main of a module of its own */
     ir_module *m = ok ? ir_module_new() : NULL;
@@ -90,7 +123,7 @@ tun_task_data *tun_task_data_new(const tun_task *task, uint64_t seed, su_buf *er
                 big = v > big && isfinite(v) ? v : big;
             }
         double atol = ATOL_REL * (big > 1e-2 ? big : 1e-2);
-        ms_task_data *md = ms_task_data_create(NULL, np, (const ir_tensor *const *)in, (int)outs.len, outs.data,
+        ms_task_data *md = ms_task_data_create(NULL, nin, (const ir_tensor *const *)in, (int)outs.len, outs.data,
                                                RTOL, atol, err);
         su_vec_free(&outs);
         if (md) {
@@ -99,10 +132,10 @@ tun_task_data *tun_task_data_new(const tun_task *task, uint64_t seed, su_buf *er
         }
     }
     ir_value_release(res);
-    for (int i = 0; i < np; i++) {
+    for (int i = 0; i < np; i++)
         ir_value_release(args[i]);
+    for (int i = 0; i < nin; i++)
         ir_tensor_free(in[i]);
-    }
     free(args);
     free(in);
     ir_module_free(m);

@@ -11,6 +11,29 @@ typedef struct extractor {
     su_map by_key;      /* key → task index + 1 */
 } extractor;
 
+/* The kernel parameters of call's function, as the schedule flattens them
+ * (a tuple parameter's fields one each), and in consts (unless NULL)
+ * whether each is a constant: a constant argument, or a constant field of
+ * a tuple literal. */
+static int mark_consts(const ir_expr *call, bool *consts)
+{
+    const ir_expr *f = call->u.call.fn;
+    int n = 0;
+    for (int i = 0; i < f->u.func.nparams; i++) {
+        const ir_expr *p = f->u.func.params[i], *arg = i < call->u.call.nargs ? call->u.call.args[i] : NULL;
+        const ir_type *t = p->type ? p->type : p->u.var.annot;
+        bool tuple = t && t->kind == IR_TY_TUPLE;
+        int nf = tuple ? t->nfields : 1;
+        for (int j = 0; j < nf; j++, n++) {
+            const ir_expr *a = !tuple ? arg : arg && arg->kind == IR_TUPLE && j < arg->u.tuple.n ? arg->u.tuple.fields[j]
+                                                                                               : NULL;
+            if (consts)
+                consts[n] = a && a->kind == IR_CONST;
+        }
+    }
+    return n;
+}
+
 static void add_call(extractor *x, const ir_expr *call)
 {
     const ir_expr *f = call->u.call.fn;
@@ -49,10 +72,9 @@ static void add_call(extractor *x, const ir_expr *call)
     task->count = 1;
     task->func = (ir_expr *)f;
     /* a constant argument is a weight: the compiled model packs it once */
-    task->nparams = f->u.func.nparams;
+    task->nparams = mark_consts(call, NULL);
     task->param_const = su_calloc((size_t)task->nparams + 1, sizeof *task->param_const);
-    for (int i = 0; i < task->nparams && i < call->u.call.nargs; i++)
-        task->param_const[i] = call->u.call.args[i]->kind == IR_CONST;
+    mark_consts(call, task->param_const);
     su_map_put(&x->by_key, task->key, (void *)(uintptr_t)t->len);
 }
 

@@ -89,7 +89,7 @@ ir_module *tun_task_from_text(const char *text, const char *key, int64_t flops, 
     t->flops = flops;
     t->count = 1;
     t->func = main->func;
-    t->nparams = main->func->u.func.nparams;
+    t->nparams = sch_param_count(main->func);
     t->param_const = su_calloc((size_t)t->nparams + 1, sizeof *t->param_const);
     *out = (tun_tasks){t, 1, 1};
     return m;

@@ -34,8 +34,8 @@ typedef struct tun_task {
     int64_t flops;          /* one call's floating-point operations */
     int count;              /* calls of this workload in the model */
     ir_expr *func;          /* one of its primitive functions (in the module's arena) */
-    int nparams;            /* func's parameters */
-    bool *param_const;      /* per parameter: a constant (a weight) at the first call, so
+    int nparams;            /* func's kernel parameters: a tuple parameter's fields count one each */
+    bool *param_const;      /* per kernel parameter: a constant (a weight) at the first call, so
                                the compiled model packs it once, ahead of time (malloc'd) */
 } tun_task;
 

@@ -21,14 +21,9 @@
 /* The parameter stage a reads as its weight (rank 4, K rows), or NULL. */
 static sch_tensor *weight_of(const sch_schedule *s, const sch_tensor *a)
 {
-    for (size_t i = 0; i < (size_t)s->nparams; i++) {
-        sch_tensor *p = s->tensors.data[i];
-        const ir_type *wt = a->call ? a->call->u.call.args[1]->type : NULL;
-        if (p->ndim == 4 && wt && p->shape[0] == wt->shape[0] && p->shape[1] == wt->shape[1] &&
-            a->call->u.call.args[1]->kind == IR_VAR && s->func->u.func.params[i] == a->call->u.call.args[1])
-            return p;
-    }
-    return NULL;
+    const ir_type *wt = a->call ? a->call->u.call.args[1]->type : NULL;
+    sch_tensor *p = wt ? sch_param_tensor(s, a->call->u.call.args[1]) : NULL;
+    return p && p->ndim == 4 && p->shape[0] == wt->shape[0] && p->shape[1] == wt->shape[1] ? p : NULL;
 }
 
 /* The stage a reads as its (padded) input, if it is a stage. */
@@ -166,8 +161,8 @@ static void conv_knobs(sch_tctx *t, sch_tensor *a, conv_plan *p)
      * accumulators kept in a buffer between blocks). */
     static const char *const ic_loops[2] = {"ow", "ic"};
     p->ic_outside = p->IC > 1 && sch_define_reorder(t, "order_ic", 2, ic_loops, 2, outer_orders, 0)[0] == 1;
-    if (p->vec_ow)
-        p->pack = 0; /* a broadcast weight needs no layout */
+    if (p->vec_ow && a->dtype != IR_FLOAT16)
+        p->pack = 0; /* a broadcast weight needs no layout (but float16 weights, widened once: pack.c) */
     /* The epilogue stores along rows (contiguous) unless the reduction is
      * short: then reading a channel-major tile across rows costs as much as
      * the reduction itself, and it walks the tile in the tile's own layout

@@ -306,6 +306,40 @@ void sch_tmpl_finish(sch_tctx *t)
     }
 }
 
+/* A float16 output that is a reduction (max pooling) accumulates in a float
+ * tile instead (cache_write): reduced into the output itself, every tap
+ * would widen and round the accumulator again (a pool 6x slower than with
+ * the tile, measured alone). The tile is one vector row of the output,
+ * computed inside the output's loop around its vector loop, with its own
+ * vector loop innermost, under the window's loops. */
+static void accumulate_wide(sch_tctx *t, sch_tensor *o, bool tunable)
+{
+    sch_schedule *s = t->s;
+    sch_tensor *acc;
+    SCH_TRY(t, sch_cache_write(s, o, &acc));
+    if (t->err)
+        return;
+    root_schedule(t, o, tunable);
+    size_t nl = o->leaves.len, na = acc->leaves.len;
+    /* (a tile needs the output's vector loop inside another, and acc's
+     * innermost spatial loop to vectorize) */
+    if (t->err || nl < 2 || o->leaves.data[nl - 1]->kind != SCH_LOOP_VECTORIZED || na > 2 * IR_MAX_DIMS + 2 ||
+        acc->ndim < 1 || (size_t)acc->ndim > na || acc->leaves.data[acc->ndim - 1]->reduce) {
+        sch_tmpl_root(t, acc);
+        return;
+    }
+    SCH_TRY(t, sch_compute_at(s, acc, o, o->leaves.data[nl - 2]));
+    /* acc's loops: spatial, then the window's; the last spatial one goes innermost */
+    sch_iter *order[2 * IR_MAX_DIMS + 2], *v = acc->leaves.data[acc->ndim - 1];
+    int n = 0;
+    for (size_t i = 0; i < na; i++)
+        if (acc->leaves.data[i] != v)
+            order[n++] = acc->leaves.data[i];
+    order[n++] = v;
+    SCH_TRY(t, sch_reorder(s, acc, n, order));
+    SCH_TRY(t, sch_annotate(s, acc, v, SCH_LOOP_VECTORIZED));
+}
+
 void sch_template_default(sch_tctx *t)
 {
     sch_schedule *s = t->s;
@@ -314,8 +348,12 @@ void sch_template_default(sch_tctx *t)
     bool tunable = true;
     for (size_t i = s->tensors.len; i-- > 0 && !t->err;) {
         sch_tensor *st = s->tensors.data[i];
-        if (st->kind == SCH_TENSOR_COMPUTE && st->attach == SCH_ATTACH_ROOT &&
-            (st->reduce == SCH_RED_NONE || st->output >= 0)) {
+        if (st->kind == SCH_TENSOR_COMPUTE && st->attach == SCH_ATTACH_ROOT && st->output >= 0 &&
+            st->reduce != SCH_RED_NONE && st->dtype == IR_FLOAT16 && st->nraxes && !st->rels.len) {
+            accumulate_wide(t, st, tunable);
+            tunable = false;
+        } else if (st->kind == SCH_TENSOR_COMPUTE && st->attach == SCH_ATTACH_ROOT &&
+                   (st->reduce == SCH_RED_NONE || st->output >= 0)) {
             root_schedule(t, st, tunable);
             tunable = false;
         }

@@ -13,15 +13,10 @@
 
 #include "schedule/schedule.h"
 
-/* The parameter read as argument i of a's call, or NULL. */
+/* The parameter (or tuple parameter's field) read as argument i of a's call, or NULL. */
 static sch_tensor *param_arg(const sch_schedule *s, const sch_tensor *a, int i)
 {
-    if (!a->call || a->call->u.call.nargs <= i || a->call->u.call.args[i]->kind != IR_VAR)
-        return NULL;
-    for (int k = 0; k < s->nparams; k++)
-        if (s->func->u.func.params[k] == a->call->u.call.args[i])
-            return s->tensors.data[k];
-    return NULL;
+    return a->call && a->call->u.call.nargs > i ? sch_param_tensor(s, a->call->u.call.args[i]) : NULL;
 }
 
 void sch_template_matmul(sch_tctx *t)

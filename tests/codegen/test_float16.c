@@ -13,7 +13,8 @@
  * allows ten roundings of float16 (unit roundoff 2^-11 = 4.9e-4); the
  * largest error measured is printed at the end. Skipped: arange, whose
  * float32 dtype attribute does not follow the rewrite. First, the C
- * prelude's float16 widening (rt_h2f) on all 65,536 bit patterns. */
+ * prelude's float16 widening (rt_h2f) on all 65,536 bit patterns, and its
+ * rounding (rt_f2h) where rounding can go wrong. */
 #include <math.h>
 #include <string.h>
 
@@ -79,10 +80,89 @@ static void test_widening(void)
     ir_module_free(m);
 }
 
+/* Float32 inputs around every float16 value h (>= 0; the sign is tested
+ * by the negated copies): h itself, the floats next to it, the midpoint to
+ * the next float16 value and the floats next to that (where ties round to
+ * even), and the specials: infinities, NaN of both signs, the overflow
+ * threshold 65520 and what lies next to it, float subnormals. */
+static int64_t rounding_inputs(float *x)
+{
+    int64_t n = 0;
+    for (uint32_t h = 0; h < 0x7c00; h++) {
+        uint16_t b = (uint16_t)h, b1 = (uint16_t)(h + 1);
+        _Float16 lo, hi;
+        memcpy(&lo, &b, sizeof lo);
+        memcpy(&hi, &b1, sizeof hi);
+        float f = (float)lo, mid = ((float)lo + (float)hi) / 2;
+        const float v[6] = {f, nextafterf(f, 0), nextafterf(f, INFINITY), mid, nextafterf(mid, 0),
+                            nextafterf(mid, INFINITY)};
+        for (int i = 0; i < 6; i++)
+            x[n++] = v[i];
+    }
+    const float sp[] = {INFINITY, NAN, 65520.0f, nextafterf(65520.0f, 0), nextafterf(65520.0f, INFINITY), 1e30f,
+                        1e-40f, 1.4e-45f, 2.9802322e-08f, nextafterf(2.9802322e-08f, 1)};
+    for (size_t i = 0; i < sizeof sp / sizeof *sp; i++)
+        x[n++] = sp[i];
+    for (int64_t i = 0, m = n; i < m; i++)
+        x[n++] = -x[i];
+    return n;
+}
+
+/* The C prelude rounds float16 stores and casts by integer and float
+ * operations (rt_f2h, which gcc vectorizes): a cast of float32 to float16,
+ * compiled, against the interpreter's rounding (ir_tensor_set, to nearest
+ * even) on the inputs where rounding can go wrong, bit for bit: NaN is the
+ * quiet NaN 0x7e00 with its sign, signs of zero stay. */
+static void test_rounding(void)
+{
+    enum { N = 0x7c00 * 6 * 2 + 32 };
+    static float x[N];
+    int64_t n = rounding_inputs(x);
+    char text[256];
+    snprintf(text, sizeof text, HDR "def @main(%%x: Tensor[(%lld), float32]) { cast(%%x, dtype=\"float16\") }",
+             (long long)n);
+    ir_module *m = hx_load("round", text);
+    hx_kernel k = {0};
+    bool prepared = hx_prepare(&k, hx_last_primitive(m), NULL, NULL, false, false);
+    int nlibs = 0;
+    tg_lib **lib = prepared ? hx_build(&k, 1, &nlibs) : NULL;
+    ok(lib != NULL, "a cast of float32 to float16 builds");
+    if (lib) {
+        int64_t shape[1] = {n};
+        hx_tensor *in = hx_tensor_new(IR_FLOAT32, 1, shape), *got[2];
+        ir_tensor *want = ir_tensor_alloc(IR_FLOAT16, 1, shape);
+        for (int64_t i = 0; i < n; i++) {
+            in->v[i] = x[i];
+            ir_tensor_set(want, i, x[i]);
+        }
+        int ng = 0, bad = 0;
+        int rc = hx_run(&k, &in, got, &ng);
+        for (int64_t i = 0; rc == 0 && ng == 1 && i < n; i++) {
+            /* bits: NaN's sign and quiet bit too (the kernel's output as
+             * read back is exact, so it converts back to its own bits) */
+            uint16_t w = ((const uint16_t *)want->data)[i], g;
+            _Float16 h = (_Float16)got[0]->v[i];
+            memcpy(&g, &h, sizeof g);
+            if (g != w && bad++ < 5)
+                diag("%a rounds to 0x%04x, the interpreter's 0x%04x", (double)x[i], g, w);
+        }
+        ok(rc == 0 && ng == 1 && bad == 0, "%lld float32 values round to float16 as the interpreter rounds (%d wrong)",
+           (long long)n, bad);
+        hx_tensor_free(in);
+        ir_tensor_free(want);
+        for (int o = 0; o < ng; o++)
+            hx_tensor_free(got[o]);
+        hx_close(lib, nlibs);
+    }
+    hx_kernel_free(&k);
+    ir_module_free(m);
+}
+
 int main(void)
 {
     hx_temp_cache();
     test_widening();
+    test_rounding();
     static hx_kernel ks[MAXK];
     static int from[MAXK];
     ir_module *mods[NMODELS] = {0};

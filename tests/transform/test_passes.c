@@ -149,21 +149,25 @@ static void test_fuse_branches(void)
     ir_module_free(m);
 }
 
-/* conv2d(x, W) * s (+ b * s) with constants, built directly. */
-static ir_module *scaled_conv(bool with_bias, bool scale_per_channel, int uses_of_conv)
+/* conv2d(x, W) * s (+ b * s) with constants of dtype dt, built directly:
+ * W = (w0, w1) per output channel, s = (s0, s1) (or s0 alone), b = (1, -1). */
+static ir_module *scaled_conv_of(ir_dtype dt, const double w01[2], const double s01[2], bool with_bias,
+                                 bool scale_per_channel, int uses_of_conv)
 {
     ir_module *m = ir_module_new();
     su_span sp = {0};
-    ir_tensor *w = ir_tensor_new(&m->arena, IR_FLOAT32, 4, (int64_t[]){2, 1, 1, 1});
-    ((float *)w->data)[0] = 2, ((float *)w->data)[1] = 3;
-    ir_tensor *s = scale_per_channel ? ir_tensor_new(&m->arena, IR_FLOAT32, 3, (int64_t[]){2, 1, 1})
-                                     : ir_tensor_new(&m->arena, IR_FLOAT32, 0, NULL);
-    ((float *)s->data)[0] = 10;
+    ir_tensor *w = ir_tensor_new(&m->arena, dt, 4, (int64_t[]){2, 1, 1, 1});
+    ir_tensor_set(w, 0, w01[0]);
+    ir_tensor_set(w, 1, w01[1]);
+    ir_tensor *s = scale_per_channel ? ir_tensor_new(&m->arena, dt, 3, (int64_t[]){2, 1, 1})
+                                     : ir_tensor_new(&m->arena, dt, 0, NULL);
+    ir_tensor_set(s, 0, s01[0]);
     if (scale_per_channel)
-        ((float *)s->data)[1] = 100;
-    ir_tensor *b = ir_tensor_new(&m->arena, IR_FLOAT32, 3, (int64_t[]){2, 1, 1});
-    ((float *)b->data)[0] = 1, ((float *)b->data)[1] = -1;
-    ir_expr *x = ir_var(m, sp, "x", ir_tensor_type(&m->arena, IR_FLOAT32, 4, (int64_t[]){1, 1, 2, 2}));
+        ir_tensor_set(s, 1, s01[1]);
+    ir_tensor *b = ir_tensor_new(&m->arena, dt, 3, (int64_t[]){2, 1, 1});
+    ir_tensor_set(b, 0, 1);
+    ir_tensor_set(b, 1, -1);
+    ir_expr *x = ir_var(m, sp, "x", ir_tensor_type(&m->arena, dt, 4, (int64_t[]){1, 1, 2, 2}));
     ir_expr *a[2] = {x, ir_const(m, sp, w)};
     ir_expr *conv = ir_op_call(m, sp, IR_OP_CONV2D, 2, a, NULL), *y = conv;
     if (with_bias) {
@@ -183,9 +187,23 @@ static ir_module *scaled_conv(bool with_bias, bool scale_per_channel, int uses_o
     return m;
 }
 
+static ir_module *scaled_conv(bool with_bias, bool scale_per_channel, int uses_of_conv)
+{
+    static const double w[2] = {2, 3}, s[2] = {10, 100};
+    return scaled_conv_of(IR_FLOAT32, w, s, with_bias, scale_per_channel, uses_of_conv);
+}
+
 static const float *const_data(const ir_expr *e)
 {
     return e->kind == IR_CONST ? e->u.constant.value->data : NULL;
+}
+
+/* The constant weight of conv2d call e, or NULL. */
+static const ir_tensor *conv_weight(const ir_expr *e)
+{
+    if (ir_call_op(e) != ir_op_get(IR_OP_CONV2D) || e->u.call.args[1]->kind != IR_CONST)
+        return NULL;
+    return e->u.call.args[1]->u.constant.value;
 }
 
 static void test_fold_scale_axis(void)
@@ -219,6 +237,24 @@ static void test_fold_scale_axis(void)
     body = m->defs.data[0].func->u.func.body;
     ok(body->kind == IR_TUPLE && ir_call_op(body->u.tuple.fields[0]) == ir_op_get(IR_OP_MULTIPLY),
        "fold-scale-axis: a conv used elsewhere is left alone");
+    ir_module_free(m);
+
+    /* float16: W * s computed in float32 and rounded once. 1.5009765625 =
+     * 1 + 2^-1 + 2^-10 and 1.0009765625 = 1 + 2^-10 are float16 values whose
+     * product needs 21 bits: float16 keeps 11 (rounds to 1.5029296875). */
+    static const double w16[2] = {1.5009765625, 3}, s16[2] = {1.0009765625, -0.5};
+    m = scaled_conv_of(IR_FLOAT16, w16, s16, true, true, 1);
+    ok(run(m, tr_fold_scale_axis), "fold-scale-axis: float16 through a bias add");
+    body = m->defs.data[0].func->u.func.body;
+    conv = ir_call_op(body) == ir_op_get(IR_OP_ADD) ? body->u.call.args[0] : NULL;
+    const ir_tensor *wt = conv ? conv_weight(conv) : NULL;
+    const ir_tensor *bt = conv && body->u.call.args[1]->kind == IR_CONST ? body->u.call.args[1]->u.constant.value : NULL;
+    _Float16 want0 = (_Float16)((float)w16[0] * (float)s16[0]);
+    ok(wt && bt && wt->dtype == IR_FLOAT16 && bt->dtype == IR_FLOAT16 && ir_tensor_get(wt, 0) == (double)want0 &&
+           ir_tensor_get(wt, 0) != w16[0] * s16[0] && ir_tensor_get(wt, 1) == -1.5 && ir_tensor_get(bt, 0) == s16[0] &&
+           ir_tensor_get(bt, 1) == 0.5,
+       "fold-scale-axis: float16 weights and bias, W * s rounded once to float16 (%.10g)",
+       wt ? ir_tensor_get(wt, 0) : 0.0);
     ir_module_free(m);
 }
 
