@@ -241,6 +241,31 @@ static void finalize(int status)
     }
 }
 
+/* Whether some rank was taken for lost. */
+static bool lost_any(dist_comm *c)
+{
+    bool any = false;
+    pthread_mutex_lock(&c->lock);
+    for (int r = 0; r < c->size; r++)
+        any |= c->forgotten[r];
+    pthread_mutex_unlock(&c->lock);
+    return any;
+}
+
+/* Rank 0 ends the whole job once everything is stored and said, when a
+ * rank was lost: a rank lost to silence may be hung (stopped, deadlocked,
+ * its host frozen) rather than dead, and mpirun waits for every process
+ * to exit, so without this it could wait forever. MPI_Abort has mpirun
+ * end every process that is left (Open MPI wakes a stopped one first, then
+ * terminates it, then kills it). */
+static void end_job(dist_comm *c, int status)
+{
+    (void)c;
+    fprintf(stderr, "relay-tune: mpi: a rank was lost and may still be running: rank 0 ends the job (MPI_Abort)\n");
+    fflush(NULL);
+    MPI_Abort(MPI_COMM_WORLD, status);
+}
+
 void dist_comm_stop(dist_comm *c, int status)
 {
     if (!c)
@@ -259,6 +284,8 @@ void dist_comm_stop(dist_comm *c, int status)
     }
     /* Open MPI finalizes with sends to dead ranks still pending; their
      * texts are freed after it, when nothing reads them any more */
+    if (c->rank == 0 && lost_any(c))
+        end_job(c, status);
     finalize(status);
     for (size_t i = 0; i < c->nout; i++)
         free(c->out[i].text);
