@@ -414,14 +414,19 @@ int rt_tune(rt_module *m, rt_runner *r, rt_db *h, const rt_tune_options *o, rt_t
         loop_options(o, &u, k, r, &rl, &prof, &to[k]);
         to[k].measurer.run = run;
     }
-    bool ok = true;
 #ifdef HAVE_MPI
     dist_dealer *dealer = o->mpi ? deal_out(o, &u, to, errs) : NULL;
-    ok = !o->mpi || dealer;
+    if (o->mpi && !dealer) {
+        free(to);
+        free(sel);
+        su_arena_free(&a);
+        return -1;
+    }
 #endif
-    tun_report rep = {0};
+    tun_report rep;
     su_buf err = {0};
-    if (ok && !(ok = tun_tune_targets(&m->tasks, o->tasks ? sel : NULL, h->d, to, (size_t)u.nt, &rep, &err)))
+    bool ok = tun_tune_targets(&m->tasks, o->tasks ? sel : NULL, h->d, to, (size_t)u.nt, &rep, &err);
+    if (!ok)
         fail(errs, "%s", su_buf_str(&err));
 #ifdef HAVE_MPI
     dist_dealer_free(dealer);
@@ -561,10 +566,15 @@ char *rt_tune_report_text(const rt_tune_report *r)
         } else {
             all = false;
         }
+        /* a run of several targets: the model's time on each */
+        bool last = i + 1 == r->n || strcmp(w->target, r->rows[i + 1].target) != 0;
+        if (last && tbest > 0)
+            su_buf_printf(&b, "time in these tasks%s%s%s: default %.3f ms, tuned %.3f ms (%.2fx)%s\n",
+                          r->ntargets > 1 ? " on '" : "", r->ntargets > 1 ? w->target : "", r->ntargets > 1 ? "'" : "",
+                          tdef * 1e3, tbest * 1e3, tdef / tbest, all ? "" : ", over the tasks measured");
+        if (last)
+            tdef = tbest = 0, all = true;
     }
-    if (tbest > 0)
-        su_buf_printf(&b, "time in these tasks: default %.3f ms, tuned %.3f ms (%.2fx)%s\n", tdef * 1e3, tbest * 1e3,
-                      tdef / tbest, all ? "" : ", over the tasks measured");
     put_fallbacks(&b, r);
     for (size_t i = 0; i < r->n; i++)
         if (r->rows[i].stale || r->rows[i].invalid)

@@ -231,11 +231,14 @@ int cli_cmd_tune(int argc, char **argv)
     view vw = {rc < 0 ? view_mode(o.progress) : 0, NULL, 0, 0};
     if (rc < 0 && vw.mode < 0)
         rc = 2;
-    /* this rank's own target must run here; the others need only parse (ranks of theirs measure them) */
+    /* the target this process measures for must run here; one process
+     * measures every target, while under MPI the others are their own
+     * ranks' (rank 0 checks that they parse, a worker need not know them) */
     o.target = o.targets.n ? o.targets.v[0] : NULL;
     const char *mine = o.tune.rank_target ? o.tune.rank_target : o.target ? o.target : "cpu";
-    for (int k = 0; rc < 0 && k < o.targets.n; k++)
-        if (rt_target_check(o.targets.v[k], !strcmp(o.targets.v[k], mine), stderr) != 0)
+    bool alone = !o.mpi && !rt_mpi_launched();
+    for (int k = 0; rc < 0 && alone && k < o.targets.n; k++)
+        if (rt_target_check(o.targets.v[k], 1, stderr) != 0)
             rc = 1;
     if (rc < 0 && rt_target_check(mine, 1, stderr) != 0)
         rc = 1;
