@@ -1,6 +1,7 @@
 #!/bin/sh
 # targets.sh — one `relay-tune tune` for two targets at once, in one process
-# (`--target cpu --target 'cpu -cores=1'`, both run by this host): every
+# (`--target cpu --target 'cpu -cores=1'`, both run by this host; and two
+# -mcpu values, each tuned with its own ISA): every
 # task is tuned for each target with its own records and confirmation, the
 # one budget spent over all of them and the table showing both; the records
 # carry each target's own description; the same command again measures
@@ -70,6 +71,25 @@ if [ $rc = 0 ] && [ -s "$TMP/b.so" ] && ! grep -q "same ISA\|no valid tuning rec
 else
     tap_fail "compile --db --target '$B' builds with that target's own records" "rc $rc" "$(cat "$TMP/err")" \
         "control: $(cat "$TMP/err2")"
+fi
+
+# ---- two -mcpu values: each target's own ISA ---------------------------------------
+V2="cpu -mcpu=x86-64-v2" V3="cpu -mcpu=x86-64-v3"
+if "$RELAY_TUNE" targets "$V3" 2>/dev/null | grep -q "runs here: yes"; then
+    "$RELAY_TUNE" tune "$M" --trials 8 --db "$TMP/mcpu.db" --target "$V2" --target "$V3" $Q --batch 2 --confirm 0 \
+        >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+    "$RELAY_TUNE" db export --db "$TMP/mcpu.db" | sed -n 's/.*"target":{"name":"\([^"]*\)".*"isa":"\([^"]*\)".*/\1|\2/p' \
+        >"$TMP/isa"
+    n2=$(grep -c "^$V2|sse4.2$" "$TMP/isa") n3=$(grep "^$V3|" "$TMP/isa" | grep -c " avx2")
+    if [ $rc = 0 ] && [ "$n2" -gt 0 ] && [ "$n3" -gt 0 ] && [ $((n2 + n3)) = 8 ] &&
+        [ "$(records "$TMP/mcpu.db" failed_records)" = 0 ]; then
+        tap_ok "two -mcpu values in one run: each target's records made with its own ISA ($n2 sse4.2, $n3 avx2)"
+    else
+        tap_fail "two -mcpu values in one run" "rc $rc" "$(cat "$TMP/isa" "$TMP/out" "$TMP/err")"
+    fi
+else
+    tap_ok "# SKIP this host cannot run $V3"
 fi
 
 # ---- refused ---------------------------------------------------------------------
