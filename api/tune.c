@@ -593,7 +593,8 @@ char *rt_tune_report_text(const rt_tune_report *r)
         if (r->rows[i].confirmed)
             su_buf_printf(&b, "%s: its best %d configs re-measured side by side: config %lld wins at %.1f GFLOP/s "
                               "(median), which compiling uses\n",
-                          task_label(r, i, lb, sizeof lb), r->rows[i].confirmed, r->rows[i].confirmed_index, r->rows[i].confirmed_gflops);
+                          task_label(r, i, lb, sizeof lb), r->rows[i].confirmed, r->rows[i].confirmed_index,
+                          r->rows[i].confirmed_gflops);
     if (r->estimate > 0 && r->improved_at >= 0) {
         su_buf_puts(&b, "the model's tuned time last fell by more than 1% after ");
         put_duration(&b, r->improved_at);

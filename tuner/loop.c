@@ -208,7 +208,7 @@ typedef struct run {
     double t0;
     int64_t done, todo;
     int bsize;              /* configs per batch */
-    plan *plans;            /* per selected task, in the report's order */
+    plan *plans;            /* per selected task and target, in the report's order */
     tun_sched sched;
     tun_transfer_pool **pools; /* per target: spaces of similar workloads on its hardware */
     const tun_options *os;  /* per target: its options (os[0]: the run's own settings) */
@@ -590,8 +590,9 @@ static int claim(run *R, size_t pos, int64_t *idx, int n)
     }
     double now = db_now();
     int kept = -1;
-    if (db_claim(R->d, s->task->key, R->plans[pos].o->target->name, (const char *const *)text, (size_t)n, R->owner, now,
-                 now + CLAIM_TTL_S, state)) {
+    const char *target = R->plans[pos].o->target->name;
+    if (db_claim(R->d, s->task->key, target, (const char *const *)text, (size_t)n, R->owner, now, now + CLAIM_TTL_S,
+                 state)) {
         kept = 0;
         for (int i = 0; i < n; i++)
             if (state[i] == DB_CLAIM_OURS)
