@@ -390,7 +390,8 @@ typedef struct rt_tune_report {
     int ntargets;               /* targets tuned for (rows: the first's tasks, then the next's ...) */
 } rt_tune_report;
 
-/* Tunes the tasks of an optimized module on the target, storing every
+/* Tunes the tasks of an optimized module on the target (or on each of
+ * o->targets at once, a row per task and target), storing every
  * measurement in db. Returns 0 (also when interrupted: the report says so),
  * or -1 after a message (bad options, a database or runner failure; the
  * batches committed stay). *out (may be NULL) gets the report, also on -1. */
