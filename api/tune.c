@@ -106,6 +106,8 @@ static bool parse_selection(const rt_module *m, const char *text, bool *sel, FIL
 typedef struct relay {
     const rt_tune_options *o;
     rt_module *m;
+    const char *const *tnames;  /* the run's target strings, by tun_task_report.target */
+    int nt;
 } relay;
 
 static double gflops(const tun_task *t, double cost)
@@ -137,6 +139,8 @@ static void on_progress(void *ctx, const tun_progress *p)
     q.left = p->left_s;
     q.early_stopped = tr->early_stopped;
     q.failure = tr->failure;
+    q.target = r->tnames[tr->target];
+    q.ntargets = r->nt;
     r->o->progress(r->o->progress_ctx, &q);
 }
 
@@ -185,28 +189,74 @@ static bool tuner_conf(const rt_tune_options *o, tun_tuner_conf *c, FILE *errs)
     return true;
 }
 
-/* The checked settings of a run: target, tuner, its settings, scheduler. */
-typedef struct tune_setup {
-    const char *tname;
+/* One target of a run: its string, what it describes, and that as records name it. */
+typedef struct tune_target {
+    const char *name;
     tg_target tg;
+    db_target dt;
+} tune_target;
+
+/* The checked settings of a run: targets, tuner, its settings, scheduler. */
+typedef struct tune_setup {
+    tune_target *t;         /* the targets (one, or --target given several times) */
+    const char **names;     /* their strings */
+    int nt;
+    int here;               /* under MPI: the one rank 0 measures for (--rank-target) */
     const tun_tuner_ops *tuner;
     tun_tuner_conf conf;
     tun_sched_kind sched;
 } tune_setup;
 
-/* Checks the options; false after a message. */
-static bool check_options(const rt_tune_options *o, tune_setup *u, FILE *errs)
+/* Checks one target string into tg; run: this process measures for it, so
+ * this host must run it. False after a message. */
+static bool check_target(const char *tname, tg_target *tg, bool run, FILE *errs)
 {
-    u->tname = o->target ? o->target : "cpu";
     const char *why;
-    if (!tg_target_parse(u->tname, &u->tg, &why))
-        return fail(errs, "target '%s': %s", u->tname, why), false;
+    if (!tg_target_parse(tname, tg, &why))
+        return fail(errs, "target '%s': %s", tname, why), false;
     /* measuring runs the candidates here */
-    if (!api_target_runnable(&u->tg, u->tname, errs))
+    if (run && !api_target_runnable(tg, tname, errs))
         return false;
-    if (u->tg.kind == TG_OPENCL)
+    if (tg->kind == TG_OPENCL)
         return fail(errs, "target '%s': tuning on OpenCL is not built yet (run, bench and compile take --target opencl; "
-                          "see docs/opencl.md)", u->tname), false;
+                          "see docs/opencl.md)", tname), false;
+    return true;
+}
+
+/* The run's targets into u (strings in a); false after a message. Without
+ * MPI this process measures every target; under MPI rank 0 measures only
+ * its own (rank_target), the others' ranks theirs. */
+static bool check_targets(const rt_tune_options *o, tune_setup *u, su_arena *a, FILE *errs)
+{
+    static const char *const one_cpu[] = {"cpu"};
+    const char *const *names = o->ntargets > 0 ? o->targets : o->target ? &o->target : one_cpu;
+    u->nt = o->ntargets > 0 ? o->ntargets : 1;
+    u->t = su_arena_alloc(a, (size_t)u->nt * sizeof *u->t);
+    u->names = su_arena_alloc(a, (size_t)u->nt * sizeof *u->names);
+    u->here = -1;
+    for (int k = 0; k < u->nt; k++) {
+        u->t[k].name = u->names[k] = names[k];
+        for (int j = 0; j < k; j++)
+            if (!strcmp(names[j], names[k]))
+                return fail(errs, "target '%s' is given twice", names[k]), false;
+        if (o->rank_target ? !strcmp(o->rank_target, names[k]) : k == 0)
+            u->here = k;
+    }
+    if (u->here < 0)
+        return fail(errs, "--rank-target '%s' is not one of the run's targets (--target)", o->rank_target), false;
+    for (int k = 0; k < u->nt; k++) {
+        if (!check_target(names[k], &u->t[k].tg, !o->mpi || k == u->here, errs))
+            return false;
+        tun_target_describe(&u->t[k].tg, names[k], a, &u->t[k].dt);
+    }
+    return true;
+}
+
+/* Checks the options; false after a message. */
+static bool check_options(const rt_tune_options *o, tune_setup *u, su_arena *a, FILE *errs)
+{
+    if (!check_targets(o, u, a, errs))
+        return false;
     if (!(u->tuner = tun_tuner_find(o->tuner ? o->tuner : "xgb")))
         return fail(errs, "unknown tuner '%s' (known: xgb, ga, random, grid)", o->tuner), false;
     u->conf = tun_tuner_conf_default;
@@ -221,10 +271,11 @@ static bool check_options(const rt_tune_options *o, tune_setup *u, FILE *errs)
     return true;
 }
 
-/* The loop's options from the public ones (the defaults filled in). */
-static void loop_options(const rt_tune_options *o, tune_setup *u, rt_runner *r, const db_target *dt, relay *rl,
-                         tun_profile *prof, tun_options *to)
+/* The loop's options from the public ones (the defaults filled in), for target k. */
+static void loop_options(const rt_tune_options *o, tune_setup *u, int k, rt_runner *r, relay *rl, tun_profile *prof,
+                         tun_options *to)
 {
+    const tg_target *tg = &u->t[k].tg;
     to->tuner = u->tuner;
     to->tuner_conf = &u->conf;
     to->scheduler = u->sched;
@@ -240,10 +291,10 @@ static void loop_options(const rt_tune_options *o, tune_setup *u, rt_runner *r, 
     to->confirm_top = o->confirm < 0 ? 0 : o->confirm > 0 ? o->confirm : 3;
     to->confirm_rounds = o->confirm_rounds;
     to->measurer.runner = r->r;
-    to->measurer.target = &u->tg;
-    to->measurer.build = (ms_build_options){o->jobs > 0 ? o->jobs : u->tg.cores, o->per_unit,
+    to->measurer.target = tg;
+    to->measurer.build = (ms_build_options){o->jobs > 0 ? o->jobs : tg->cores, o->per_unit,
                                             o->compile_timeout > 0 ? o->compile_timeout : 60};
-    to->target = dt;
+    to->target = &u->t[k].dt;
     to->model = o->model ? o->model : "";
     to->command = o->command ? o->command : "";
     to->stop = o->stop;
@@ -255,8 +306,10 @@ static void loop_options(const rt_tune_options *o, tune_setup *u, rt_runner *r, 
 static void report_row(rt_module *m, rt_db *h, const tune_setup *u, const tun_task_report *tr, rt_tune_row *row)
 {
     const tun_task *t = &m->tasks.items[tr->task];
+    const tune_target *tt = &u->t[tr->target];
     row->task = tr->task;
     row->info = &m->pub[tr->task];
+    row->target = su_strdup(tt->name);
     row->budget = tr->budget;
     row->trials = tr->trials;
     row->measured = tr->measured;
@@ -280,7 +333,7 @@ static void report_row(rt_module *m, rt_db *h, const tune_setup *u, const tun_ta
     tun_space sp;
     tun_best b;
     su_buf e2 = {0};
-    if (tun_task_best(h->d, t, &u->tg, u->tname, &sp, &b, &e2)) {
+    if (tun_task_best(h->d, t, &tt->tg, tt->name, &sp, &b, &e2)) {
         row->fallback = b.kind == TUN_BEST_NONE;
         tun_best_free(&b);
         tun_space_free(&sp);
@@ -308,50 +361,80 @@ static rt_tune_report *make_report(rt_module *m, rt_db *h, const tune_setup *u, 
         pr->phase_seconds[k] = prof->seconds[k];
     memcpy(pr->session, rep->session, sizeof pr->session);
     pr->scheduler = tun_sched_kind_name(u->sched);
+    pr->ntargets = u->nt;
     for (size_t i = 0; i < rep->n; i++)
         report_row(m, h, u, &rep->tasks[i], &pr->rows[i]);
     return pr;
 }
+
+#ifdef HAVE_MPI
+/* Rank 0 of an MPI job: each target's batches are dealt out to the ranks
+ * of that target (rank 0 measuring a share of its own target's); NULL
+ * after a message when a target has no rank to measure it. */
+static dist_dealer *deal_out(const rt_tune_options *o, tune_setup *u, tun_options *to, FILE *errs)
+{
+    db_target *ts = su_calloc((size_t)u->nt + 1, sizeof *ts);
+    for (int k = 0; k < u->nt; k++)
+        ts[k] = u->t[k].dt;
+    dist_dealer *d = dist_dealer_new(o->mpi->c, &to[u->here].measurer, ts, (size_t)u->nt, (size_t)u->here, errs);
+    free(ts);
+    for (int k = 0; k < u->nt; k++) {
+        to[k].batch_measurer = dist_dealer_measurer(d, (size_t)k);
+        if (to[k].batch_measurer.width == 0) {
+            fail(errs, "target '%s': no rank of the MPI job measures for it (give a rank --target '%s', or "
+                       "--rank-target; docs/distributed.md)", u->t[k].name, u->t[k].name);
+            dist_dealer_free(d);
+            return NULL;
+        }
+    }
+    return d;
+}
+#endif
 
 int rt_tune(rt_module *m, rt_runner *r, rt_db *h, const rt_tune_options *o, rt_tune_report **out, FILE *errs)
 {
     if (out)
         *out = NULL;
     ensure_tasks(m);
-    tune_setup u;
-    if (!check_options(o, &u, errs))
-        return -1;
     su_arena a;
     su_arena_init(&a);
+    tune_setup u;
     bool *sel = su_calloc(m->tasks.len + 1, sizeof *sel);
-    tun_options to = {0};
-    if ((o->tasks && !parse_selection(m, o->tasks, sel, errs)) || !run_options(o, &to.measurer.run, &a, errs)) {
+    ms_run_options run;
+    if (!check_options(o, &u, &a, errs) || (o->tasks && !parse_selection(m, o->tasks, sel, errs)) ||
+        !run_options(o, &run, &a, errs)) {
         free(sel);
         su_arena_free(&a);
         return -1;
     }
-    db_target dt;
-    tun_target_describe(&u.tg, u.tname, &a, &dt);
-    relay rl = {o, m};
+    relay rl = {o, m, u.names, u.nt};
     tun_profile prof = {{0}};
-    loop_options(o, &u, r, &dt, &rl, &prof, &to);
+    tun_options *to = su_calloc((size_t)u.nt + 1, sizeof *to);
+    for (int k = 0; k < u.nt; k++) {
+        loop_options(o, &u, k, r, &rl, &prof, &to[k]);
+        to[k].measurer.run = run;
+    }
 #ifdef HAVE_MPI
-    /* rank 0 of an MPI job: batches are dealt out to the ranks */
-    dist_dealer *dealer = o->mpi ? dist_dealer_new(o->mpi->c, &to.measurer, &dt, errs) : NULL;
-    if (dealer)
-        to.batch_measurer = (tun_batch_measurer){dist_dealer_measure, dealer, dist_dealer_width(dealer)};
+    dist_dealer *dealer = o->mpi ? deal_out(o, &u, to, errs) : NULL;
+    if (o->mpi && !dealer) {
+        free(to);
+        free(sel);
+        su_arena_free(&a);
+        return -1;
+    }
 #endif
     tun_report rep;
     su_buf err = {0};
-    bool ok = tun_tune(&m->tasks, o->tasks ? sel : NULL, h->d, &to, &rep, &err);
+    bool ok = tun_tune_targets(&m->tasks, o->tasks ? sel : NULL, h->d, to, (size_t)u.nt, &rep, &err);
+    if (!ok)
+        fail(errs, "%s", su_buf_str(&err));
 #ifdef HAVE_MPI
     dist_dealer_free(dealer);
 #endif
-    if (!ok)
-        fail(errs, "%s", su_buf_str(&err));
     su_buf_free(&err);
     rt_tune_report *pr = make_report(m, h, &u, &rep, &prof, o->profile != 0);
     tun_report_free(&rep);
+    free(to);
     free(sel);
     su_arena_free(&a);
     if (out)
@@ -365,8 +448,10 @@ void rt_tune_report_free(rt_tune_report *r)
 {
     if (!r)
         return;
-    for (size_t i = 0; i < r->n; i++)
+    for (size_t i = 0; i < r->n; i++) {
         free((char *)r->rows[i].failure);
+        free((char *)r->rows[i].target);
+    }
     free(r->rows);
     free(r);
 }
@@ -412,8 +497,41 @@ static void put_profile(su_buf *b, const rt_tune_report *r)
     }
 }
 
+/* "task 3", or "task 3 on 'cpu -cores=1'" in a run of several targets. */
+static const char *task_label(const rt_tune_report *r, size_t i, char *buf, size_t size)
+{
+    if (r->ntargets > 1)
+        snprintf(buf, size, "task %zu on '%s'", r->rows[i].task, r->rows[i].target);
+    else
+        snprintf(buf, size, "task %zu", r->rows[i].task);
+    return buf;
+}
+
+/* The tasks that fall back to the default config, a line per target. */
+static void put_fallbacks(su_buf *b, const rt_tune_report *r)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        if (i > 0 && !strcmp(r->rows[i].target, r->rows[i - 1].target))
+            continue;
+        su_buf_puts(b, "tasks that fall back to the default config");
+        if (r->ntargets > 1)
+            su_buf_printf(b, " on '%s'", r->rows[i].target);
+        su_buf_putc(b, ':');
+        size_t nf = 0;
+        for (size_t j = i; j < r->n && !strcmp(r->rows[j].target, r->rows[i].target); j++)
+            if (r->rows[j].fallback) {
+                su_buf_printf(b, " %zu", r->rows[j].task);
+                nf++;
+            }
+        su_buf_puts(b, nf ? " (no successful record of theirs fits their space)\n" : " none\n");
+    }
+    if (!r->n)
+        su_buf_puts(b, "tasks that fall back to the default config: none\n");
+}
+
 char *rt_tune_report_text(const rt_tune_report *r)
 {
+    char lb[320];
     su_buf b = {0};
     su_buf_printf(&b, "%-3s %-16s %-22s %5s %9s %9s %8s %7s %5s %6s\n", "#", "hash", "template", "calls", "default",
                   "best", "speedup", "trials", "new", "errors");
@@ -423,6 +541,8 @@ char *rt_tune_report_text(const rt_tune_report *r)
     bool all = true;
     for (size_t i = 0; i < r->n; i++) {
         const rt_tune_row *w = &r->rows[i];
+        if (r->ntargets > 1 && (i == 0 || strcmp(w->target, r->rows[i - 1].target) != 0))
+            su_buf_printf(&b, "target '%s':\n", w->target);
         su_buf_printf(&b, "%-3zu %-16s %-22s %5d", w->task, w->info->hash, w->info->template_name, w->info->count);
         put_gflops(&b, w->default_gflops);
         put_gflops(&b, w->best_gflops);
@@ -446,26 +566,24 @@ char *rt_tune_report_text(const rt_tune_report *r)
         } else {
             all = false;
         }
+        /* a run of several targets: the model's time on each */
+        bool last = i + 1 == r->n || strcmp(w->target, r->rows[i + 1].target) != 0;
+        if (last && tbest > 0)
+            su_buf_printf(&b, "time in these tasks%s%s%s: default %.3f ms, tuned %.3f ms (%.2fx)%s\n",
+                          r->ntargets > 1 ? " on '" : "", r->ntargets > 1 ? w->target : "", r->ntargets > 1 ? "'" : "",
+                          tdef * 1e3, tbest * 1e3, tdef / tbest, all ? "" : ", over the tasks measured");
+        if (last)
+            tdef = tbest = 0, all = true;
     }
-    if (tbest > 0)
-        su_buf_printf(&b, "time in these tasks: default %.3f ms, tuned %.3f ms (%.2fx)%s\n", tdef * 1e3, tbest * 1e3,
-                      tdef / tbest, all ? "" : ", over the tasks measured");
-    su_buf_puts(&b, "tasks that fall back to the default config:");
-    size_t nf = 0;
-    for (size_t i = 0; i < r->n; i++)
-        if (r->rows[i].fallback) {
-            su_buf_printf(&b, " %zu", r->rows[i].task);
-            nf++;
-        }
-    su_buf_puts(&b, nf ? " (no successful record of theirs fits their space)\n" : " none\n");
+    put_fallbacks(&b, r);
     for (size_t i = 0; i < r->n; i++)
         if (r->rows[i].stale || r->rows[i].invalid)
-            su_buf_printf(&b, "task %zu: %lld stale and %lld invalid records ignored (docs/tuning.md)\n",
-                          r->rows[i].task, r->rows[i].stale, r->rows[i].invalid);
+            su_buf_printf(&b, "%s: %lld stale and %lld invalid records ignored (docs/tuning.md)\n",
+                          task_label(r, i, lb, sizeof lb), r->rows[i].stale, r->rows[i].invalid);
     for (size_t i = 0; i < r->n; i++)
         if (r->rows[i].transferred || r->rows[i].transfer_skipped) {
-            su_buf_printf(&b, "task %zu: learnt from %lld records of similar workloads (%lld skipped)", r->rows[i].task,
-                          r->rows[i].transferred, r->rows[i].transfer_skipped);
+            su_buf_printf(&b, "%s: learnt from %lld records of similar workloads (%lld skipped)",
+                          task_label(r, i, lb, sizeof lb), r->rows[i].transferred, r->rows[i].transfer_skipped);
             if (r->rows[i].transfer_dropped_at)
                 su_buf_printf(&b, "; dropped them after %lld of its own, which ranked better alone",
                               r->rows[i].transfer_dropped_at);
@@ -473,9 +591,10 @@ char *rt_tune_report_text(const rt_tune_report *r)
         }
     for (size_t i = 0; i < r->n; i++)
         if (r->rows[i].confirmed)
-            su_buf_printf(&b, "task %zu: its best %d configs re-measured side by side: config %lld wins at %.1f GFLOP/s "
+            su_buf_printf(&b, "%s: its best %d configs re-measured side by side: config %lld wins at %.1f GFLOP/s "
                               "(median), which compiling uses\n",
-                          r->rows[i].task, r->rows[i].confirmed, r->rows[i].confirmed_index, r->rows[i].confirmed_gflops);
+                          task_label(r, i, lb, sizeof lb), r->rows[i].confirmed, r->rows[i].confirmed_index,
+                          r->rows[i].confirmed_gflops);
     if (r->estimate > 0 && r->improved_at >= 0) {
         su_buf_puts(&b, "the model's tuned time last fell by more than 1% after ");
         put_duration(&b, r->improved_at);

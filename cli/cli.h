@@ -36,7 +36,8 @@ typedef struct cli_opts {
     bool random;                /* --random-params SEED was given */
     unsigned long long seed;    /* its SEED: random weights and inputs */
     cli_list inputs;            /* --input NAME=FILE.npy (run, bench) */
-    const char *target, *db;    /* --target, --db */
+    const char *target, *db;    /* --target, --db (tune: target is the first of targets) */
+    cli_list targets;           /* tune: --target, each one given (several: tuned at once) */
     const char *output, *output_dir; /* run: --output, --output-dir */
     const char *out;            /* compile, opt, parse, import: -o */
     const char *params_out;     /* import: --params-out */

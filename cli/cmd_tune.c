@@ -58,7 +58,11 @@ static void help(FILE *out)
             "  --profile           end with where the run's time went: proposing, learning, code\n"
             "                      generation, compiling, loading, checking, timing, storing, ...\n"
             "  --mpi               under mpirun (also implied there): rank 0 tunes and writes the database,\n"
-            "                      the other ranks build and measure (docs/distributed.md)\n");
+            "                      the other ranks build and measure (docs/distributed.md)\n"
+            "  --target T          the target to tune for (cpu); given several times, the run tunes each task\n"
+            "                      for every target at once, --trials spread over all of them\n"
+            "  --rank-target T     under MPI: the target this rank measures for (default: the first --target);\n"
+            "                      rank 0 measures only its own target's tasks, the ranks of the others theirs\n");
 }
 
 static volatile sig_atomic_t stop_flag;
@@ -123,8 +127,11 @@ static void on_progress(void *ctx, const rt_tune_progress *p)
         snprintf(trials, sizeof trials, "%lld/%lld", p->trials, p->budget);
     else
         snprintf(trials, sizeof trials, "%lld", p->trials);
-    snprintf(line, sizeof line, "[%zu/%zu] task %zu %s %.16s: %s trials, %lld failed, best %s%s, %s left", p->pos + 1,
-             p->npos, p->task, p->info->template_name, p->info->hash, trials, p->errors, best, speed, left);
+    char on[300] = "";
+    if (p->ntargets > 1)
+        snprintf(on, sizeof on, " on '%s'", p->target);
+    snprintf(line, sizeof line, "[%zu/%zu] task %zu%s %s %.16s: %s trials, %lld failed, best %s%s, %s left", p->pos + 1,
+             p->npos, p->task, on, p->info->template_name, p->info->hash, trials, p->errors, best, speed, left);
     if (v->mode == 1) {
         if (!v->lines) {
             v->nlines = p->npos;
@@ -224,7 +231,16 @@ int cli_cmd_tune(int argc, char **argv)
     view vw = {rc < 0 ? view_mode(o.progress) : 0, NULL, 0, 0};
     if (rc < 0 && vw.mode < 0)
         rc = 2;
-    if (rc < 0 && rt_target_check(o.target ? o.target : "cpu", 1, stderr) != 0)
+    /* the target this process measures for must run here; one process
+     * measures every target, while under MPI the others are their own
+     * ranks' (rank 0 checks that they parse, a worker need not know them) */
+    o.target = o.targets.n ? o.targets.v[0] : NULL;
+    const char *mine = o.tune.rank_target ? o.tune.rank_target : o.target ? o.target : "cpu";
+    bool alone = !o.mpi && !rt_mpi_launched();
+    for (int k = 0; rc < 0 && alone && k < o.targets.n; k++)
+        if (rt_target_check(o.targets.v[k], 1, stderr) != 0)
+            rc = 1;
+    if (rc < 0 && rt_target_check(mine, 1, stderr) != 0)
         rc = 1;
     if (rc >= 0) {
         cli_opts_free(&o);
@@ -240,7 +256,7 @@ int cli_cmd_tune(int argc, char **argv)
     bool mpi = o.mpi || rt_mpi_launched();
     rt_mpi *job = mpi ? rt_mpi_start(stderr) : NULL;
     if (mpi && (!job || rt_mpi_rank(job) > 0)) {
-        int src = job ? rt_mpi_serve(job, runner, o.target ? o.target : "cpu", o.tune.jobs, stderr) : -1;
+        int src = job ? rt_mpi_serve(job, runner, mine, o.tune.jobs, stderr) : -1;
         rt_runner_stop(runner);
         rt_mpi_stop(job, src == 0 ? 0 : 1);
         cli_opts_free(&o);
@@ -255,6 +271,8 @@ int cli_cmd_tune(int argc, char **argv)
         db = rt_db_open(o.db ? o.db : rt_db_default_path(), RT_DB_CREATE, stderr);
     if (db) {
         o.tune.target = o.target ? o.target : "cpu";
+        o.tune.targets = o.targets.v;
+        o.tune.ntargets = o.targets.n;
         o.tune.model = o.model;
         o.tune.command = cmd;
         rc = tune(m, runner, db, &o.tune, &vw);

@@ -48,7 +48,10 @@ static const opt_row rows[] = {
     {"--random-params", MODEL_CMDS, OPT_SEED, AT(seed), AS_ULL, 0, 0, false},
     {"--input", CLI_RUN | CLI_BENCH, OPT_LIST, AT(inputs), AS_INT, 0, 0, false},
     /* the target, and the tuned configs of the commands that compile */
-    {"--target", MODEL_CMDS & ~CLI_OPT, OPT_STR, AT(target), AS_INT, 0, 0, false},
+    {"--target", MODEL_CMDS & ~CLI_OPT & ~CLI_TUNE, OPT_STR, AT(target), AS_INT, 0, 0, false},
+    /* tune: one or several targets at once (a task per task and target) */
+    {"--target", CLI_TUNE, OPT_LIST, AT(targets), AS_INT, 0, 0, false},
+    {"--rank-target", CLI_TUNE, OPT_STR, AT(tune.rank_target), AS_INT, 0, 0, false},
     {"--db", COMPILED_CMDS, OPT_STR, AT(db), AS_INT, 0, 0, false},
     /* the optimization */
     {"-O", CLI_TUNE | CLI_OPT | CLI_TASKS | CLI_LOWER, OPT_LEVEL, AT(opt.level), AS_INT, 0, 0, false},
@@ -293,7 +296,8 @@ void cli_opts_free(cli_opts *o)
 {
     free(o->params.v);
     free(o->inputs.v);
-    o->params = o->inputs = (cli_list){0};
+    free(o->targets.v);
+    o->params = o->inputs = o->targets = (cli_list){0};
 }
 
 bool cli_is_so(const char *model)

@@ -10,8 +10,10 @@
  * busy building or measuring keeps beating, so silence longer than
  * DIST_SILENCE_S means the process died, hung as a whole, or its host or
  * link went away. Heartbeats are received by whoever polls (the main
- * thread), and silence is counted from when a message was received, so a
- * poller that was busy itself does not take the others for lost. mpirun
+ * thread), and silence is counted from when a message was received, or
+ * from when the poller came back from a busy spell of its own (its first
+ * poll back may not read every beat that came meanwhile), so a poller that
+ * was busy itself does not take the others for lost. mpirun
  * must be told not to kill the job when one process dies
  * (--enable-recovery; docs/distributed.md). */
 #include <mpi.h>
@@ -23,6 +25,9 @@
 #include "dist/dist.h"
 
 #define DIST_BEAT_S 0.5
+/* A process that did not poll for this long was busy (measuring, tuning):
+ * silence is counted from its next poll. */
+#define POLL_PAUSE_S 2.0
 
 /* One send in flight: its request and the text it reads. */
 typedef struct sending {
@@ -33,6 +38,8 @@ typedef struct sending {
 struct dist_comm {
     int rank, size;
     double *heard;          /* per rank: when a message from it last arrived (monotonic seconds) */
+    double polled;          /* when this process last polled */
+    double resumed;         /* when it polled again after a pause of its own (busy measuring) */
     pthread_mutex_t lock;   /* guards forgotten and quit (the heartbeat thread reads them) */
     bool *forgotten;        /* per rank: lost, no more heartbeats to it */
     bool quit;
@@ -105,6 +112,7 @@ dist_comm *dist_comm_start(su_buf *err)
     double now = mono_now();
     for (int r = 0; r < c->size; r++)
         c->heard[r] = now;
+    c->polled = c->resumed = now;
     pthread_mutex_init(&c->lock, NULL);
     c->beating = c->size > 1 && pthread_create(&c->beater, NULL, beat, c) == 0;
     return c;
@@ -154,6 +162,10 @@ void dist_comm_send(dist_comm *c, int to, int tag, const char *text)
 
 char *dist_comm_poll(dist_comm *c, int from, int *src, int *tag)
 {
+    double now = mono_now();
+    if (now - c->polled > POLL_PAUSE_S)
+        c->resumed = now;
+    c->polled = now;
     for (;;) {
         int flag = 0;
         MPI_Status st;
@@ -185,7 +197,10 @@ char *dist_comm_poll(dist_comm *c, int from, int *src, int *tag)
 
 double dist_comm_silence(dist_comm *c, int r)
 {
-    return mono_now() - c->heard[r];
+    /* the beats that came while this process was busy may not all have
+     * been read by its first poll back: silence counts from then at most */
+    double since = c->heard[r] > c->resumed ? c->heard[r] : c->resumed;
+    return mono_now() - since;
 }
 
 void dist_comm_forget(dist_comm *c, int r)
@@ -241,6 +256,31 @@ static void finalize(int status)
     }
 }
 
+/* Whether some rank was taken for lost. */
+static bool lost_any(dist_comm *c)
+{
+    bool any = false;
+    pthread_mutex_lock(&c->lock);
+    for (int r = 0; r < c->size; r++)
+        any |= c->forgotten[r];
+    pthread_mutex_unlock(&c->lock);
+    return any;
+}
+
+/* Rank 0 ends the whole job once everything is stored and said, when a
+ * rank was lost: a rank lost to silence may be hung (stopped, deadlocked,
+ * its host frozen) rather than dead, and mpirun waits for every process
+ * to exit, so without this it could wait forever. MPI_Abort has mpirun
+ * end every process that is left (Open MPI wakes a stopped one first, then
+ * terminates it, then kills it). */
+static void end_job(int status)
+{
+    fprintf(stderr, "relay-tune: mpi: a rank was lost and may still be running: rank 0 ends the job (MPI_Abort, "
+                    "status %d)\n", status);
+    fflush(NULL);
+    MPI_Abort(MPI_COMM_WORLD, status);
+}
+
 void dist_comm_stop(dist_comm *c, int status)
 {
     if (!c)
@@ -259,6 +299,8 @@ void dist_comm_stop(dist_comm *c, int status)
     }
     /* Open MPI finalizes with sends to dead ranks still pending; their
      * texts are freed after it, when nothing reads them any more */
+    if (c->rank == 0 && lost_any(c))
+        end_job(status);
     finalize(status);
     for (size_t i = 0; i < c->nout; i++)
         free(c->out[i].text);

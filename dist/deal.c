@@ -1,6 +1,7 @@
-/* deal.c — rank 0's batch measurer: each batch the tuner proposes is split
- * into one share per rank that measures for the run's target (rank 0
- * included), sent out, and rank 0 measures its own share meanwhile; the
+/* deal.c — rank 0's batch measurers, one per target of the run: each batch
+ * the tuner proposes for a task of a target is split into one share per
+ * rank that measures for that target (rank 0 included when it is rank 0's
+ * own), sent out, and rank 0 measures its own share meanwhile; the
  * ranks build their shares too, so every rank's compilers and runner work
  * at once. A rank whose heartbeats stop (DIST_SILENCE_S) or whose share
  * runs past its deadline (every candidate's compile and run limits, plus
@@ -9,9 +10,12 @@
  * DIST_RETRIES times becomes an error record, so a candidate that kills
  * whoever measures it cannot take every rank down. Results of a lost rank
  * that arrive late are dropped: each candidate is recorded once. Which
- * ranks measure is settled once, from their hellos: the same target
- * string, ISA features and cores as rank 0's (records then carry the
- * measuring rank's host and its own description of the target). */
+ * target a rank measures for is settled once, from its hello: the run's
+ * target with the same string, ISA features and cores (records then carry
+ * the measuring rank's host and its own description of the target). A
+ * task's confirmation (its best configs timed side by side) goes whole to
+ * one rank of its target. Only one batch is in flight at a time: ranks of
+ * the other targets wait meanwhile. */
 #include <math.h>
 #include <string.h>
 #include <time.h>
@@ -25,7 +29,7 @@
 typedef struct peer {
     dist_hello hello;       /* what it said (strings in the dealer's arena) */
     bool said_hello;
-    bool measures;          /* its target is the run's */
+    int target;             /* the run's target it measures for (-1: none) */
     bool lost;
     su_map sent;            /* keys of the tasks whose function it was sent */
     long job;               /* the share it holds (-1: idle) */
@@ -33,13 +37,24 @@ typedef struct peer {
     int nheld;
     double deadline;        /* monotonic seconds after which the share is lost */
     int64_t measured;       /* candidates it measured in this run */
+    int64_t confirming;     /* ... and configs it timed for confirmations (whole shares) */
+    bool whole;             /* the share it holds is a confirmation */
     const char *why;        /* why it was lost */
 } peer;
+
+/* The batch measurer of one target: the context its functions get. */
+typedef struct lane {
+    dist_dealer *d;
+    int k;                  /* the target's index */
+} lane;
 
 struct dist_dealer {
     dist_comm *c;
     const tun_measurer *local;
-    const db_target *target;
+    db_target *targets;     /* the run's targets (copied into a) */
+    int nt;
+    int here;               /* the one rank 0 measures for */
+    lane *lanes;            /* per target */
     FILE *notes;
     peer *peers;            /* by rank; peers[0] is this rank */
     int n;
@@ -79,7 +94,20 @@ static void note(dist_dealer *d, const char *fmt, ...)
     va_end(ap);
 }
 
-/* The hello of rank r: whether it measures for this run. */
+/* The run's targets as a note: 'cpu' (avx2; 2 cores), ... */
+static const char *targets_text(dist_dealer *d)
+{
+    su_buf b = {0};
+    for (int k = 0; k < d->nt; k++) {
+        const db_target *t = &d->targets[k];
+        su_buf_printf(&b, "%s'%s' (%s; %d cores)", k ? ", " : "", t->name, t->isa, t->cores);
+    }
+    const char *s = su_arena_strdup(&d->a, su_buf_str(&b));
+    su_buf_free(&b);
+    return s;
+}
+
+/* The hello of rank r: which of the run's targets it measures for. */
 static void greet(dist_dealer *d, int r, const char *text)
 {
     peer *p = &d->peers[r];
@@ -94,29 +122,42 @@ static void greet(dist_dealer *d, int r, const char *text)
     su_buf_free(&err);
     p->said_hello = true;
     const db_target *t = &p->hello.target;
-    if (p->hello.error) {
+    for (int k = 0; k < d->nt && !p->hello.error; k++)
+        if (same_target(t, &d->targets[k]))
+            p->target = k;
+    if (p->hello.error)
         note(d, "rank %d on %s (pid %ld) cannot measure: %s", r, p->hello.host, p->hello.pid, p->hello.error);
-    } else if (!same_target(t, d->target)) {
-        note(d, "rank %d on %s (pid %ld) has target '%s' (%s; %d cores), not this run's '%s' (%s; %d cores): it does "
-                "not measure",
-             r, p->hello.host, p->hello.pid, t->name, t->isa, t->cores, d->target->name, d->target->isa,
-             d->target->cores);
-    } else {
-        p->measures = true;
+    else if (p->target < 0)
+        note(d, "rank %d on %s (pid %ld) has target '%s' (%s; %d cores), not %s %s: it does not measure", r,
+             p->hello.host, p->hello.pid, t->name, t->isa, t->cores, d->nt > 1 ? "one of this run's:" : "this run's",
+             targets_text(d));
+    else
         note(d, "rank %d on %s (pid %ld) measures for '%s'", r, p->hello.host, p->hello.pid, t->name);
-    }
 }
 
-dist_dealer *dist_dealer_new(dist_comm *c, const tun_measurer *local, const db_target *t, FILE *notes)
+dist_dealer *dist_dealer_new(dist_comm *c, const tun_measurer *local, const db_target *targets, size_t nt,
+                             size_t here, FILE *notes)
 {
     dist_dealer *d = su_calloc(1, sizeof *d);
-    d->c = c, d->local = local, d->target = t, d->notes = notes;
+    d->c = c, d->local = local, d->notes = notes;
+    su_arena_init(&d->a);
+    d->nt = (int)nt;
+    d->here = (int)here;
+    d->targets = su_arena_alloc(&d->a, (nt + 1) * sizeof *d->targets);
+    d->lanes = su_arena_alloc(&d->a, (nt + 1) * sizeof *d->lanes);
+    for (int k = 0; k < d->nt; k++) {
+        /* the descriptions are the caller's; copy what the notes and matching read */
+        d->targets[k] = targets[k];
+        d->targets[k].name = su_arena_strdup(&d->a, targets[k].name);
+        d->targets[k].isa = su_arena_strdup(&d->a, targets[k].isa ? targets[k].isa : "");
+        d->lanes[k] = (lane){d, k};
+    }
     d->n = dist_comm_size(c);
     d->peers = su_calloc((size_t)d->n + 1, sizeof *d->peers);
-    su_arena_init(&d->a);
     for (int r = 0; r < d->n; r++)
-        d->peers[r].job = -1;
-    d->peers[0].said_hello = d->peers[0].measures = true;
+        d->peers[r].job = -1, d->peers[r].target = -1;
+    d->peers[0].said_hello = true;
+    d->peers[0].target = d->here;
     d->peers[0].hello.host = tun_host_name();
     int waiting = d->n - 1;
     double until = mono_now() + HELLO_WAIT_S;
@@ -140,8 +181,13 @@ dist_dealer *dist_dealer_new(dist_comm *c, const tun_measurer *local, const db_t
             dist_comm_forget(c, r);
             note(d, "rank %d said no hello within %.0f s: it does not measure", r, HELLO_WAIT_S);
         }
-    note(d, "%d of %d ranks measure; rank 0 on %s (pid %ld) tunes", dist_dealer_width(d), d->n, tun_host_name(),
-         (long)getpid());
+    su_buf b = {0};
+    for (int k = 0; d->nt > 1 && k < d->nt; k++)
+        su_buf_printf(&b, "%s%d for '%s'", k ? ", " : " (", dist_dealer_measurer(d, (size_t)k).width,
+                      d->targets[k].name);
+    note(d, "%d of %d ranks measure%s%s; rank 0 on %s (pid %ld) tunes", dist_dealer_width(d), d->n, su_buf_str(&b),
+         d->nt > 1 ? ")" : "", tun_host_name(), (long)getpid());
+    su_buf_free(&b);
     return d;
 }
 
@@ -149,8 +195,30 @@ int dist_dealer_width(const dist_dealer *d)
 {
     int w = 0;
     for (int r = 0; r < d->n; r++)
-        w += d->peers[r].measures && !d->peers[r].lost;
+        w += d->peers[r].target >= 0 && !d->peers[r].lost;
     return w;
+}
+
+/* Whether rank r (not 0) measures for target k and is not lost. */
+static bool serves(const dist_dealer *d, int r, int k)
+{
+    return r > 0 && !d->peers[r].lost && d->peers[r].target == k;
+}
+
+static bool measure_lane(void *ctx, const tun_space *s, const tun_task_data *td, uint64_t seed, int n,
+                         const sch_config *cfgs, tun_result *out);
+static bool measure_whole(void *ctx, const tun_space *s, const tun_task_data *td, uint64_t seed, int n,
+                          const sch_config *cfgs, tun_result *out);
+
+tun_batch_measurer dist_dealer_measurer(dist_dealer *d, size_t k)
+{
+    tun_batch_measurer m = {measure_lane, NULL, &d->lanes[k], (int)k == d->here};
+    for (int r = 1; r < d->n; r++)
+        m.width += serves(d, r, (int)k);
+    /* rank 0 times its own target's confirmations itself, as without MPI */
+    if ((int)k != d->here)
+        m.together = measure_whole;
+    return m;
 }
 
 /* One batch in flight. */
@@ -164,6 +232,7 @@ typedef struct batch {
     int *queue, nq;         /* positions still to deal */
     int *losses;            /* per position: times lost with a rank */
     int left;               /* positions without a result */
+    bool whole;             /* a confirmation: one rank times it all */
 } batch;
 
 /* Up to k positions off the queue's front into held. */
@@ -183,6 +252,7 @@ static void send_share(dist_dealer *d, int r, batch *b, int k)
     p->held = su_realloc(p->held, ((size_t)k + 1) * sizeof *p->held);
     p->nheld = take(b, k, p->held);
     p->job = d->next_job++;
+    p->whole = b->whole;
     const char **cj = su_calloc((size_t)p->nheld + 1, sizeof *cj);
     for (int i = 0; i < p->nheld; i++)
         cj[i] = b->json[p->held[i]];
@@ -264,7 +334,7 @@ static void collect(dist_dealer *d, int r, batch *b, const char *text)
         b->out[pos].host = p->hello.host;
         b->out[pos].where = &p->hello.target;
     }
-    p->measured += p->nheld;
+    *(p->whole ? &p->confirming : &p->measured) += p->nheld;
     b->left -= p->nheld;
     p->job = -1;
     p->nheld = 0;
@@ -320,11 +390,30 @@ static bool listen(dist_dealer *d, batch *b)
     return any;
 }
 
-bool dist_dealer_measure(void *ctx, const tun_space *s, const tun_task_data *td, uint64_t seed, int n,
-                         const sch_config *cfgs, tun_result *out)
+/* What is still queued gets an error record: no one is left to measure it. */
+static void give_up(batch *b, const char *why)
 {
-    dist_dealer *d = ctx;
+    while (b->nq > 0) {
+        int pos = b->queue[--b->nq];
+        tun_result *o = &b->out[pos];
+        o->index = tun_config_encode(b->s, &b->cfgs[pos]);
+        o->error = SU_MERR_UNKNOWN;
+        o->msg = su_strdup(why);
+        o->timestamp = wall_now();
+        b->left--;
+    }
+}
+
+/* Measures a batch of target k: a share for every idle rank of k and one
+ * for rank 0 when k is its own; whole: the batch goes to one rank (rank 0
+ * when k is its own), in order, again whole to another if that one is lost. */
+static bool deal(lane *l, const tun_space *s, const tun_task_data *td, uint64_t seed, int n, const sch_config *cfgs,
+                 tun_result *out, bool whole)
+{
+    dist_dealer *d = l->d;
+    int k = l->k;
     batch b = {s, td, seed, cfgs, out};
+    b.whole = whole;
     b.json = su_calloc((size_t)n + 1, sizeof *b.json);
     b.queue = su_calloc((size_t)n + 1, sizeof *b.queue);
     b.losses = su_calloc((size_t)n + 1, sizeof *b.losses);
@@ -334,33 +423,28 @@ bool dist_dealer_measure(void *ctx, const tun_space *s, const tun_task_data *td,
         b.queue[b.nq++] = i;
     }
     b.left = n;
-    bool alive = true;
+    bool alive = true, here = k == d->here;
     listen(d, &b);
     while (b.left > 0) {
-        /* a share for every idle rank and one for this rank */
-        int idle = 0;
+        int idle = 0, ranks = 0;
         for (int r = 1; r < d->n; r++)
-            idle += d->peers[r].measures && !d->peers[r].lost && d->peers[r].job < 0;
-        int share = (b.nq + idle) / (idle + 1);
-        for (int r = 1; r < d->n && b.nq > 0; r++)
-            if (d->peers[r].measures && !d->peers[r].lost && d->peers[r].job < 0)
+            if (serves(d, r, k))
+                ranks++, idle += d->peers[r].job < 0;
+        int takers = idle + (here && alive);
+        int share = whole ? b.nq : takers ? (b.nq + takers - 1) / takers : 0;
+        for (int r = 1; r < d->n && b.nq > 0 && (!whole || !here); r++)
+            if (serves(d, r, k) && d->peers[r].job < 0)
                 send_share(d, r, &b, share);
-        if (b.nq > 0) {
-            if (alive) {
-                alive = measure_here(d, &b, share > 0 ? share : b.nq);
-            } else {
-                /* rank 0's runner is gone: what no rank takes is not measured */
-                while (b.nq > 0) {
-                    int pos = b.queue[--b.nq];
-                    out[pos].index = tun_config_encode(s, &cfgs[pos]);
-                    out[pos].error = SU_MERR_UNKNOWN;
-                    out[pos].msg = su_strdup("not run: the runner process died");
-                    out[pos].timestamp = wall_now();
-                    b.left--;
-                }
-            }
+        bool measured = false;
+        if (b.nq > 0 && here && alive) {
+            alive = measure_here(d, &b, share > 0 ? share : b.nq);
+            measured = true;
+        } else if (b.nq > 0 && ranks == 0) {
+            /* nobody is left to measure what is queued */
+            give_up(&b, here ? "not run: the runner process died"
+                             : "not measured: no rank of the task's target is left");
         }
-        if (!listen(d, &b) && b.left > 0 && b.nq == 0)
+        if (!listen(d, &b) && !measured && b.left > 0)
             nap();
     }
     for (int i = 0; i < n; i++)
@@ -369,6 +453,18 @@ bool dist_dealer_measure(void *ctx, const tun_space *s, const tun_task_data *td,
     free(b.queue);
     free(b.losses);
     return alive;
+}
+
+static bool measure_lane(void *ctx, const tun_space *s, const tun_task_data *td, uint64_t seed, int n,
+                         const sch_config *cfgs, tun_result *out)
+{
+    return deal(ctx, s, td, seed, n, cfgs, out, false);
+}
+
+static bool measure_whole(void *ctx, const tun_space *s, const tun_task_data *td, uint64_t seed, int n,
+                          const sch_config *cfgs, tun_result *out)
+{
+    return deal(ctx, s, td, seed, n, cfgs, out, true);
 }
 
 void dist_dealer_free(dist_dealer *d)
@@ -380,9 +476,16 @@ void dist_dealer_free(dist_dealer *d)
         peer *p = &d->peers[r];
         if (r > 0 && !p->lost)
             dist_comm_send(d->c, r, DIST_TAG_STOP, "{}");
-        if (p->measures)
-            su_buf_printf(&b, "%s rank %d (%s) %lld%s%s", b.len ? "," : "", r, p->hello.host ? p->hello.host : "?",
-                          (long long)p->measured, p->lost ? ", then lost: " : "", p->lost ? p->why : "");
+        if (p->target >= 0) {
+            su_buf_printf(&b, "%s rank %d (%s) %lld", b.len ? "," : "", r, p->hello.host ? p->hello.host : "?",
+                          (long long)p->measured);
+            if (d->nt > 1)
+                su_buf_printf(&b, " for '%s'", d->targets[p->target].name);
+            if (p->confirming)
+                su_buf_printf(&b, " (and %lld timed for confirmations)", (long long)p->confirming);
+            if (p->lost)
+                su_buf_printf(&b, ", then lost: %s", p->why);
+        }
     }
     note(d, "candidates measured by rank:%s", su_buf_str(&b));
     su_buf_free(&b);

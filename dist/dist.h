@@ -1,7 +1,8 @@
 /* dist.h — the map of dist/: tuning across machines on MPI
  * (docs/distributed.md). Rank 0 runs the tuner and the scheduler and is the
  * only writer of the database; it deals each batch out to the ranks whose
- * target is the run's, measures a share itself, and stores the records the
+ * target is the batch's task's (a run may tune for several targets),
+ * measures a share of its own target's itself, and stores the records the
  * ranks send back. The other ranks build and measure what they are sent on
  * their own host. A rank that dies or stops answering costs the candidates
  * it held: they go to another rank (an error record after DIST_RETRIES
@@ -94,17 +95,21 @@ void dist_comm_stop(dist_comm *c, int status);
 #define DIST_RETRIES 2
 
 typedef struct dist_dealer dist_dealer;
-/* Waits for every rank's hello and keeps those whose target is t (the
- * same string, ISA features and cores); rank 0 measures with `local`.
- * Notes on the ranks go to `notes`. */
-dist_dealer *dist_dealer_new(dist_comm *c, const tun_measurer *local, const db_target *t, FILE *notes);
-/* Ranks that measure, rank 0 included. */
+/* Waits for every rank's hello; a rank measures for the target of
+ * targets[0..nt) that it has (the same string, ISA features and cores),
+ * rank 0 for targets[here], with `local` (whose build and run settings go
+ * with every share). Notes on the ranks go to `notes`. */
+dist_dealer *dist_dealer_new(dist_comm *c, const tun_measurer *local, const db_target *targets, size_t nt,
+                             size_t here, FILE *notes);
+/* Ranks that measure, for any target, rank 0 included. */
 int dist_dealer_width(const dist_dealer *d);
-/* The tun_batch_measurer function (ctx: the dealer): the batch split into a
- * share per rank, rank 0's measured here; a lost rank's candidates go to
- * the others. False only when rank 0's own runner died. */
-bool dist_dealer_measure(void *ctx, const tun_space *s, const tun_task_data *td, uint64_t seed, int n,
-                         const sch_config *cfgs, tun_result *out);
+/* The batch measurer of target k (width: its ranks; 0 when none measures
+ * it): the batch split into a share per rank of target k, rank 0's
+ * measured here when k is its own, a lost rank's candidates to the others;
+ * together sends a confirmation whole to one rank of k (NULL for rank 0's
+ * own target: rank 0 times it). Its functions return false only when
+ * rank 0's own runner died. */
+tun_batch_measurer dist_dealer_measurer(dist_dealer *d, size_t k);
 /* Tells every rank to stop, notes what each measured, frees the dealer. */
 void dist_dealer_free(dist_dealer *d);
 

@@ -296,6 +296,8 @@ typedef struct rt_tune_progress {
     double left;                /* estimate of seconds left (-1: unknown yet) */
     int early_stopped;          /* RT_TUNE_TASK_END: stopped without improvement */
     const char *failure;        /* RT_TUNE_TASK_END: why the task could not be tuned, or NULL */
+    const char *target;         /* the target the task is tuned for */
+    int ntargets;               /* targets of the run (several: each task once per target) */
 } rt_tune_progress;
 
 /* The phases of a tuning run's profile (tune --profile). */
@@ -306,6 +308,12 @@ const char *rt_tune_phase_name(int i);
 
 typedef struct rt_tune_options {
     const char *target;         /* "cpu", "cpu -cores=2" (NULL: "cpu"); records are made for it */
+    const char *const *targets; /* ntargets > 0: these targets at once, instead of target: a task
+                                   per (task, target), each with its own tuner, records, best and
+                                   confirmation, one budget spent over all (docs/distributed.md) */
+    int ntargets;
+    const char *rank_target;    /* under MPI: the one of them rank 0 measures for (NULL: the first);
+                                   the others are measured by the ranks that have them */
     long long trials;           /* the budget over the tasks tuned; configs already measured count
                                    (0 with a time budget: none but the spaces) */
     double time_budget;         /* seconds the run may take, confirmations included (0: none) */
@@ -340,13 +348,15 @@ typedef struct rt_tune_options {
     void (*progress)(void *ctx, const rt_tune_progress *p);
     void *progress_ctx;
     rt_mpi *mpi;                /* rank 0 of an MPI job: batches are dealt to the ranks whose target
-                                   is this one, rank 0 measuring a share too (NULL: this process) */
+                                   is the task's, rank 0 measuring a share of its own target's
+                                   (NULL: this process, which measures every target) */
 } rt_tune_options;
 
 /* One task of a tuning run, at its end. */
 typedef struct rt_tune_row {
     size_t task;                /* index in rt_module_tasks */
     const rt_task *info;
+    const char *target;         /* the target it was tuned for */
     long long budget, trials, measured, errors;  /* trials: configs on this target; measured: by this run */
     long long stale, invalid;   /* records skipped (template version changed; config does not fit) */
     long long space;            /* configs in its space */
@@ -377,9 +387,11 @@ typedef struct rt_tune_report {
     double phase_seconds[RT_TUNE_PHASES]; /* wall seconds per phase (rt_tune_phase_name) */
     char session[37];           /* the session's uuid in the database */
     const char *scheduler;      /* the scheduler's name (static) */
+    int ntargets;               /* targets tuned for (rows: the first's tasks, then the next's ...) */
 } rt_tune_report;
 
-/* Tunes the tasks of an optimized module on the target, storing every
+/* Tunes the tasks of an optimized module on the target (or on each of
+ * o->targets at once, a row per task and target), storing every
  * measurement in db. Returns 0 (also when interrupted: the report says so),
  * or -1 after a message (bad options, a database or runner failure; the
  * batches committed stay). *out (may be NULL) gets the report, also on -1. */

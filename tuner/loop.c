@@ -25,7 +25,10 @@
  *   - when a task that measured something ends, its best few configs are
  *     re-measured interleaved (A B C A B C ...) and ranked by median: a
  *     confirmation, which compiling prefers to the single best record.
- * Progress goes to a callback after every batch. */
+ * Progress goes to a callback after every batch. One run can tune for
+ * several targets at once (tun_tune_targets): each selected task is then a
+ * task per target, with its own space, tuner, records and confirmation,
+ * and the scheduler spends the one budget over all of them. */
 #include <math.h>
 #include <string.h>
 #include <time.h>
@@ -193,6 +196,8 @@ typedef struct plan {
     int64_t *old_idx;       /* its records on this target, for the tuner once it begins (malloc'd) */
     double *old_cost;
     int nold;
+    size_t ti;              /* its target: the run's options os[ti] (tun_tune_targets) */
+    const tun_options *o;   /* those options: its measurer, batch measurer and target */
 } plan;
 
 typedef struct run {
@@ -203,9 +208,11 @@ typedef struct run {
     double t0;
     int64_t done, todo;
     int bsize;              /* configs per batch */
-    plan *plans;            /* per selected task, in the report's order */
+    plan *plans;            /* per selected task and target, in the report's order */
     tun_sched sched;
-    tun_transfer_pool *pool;
+    tun_transfer_pool **pools; /* per target: spaces of similar workloads on its hardware */
+    const tun_options *os;  /* per target: its options (os[0]: the run's own settings) */
+    size_t nt;
     char owner[400];        /* this run's name on its claims ("" before the session) */
     bool failed;            /* a database or runner failure ends the run: no more measuring */
     double est_ref;         /* the model's estimate at its last fall of more than 1% */
@@ -265,7 +272,7 @@ static bool load_existing(run *R, plan *p, tun_task_report *tr)
     tun_idxset seen = {0};
     int64_t since = 0;
     for (size_t i = 0; i < n; i++) {
-        if (strcmp(recs[i].target.name, R->o->target->name) != 0)
+        if (strcmp(recs[i].target.name, p->o->target->name) != 0)
             continue;
         sch_config c;
         su_buf why = {0};
@@ -329,8 +336,8 @@ static void estimate(run *R, size_t pos, double was)
 /* Measures and stores one batch; false on a database or runner failure. */
 static bool batch(run *R, size_t pos, const int64_t *idx, int n)
 {
-    const tun_options *o = R->o;
     plan *p = &R->plans[pos];
+    const tun_options *o = p->o;
     const tun_space *s = &p->space;
     tun_task_report *tr = &R->rep->tasks[pos];
     sch_config *cfgs = su_calloc((size_t)n + 1, sizeof *cfgs);
@@ -398,11 +405,11 @@ static bool begin(run *R, size_t pos)
     progress(R, pos, TUN_EV_TASK_BEGIN, 0, 0);
     double t0 = mono_now();
     if (R->o->transfer && p->tuner->ops->transfer) {
-        if (!R->pool)
-            R->pool = tun_transfer_pool_new(&R->o->measurer.target->hw);
+        if (!R->pools[p->ti])
+            R->pools[p->ti] = tun_transfer_pool_new(&p->o->measurer.target->hw);
         tun_transfer_rec *recs;
         size_t n;
-        if (!tun_transfer_gather(R->pool, R->d, p->space.task, R->o->target, TUN_TRANSFER_LIMIT, &recs, &n,
+        if (!tun_transfer_gather(R->pools[p->ti], R->d, p->space.task, p->o->target, TUN_TRANSFER_LIMIT, &recs, &n,
                                  &tr->transfer, R->err))
             return false;
         tun_transfer(p->tuner, n, recs);
@@ -425,7 +432,7 @@ static bool begin(run *R, size_t pos)
 static int best_configs(run *R, size_t pos, int k, int64_t *idx)
 {
     const tun_space *s = &R->plans[pos].space;
-    const db_target *t = R->o->target;
+    const db_target *t = R->plans[pos].o->target;
     su_arena a;
     su_arena_init(&a);
     db_record *recs;
@@ -456,6 +463,18 @@ static int best_configs(run *R, size_t pos, int k, int64_t *idx)
     return n;
 }
 
+/* Measures n configs in order on one measurer, so that they are timed side
+ * by side on one host: here, or on one rank of the task's target when the
+ * batch measurer can send it there (a target this process does not measure
+ * under MPI); false when the runner died. */
+static bool measure_together(const tun_options *o, const tun_space *s, const tun_task_data *td, int n,
+                             const sch_config *cfgs, tun_result *res)
+{
+    const tun_batch_measurer *bm = &o->batch_measurer;
+    return bm->together ? bm->together(bm->ctx, s, td, o->seed, n, cfgs, res)
+                        : tun_measure(&o->measurer, s, td, n, cfgs, res);
+}
+
 static int by_median(const void *a, const void *b)
 {
     const db_confirmed *x = a, *y = b;
@@ -468,8 +487,8 @@ static int by_median(const void *a, const void *b)
  * out); false on a database or runner failure. */
 static bool confirm(run *R, size_t pos)
 {
-    const tun_options *o = R->o;
     plan *p = &R->plans[pos];
+    const tun_options *o = p->o;
     const tun_space *s = &p->space;
     tun_task_report *tr = &R->rep->tasks[pos];
     int rounds = o->confirm_rounds > 0 ? o->confirm_rounds : 3;
@@ -484,7 +503,7 @@ static bool confirm(run *R, size_t pos)
     tun_result *res = su_calloc((size_t)n + 1, sizeof *res);
     for (int i = 0; i < n; i++)
         tun_config_decode(s, idx[i % k], &cfgs[i]);
-    bool ok = tun_measure(&o->measurer, s, p->td, n, cfgs, res);
+    bool ok = measure_together(o, s, p->td, n, cfgs, res);
     if (!ok)
         su_buf_puts(R->err, "the measurement runner process died");
     su_arena a;
@@ -571,8 +590,9 @@ static int claim(run *R, size_t pos, int64_t *idx, int n)
     }
     double now = db_now();
     int kept = -1;
-    if (db_claim(R->d, s->task->key, R->o->target->name, (const char *const *)text, (size_t)n, R->owner, now,
-                 now + CLAIM_TTL_S, state)) {
+    const char *target = R->plans[pos].o->target->name;
+    if (db_claim(R->d, s->task->key, target, (const char *const *)text, (size_t)n, R->owner, now, now + CLAIM_TTL_S,
+                 state)) {
         kept = 0;
         for (int i = 0; i < n; i++)
             if (state[i] == DB_CLAIM_OURS)
@@ -671,6 +691,46 @@ static bool step(run *R, size_t pos)
     return true;
 }
 
+/* Plan r: task t (index i in the model) on target ti, its space, its tuner
+ * and what the database holds for it; false on a database error. */
+static bool prepare_plan(run *R, size_t r, const tun_task *t, size_t i, size_t ti)
+{
+    const tun_options *o = R->o;
+    tun_task_report *tr = &R->rep->tasks[r];
+    plan *p = &R->plans[r];
+    tun_sched_task *st = &R->sched.tasks[r];
+    tr->task = i;
+    tr->target = ti;
+    tr->best_index = -1;
+    tr->confirmed_index = -1;
+    p->ti = ti;
+    p->o = &R->os[ti];
+    p->space.task = t;
+    /* a task's speed on one target says nothing of its speed on another */
+    st->group = R->nt > 1 ? su_arena_printf(&R->a, "%s on %s", t->template_name, p->o->target->name)
+                          : t->template_name;
+    st->flops = (double)t->flops;
+    st->calls = t->count;
+    su_buf why = {0};
+    p->space_ok = tun_space_init(&p->space, t, &p->o->measurer.target->hw, &why);
+    if (!p->space_ok) {
+        tr->failure = su_buf_take(&why);
+        su_buf_free(&why);
+        p->space.task = t;
+        p->ended = st->done = true;
+        return true;
+    }
+    su_buf_free(&why);
+    st->size = tr->space = p->space.size;
+    p->tuner = tun_tuner_new_conf(o->tuner, &p->space, o->seed + i, o->tuner_conf);
+    if (!load_existing(R, p, tr))
+        return false;
+    st->trials = tr->trials;
+    st->best = tr->best_cost;
+    st->no_default = !p->have_default;
+    return true;
+}
+
 /* Spaces, tuners and what the database holds for every selected task;
  * false on a database error. */
 static bool prepare(run *R, const tun_tasks *tasks, const bool *selected)
@@ -679,7 +739,7 @@ static bool prepare(run *R, const tun_tasks *tasks, const bool *selected)
     tun_report *rep = R->rep;
     for (size_t i = 0; i < tasks->len; i++)
         if (!selected || selected[i])
-            rep->n++;
+            rep->n += R->nt;
     rep->tasks = su_calloc(rep->n + 1, sizeof *rep->tasks);
     R->plans = su_calloc(rep->n + 1, sizeof *R->plans);
     /* a time budget alone: the spaces bound the trials */
@@ -687,38 +747,11 @@ static bool prepare(run *R, const tun_tasks *tasks, const bool *selected)
     tun_sched_init(&R->sched, o->scheduler, rep->n, trials, o->seed);
     R->sched.per_second = o->time_budget > 0;
     size_t r = 0;
-    for (size_t i = 0; i < tasks->len; i++) {
-        if (selected && !selected[i])
-            continue;
-        tun_task_report *tr = &rep->tasks[r];
-        plan *p = &R->plans[r];
-        tun_sched_task *st = &R->sched.tasks[r++];
-        const tun_task *t = &tasks->items[i];
-        tr->task = i;
-        tr->best_index = -1;
-        tr->confirmed_index = -1;
-        p->space.task = t;
-        st->group = t->template_name;
-        st->flops = (double)t->flops;
-        st->calls = t->count;
-        su_buf why = {0};
-        p->space_ok = tun_space_init(&p->space, t, &o->measurer.target->hw, &why);
-        if (!p->space_ok) {
-            tr->failure = su_buf_take(&why);
-            su_buf_free(&why);
-            p->space.task = t;
-            p->ended = st->done = true;
-            continue;
-        }
-        su_buf_free(&why);
-        st->size = tr->space = p->space.size;
-        p->tuner = tun_tuner_new_conf(o->tuner, &p->space, o->seed + i, o->tuner_conf);
-        if (!load_existing(R, p, tr))
-            return false;
-        st->trials = tr->trials;
-        st->best = tr->best_cost;
-        st->no_default = !p->have_default;
-    }
+    /* target by target, each with every selected task */
+    for (size_t ti = 0; ti < R->nt; ti++)
+        for (size_t i = 0; i < tasks->len; i++)
+            if ((!selected || selected[i]) && !prepare_plan(R, r++, &tasks->items[i], i, ti))
+                return false;
     tun_sched_start(&R->sched);
     /* what this run should measure: the pool left, and any missing default */
     int64_t room = 0, missing = 0;
@@ -758,27 +791,58 @@ static bool out_of_time(run *R)
 
 bool tun_tune(const tun_tasks *tasks, const bool *selected, db *d, const tun_options *o, tun_report *rep, su_buf *err)
 {
+    return tun_tune_targets(tasks, selected, d, o, 1, rep, err);
+}
+
+/* The session's target: the run's one target, or its targets joined. */
+static const char *session_target(run *R)
+{
+    if (R->nt == 1)
+        return R->os[0].target->name;
+    su_buf b = {0};
+    for (size_t ti = 0; ti < R->nt; ti++)
+        su_buf_printf(&b, "%s%s", ti ? " + " : "", R->os[ti].target->name);
+    const char *t = su_arena_strdup(&R->a, su_buf_str(&b));
+    su_buf_free(&b);
+    return t;
+}
+
+/* Configs per batch: --batch, or enough to keep every measurer busy (ranks
+ * measure their shares side by side), for the widest target. */
+static int batch_size(const run *R)
+{
+    const tun_options *o = R->o;
+    int jobs = o->measurer.build.jobs > 0 ? o->measurer.build.jobs : 1, width = 1;
+    for (size_t ti = 0; ti < R->nt; ti++)
+        width = R->os[ti].batch_measurer.width > width ? R->os[ti].batch_measurer.width : width;
+    return o->batch > 0 ? o->batch : (4 * jobs > 8 ? 4 * jobs : 8) * width;
+}
+
+bool tun_tune_targets(const tun_tasks *tasks, const bool *selected, db *d, const tun_options *os, size_t nt,
+                      tun_report *rep, su_buf *err)
+{
     memset(rep, 0, sizeof *rep);
     run R = {0};
-    R.o = o, R.d = d, R.rep = rep, R.err = err, R.t0 = mono_now();
+    const tun_options *o = os;
+    R.o = o, R.os = os, R.nt = nt > 0 ? nt : 1, R.d = d, R.rep = rep, R.err = err, R.t0 = mono_now();
+    R.pools = su_calloc(R.nt + 1, sizeof *R.pools);
     su_arena_init(&R.a);
-    int jobs = o->measurer.build.jobs > 0 ? o->measurer.build.jobs : 1;
-    /* a batch keeps every measurer busy: ranks measure their shares side by side */
-    int width = o->batch_measurer.width > 1 ? o->batch_measurer.width : 1;
-    R.bsize = o->batch > 0 ? o->batch : (4 * jobs > 8 ? 4 * jobs : 8) * width;
+    R.bsize = batch_size(&R);
     bool ok = prepare(&R, tasks, selected);
-    if (ok && !(ok = db_session_begin(d, o->model, o->target->name, o->command, rep->session)))
+    if (ok && !(ok = db_session_begin(d, o->model, session_target(&R), o->command, rep->session)))
         su_buf_puts(err, db_errmsg(d));
     if (ok) {
-        /* the calls of each task, for the model's estimated latency (dashboard) */
+        /* the calls of each task, for the model's estimated latency (dashboard):
+         * the tasks of the first target (every target has the same) */
+        size_t ntasks = rep->n / R.nt;
         const char **hashes = su_arena_alloc(&R.a, (rep->n + 1) * sizeof *hashes);
         int *calls = su_arena_alloc(&R.a, (rep->n + 1) * sizeof *calls);
-        for (size_t k = 0; k < rep->n; k++) {
+        for (size_t k = 0; k < ntasks; k++) {
             const tun_task *t = &tasks->items[rep->tasks[k].task];
             hashes[k] = t->hash;
             calls[k] = t->count;
         }
-        if (!(ok = db_session_set_tasks(d, rep->session, rep->n, hashes, calls)))
+        if (!(ok = db_session_set_tasks(d, rep->session, ntasks, hashes, calls)))
             su_buf_puts(err, db_errmsg(d));
         db_claim_owner(rep->session, R.owner, sizeof R.owner);
     }
@@ -821,7 +885,9 @@ bool tun_tune(const tun_tasks *tasks, const bool *selected, db *d, const tun_opt
         if (p->space_ok)
             tun_space_free(&p->space);
     }
-    tun_transfer_pool_free(R.pool);
+    for (size_t ti = 0; ti < R.nt; ti++)
+        tun_transfer_pool_free(R.pools[ti]);
+    free(R.pools);
     tun_sched_free(&R.sched);
     free(R.plans);
     su_arena_free(&R.a);

@@ -407,6 +407,7 @@ bool tun_transfer_gather(tun_transfer_pool *p, db *d, const tun_task *task, cons
 /* One task's part of a tuning run. */
 typedef struct tun_task_report {
     size_t task;            /* its index in the model's tasks */
+    size_t target;          /* its target: the index of its options in tun_tune_targets (0: the one) */
     int64_t budget;         /* fixed: its share of the trials (records already there count; 0
                                while a gradient run goes on, its trials at the end) */
     int64_t trials;         /* its configs measured on this target, earlier sessions included */
@@ -459,6 +460,10 @@ typedef struct tun_progress {
 typedef struct tun_batch_measurer {
     bool (*measure)(void *ctx, const tun_space *s, const tun_task_data *td, uint64_t seed, int n,
                     const sch_config *cfgs, tun_result *out);
+    /* the same, but every config on one measurer, in order, so that they are
+     * timed side by side (a task's confirmation); NULL: tun_measure here */
+    bool (*together)(void *ctx, const tun_space *s, const tun_task_data *td, uint64_t seed, int n,
+                     const sch_config *cfgs, tun_result *out);
     void *ctx;
     int width;                  /* measurers at work at once: the default batch grows with it (0: 1) */
 } tun_batch_measurer;
@@ -501,6 +506,13 @@ void tun_budgets(const tun_tasks *tasks, const bool *selected, const int64_t *sp
  * failed (what was committed stays); rep is filled either way. */
 bool tun_tune(const tun_tasks *tasks, const bool *selected, db *d, const tun_options *o, tun_report *rep,
               su_buf *err);
+/* tun_tune for nt targets at once: a task per (selected task, target), each
+ * with its own space, tuner, records, best and confirmation, os[k] giving
+ * target k's measurer, batch measurer and target description (the rest,
+ * the budget over all of them included, is read from os[0]); the report
+ * lists target 0's tasks, then target 1's, ..., each row naming its target. */
+bool tun_tune_targets(const tun_tasks *tasks, const bool *selected, db *d, const tun_options *os, size_t nt,
+                      tun_report *rep, su_buf *err);
 void tun_report_free(tun_report *r);
 
 /* ---- best.c: the best valid config for compiling ---------------------------- */

@@ -7,24 +7,23 @@
 # nothing; rank 0 killed with SIGKILL loses at most its batch in flight and
 # the same command measures what is left; a worker rank killed with SIGKILL
 # while it holds candidates is reported lost, its candidates are measured by
-# the others and the session finishes with every trial stored once. Skips
-# when mpirun or an MPI build is missing.
+# the others and the session finishes with every trial stored once; one
+# session tunes for two targets at once, each target's tasks measured only
+# by the ranks of that target (rank 0 and rank 1 'cpu', rank 2
+# 'cpu -cores=1', its confirmations too), every record once with its rank's
+# host and target, and the same command again measures nothing; a worker
+# stopped as a whole (SIGSTOP: no answer, no heartbeat) is taken for lost
+# by its silence, its candidates go to the others, every trial is stored
+# once, and the job still ends (rank 0 ends it, mpirun ends the stopped
+# rank). Skips when mpirun or an MPI build is missing.
 . "$(dirname "$0")/../lib.sh"
 export RELAY_TUNE_CACHE="$TMP/cache"
 if [ -z "$MPIRUN" ] || ! command -v "$MPIRUN" >/dev/null 2>&1; then
     echo "1..0 # SKIP mpirun not found (install openmpi-bin; scripts/setup.sh)"
     exit 0
 fi
-M="$TMP/tiny.relay"
-cat >"$M" <<'END'
-#[version = "0.0.5"]
-def @main(%x: Tensor[(1, 8, 4, 4), float32], %w: Tensor[(16, 8, 3, 3), float32], %d: Tensor[(4, 256), float32]) {
-  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1], channels=16, kernel_size=[3, 3]);
-  %1 = nn.relu(%0);
-  %2 = reshape(%1, newshape=[1, 256]);
-  nn.dense(%2, %d, units=4)
-}
-END
+# the tiny model of tests/tuner/tune.sh: a conv2d + relu and a dense
+M="$top_srcdir/tests/tuner/tiny.relay"
 Q="--tuner random --seed 5 --batch 6 --repeat 1 --min-repeat-ms 1 --progress lines"
 # outside mpirun, --mpi says what it needs: an MPI build, or mpirun
 "$RELAY_TUNE" tune "$M" --trials 1 --db "$TMP/probe.db" --mpi $Q 2>"$TMP/err" >/dev/null
@@ -132,29 +131,36 @@ else
 fi
 
 # ---- a worker killed mid-session: its candidates go to the others -------------
-S="$TMP/stall"
-mkdir -p "$S"
-RELAY_TUNE_CC="$top_srcdir/tests/dist/stall-cc.sh" STALL_DIR="$S" timeout 300 $MPI -np 3 "$RELAY_TUNE" tune "$M" \
-    --trials 18 --db "$TMP/kill.db" --mpi $Q >"$TMP/out" 2>"$TMP/err" &
-job=$!
-# the worker to kill is rank 2; its compiler stalls once, holding its share
-for i in $(seq 600); do
-    pid=$(sed -n 's/.*rank 2 on .* (pid \([0-9]*\)) measures.*/\1/p' "$TMP/err")
-    [ -n "$pid" ] && break
-    sleep 0.1
-done
-[ -n "$pid" ] && echo "$pid" >"$S/pids"
-for i in $(seq 600); do
-    [ -f "$S/victim" ] && break
-    sleep 0.1
-done
-victim=
-if [ -f "$S/victim" ]; then
-    read -r victim sleeper <"$S/victim"
-    kill -9 "$victim"
-    kill "$sleeper" 2>/dev/null
-fi
-wait $job
+# 3 ranks tune into $TMP/NAME.db while rank 2's first compile stalls
+# (tests/dist/stall-cc.sh), so that it holds its share when it gets SIGNAL
+# (KILL: it dies; STOP: it hangs as a whole, heartbeat thread and all).
+# Sets victim (the pid that got it), pid (rank 2's, from its hello) and rc.
+stalled_run() { # NAME SIGNAL
+    S="$TMP/stall-$1"
+    mkdir -p "$S"
+    RELAY_TUNE_CACHE="$TMP/cache-$1" RELAY_TUNE_CC="$top_srcdir/tests/dist/stall-cc.sh" STALL_DIR="$S" timeout 300 \
+        $MPI -np 3 "$RELAY_TUNE" tune "$M" --trials 18 --db "$TMP/$1.db" --mpi $Q >"$TMP/out" 2>"$TMP/err" &
+    job=$!
+    for i in $(seq 600); do
+        pid=$(sed -n 's/.*rank 2 on .* (pid \([0-9]*\)) measures.*/\1/p' "$TMP/err")
+        [ -n "$pid" ] && break
+        sleep 0.1
+    done
+    [ -n "$pid" ] && echo "$pid" >"$S/pids"
+    for i in $(seq 600); do
+        [ -f "$S/victim" ] && break
+        sleep 0.1
+    done
+    victim=
+    if [ -f "$S/victim" ]; then
+        read -r victim sleeper <"$S/victim"
+        kill -"$2" "$victim"
+        kill "$sleeper" 2>/dev/null
+    fi
+    wait $job
+    rc=$?
+}
+stalled_run kill KILL
 n=$(records "$TMP/kill.db" records)
 if [ -n "$victim" ] && [ "$victim" = "$pid" ] && grep -q "^done: 18 measurements" "$TMP/out" && [ "$n" = 18 ] &&
     [ "$(configs "$TMP/kill.db" | uniq -d | wc -l)" = 0 ] &&
@@ -165,4 +171,85 @@ else
 fi
 [ "$(records "$TMP/kill.db" failed_records)" = 0 ] && tap_ok "no error record for the lost candidates" ||
     tap_fail "no error record for the lost candidates" "$("$RELAY_TUNE" db stats --db "$TMP/kill.db")"
+
+# ---- two targets in one session: each measured by its own ranks ----------------
+B="cpu -cores=1"
+# each record as "TARGET|CORES|HOST|HASH INDEX"
+rows() {
+    "$RELAY_TUNE" db export --db "$1" |
+        sed -n 's/.*"hash":"\([0-9a-f]*\)".*"target":{"name":"\([^"]*\)".*"cores":\([0-9]*\).*"index":\([0-9]*\)}.*"host":"\([^"]*\)".*/\2|\3|\5|\1 \4/p'
+}
+two() {
+    timeout 300 $MPI -np 2 "$RELAY_TUNE" tune "$M" --trials 24 --db "$TMP/two.db" --mpi $Q --target cpu --target "$B" : \
+        -np 1 "$RELAY_TUNE" tune "$M" --trials 24 --db "$TMP/two.db" --mpi $Q --target cpu --target "$B" --rank-target "$B" \
+        >"$TMP/out" 2>"$TMP/err"
+}
+two
+rc=$?
+rows "$TMP/two.db" >"$TMP/rows"
+na=$(grep -c "^cpu|" "$TMP/rows") nb=$(grep -c "^$B|1|$(hostname)|" "$TMP/rows")
+r0=$(measured_by "$TMP/err" 0) r1=$(measured_by "$TMP/err" 1) r2=$(measured_by "$TMP/err" 2)
+if [ $rc = 0 ] && [ "$(records "$TMP/two.db" records)" = 24 ] && [ "$(records "$TMP/two.db" targets)" = 2 ] &&
+    grep -q "^done: 24 measurements" "$TMP/out" &&
+    grep -q "3 of 3 ranks measure (2 for 'cpu', 1 for '$B')" "$TMP/err" &&
+    grep -q "rank 2 on .* measures for '$B'" "$TMP/err" && grep -q "rank 1 on .* measures for 'cpu'" "$TMP/err"; then
+    tap_ok "two targets, 3 ranks: 24 trials, 24 records, both targets in the database"
+else
+    tap_fail "two targets, 3 ranks: 24 records of both targets" "rc $rc" "$(cat "$TMP/out" "$TMP/err")"
+fi
+if [ "$nb" -gt 0 ] && [ "${r2:-0}" = "$nb" ] && [ "${r0:-0}" -gt 0 ] && [ $((${r0:-0} + ${r1:-0})) = "$na" ] &&
+    [ $((na + nb)) = 24 ] && grep -q "rank 0 ([^)]*) $r0 for 'cpu'.* rank 2 ([^)]*) $r2 for '$B' (and [1-9]" "$TMP/err"; then
+    tap_ok "each target's tasks measured only by its ranks: cpu by ranks 0, 1 ($r0 + $r1), '$B' by rank 2 ($r2, its confirmations too)"
+else
+    tap_fail "each target's tasks measured only by its ranks" "cpu $na, '$B' $nb; ranks $r0 $r1 $r2" \
+        "$(grep 'measured by rank' "$TMP/err")"
+fi
+if [ "$(grep -c "|$(hostname)|" "$TMP/rows")" = 24 ] && [ "$(cut -d'|' -f1,4 "$TMP/rows" | sort | uniq -d | wc -l)" = 0 ] &&
+    grep -q "^task 0 on '$B': its best" "$TMP/out"; then
+    tap_ok "every record once, with its rank's host and its rank's own target (cores)"
+else
+    tap_fail "every record once, with its rank's host and target" "$(sort "$TMP/rows")"
+fi
+two
+if [ $? = 0 ] && grep -q "^done: 0 measurements" "$TMP/out" && [ "$(records "$TMP/two.db" records)" = 24 ]; then
+    tap_ok "the same two-target MPI command again measures nothing"
+else
+    tap_fail "the same two-target MPI command again measures nothing" "$(cat "$TMP/out" "$TMP/err")"
+fi
+
+# a target that no rank measures is refused before anything is measured
+timeout 300 $MPI -np 2 "$RELAY_TUNE" tune "$M" --trials 6 --db "$TMP/none.db" --mpi $Q --target cpu --target "$B" \
+    >"$TMP/out" 2>"$TMP/err"
+rc=$?
+# (mpirun --enable-recovery does not always pass rank 0's status on: Open MPI 4)
+if [ $rc != 124 ] && [ "$(records "$TMP/none.db" records)" = 0 ] && ! grep -q "^done:" "$TMP/out" &&
+    grep -q "error: target '$B': no rank of the MPI job measures for it" "$TMP/err"; then
+    tap_ok "a target that no rank measures is refused, nothing measured"
+else
+    tap_fail "a target that no rank measures is refused" "rc $rc" "$(cat "$TMP/out" "$TMP/err")"
+fi
+
+# ---- a worker stopped as a whole (SIGSTOP) mid-session -------------------------
+stalled_run stop STOP
+# mpirun ended the stopped rank (gone, or a zombie nobody reaps here), not waited for it
+state=$([ -n "$victim" ] && ps -o stat= -p "$victim" 2>/dev/null)
+[ -n "$victim" ] && kill -CONT "$victim" 2>/dev/null && kill -9 "$victim" 2>/dev/null
+n=$(records "$TMP/stop.db" records)
+if [ -n "$victim" ] && [ "$victim" = "$pid" ] && [ $rc = 0 ] && grep -q "^done: 18 measurements" "$TMP/out" &&
+    [ "$n" = 18 ] && [ "$(configs "$TMP/stop.db" | uniq -d | wc -l)" = 0 ] &&
+    [ "$(records "$TMP/stop.db" failed_records)" = 0 ] &&
+    grep -Eq "rank 2 on .* is lost \(no heartbeat for 10 s\): [1-9][0-9]* of its [1-9][0-9]* candidates go to other ranks" "$TMP/err"; then
+    tap_ok "a worker stopped with SIGSTOP is lost by its silence: the others measure its candidates, 18 records, none twice"
+else
+    tap_fail "a worker stopped with SIGSTOP is lost by its silence" "victim '$victim' (rank 2: '$pid'), rc $rc, records $n" \
+        "$(cat "$TMP/out" "$TMP/err")"
+fi
+case "$state" in
+T*) tap_fail "the job ends with a stopped rank" "mpirun left rank 2 stopped ($state)" ;;
+*) if [ $rc != 124 ] && grep -q "a rank was lost and may still be running: rank 0 ends the job (MPI_Abort, status 0)" "$TMP/err"; then
+    tap_ok "the job ends with a stopped rank: rank 0 ends it, mpirun ends the stopped rank (${state:-gone})"
+else
+    tap_fail "the job ends with a stopped rank" "rc $rc" "$(cat "$TMP/err")"
+fi ;;
+esac
 tap_done
