@@ -34,7 +34,11 @@ tap_has "is refused" "$TMP/err" "take an index"
 tap_run "lower --emit c --target opencl" 0 "$RELAY_TUNE" lower "$M" --task 0 --emit c --target opencl
 tap_has "prints an OpenCL kernel" "$TMP/out" "__kernel void kernel_"
 tap_has "with __global buffers" "$TMP/out" "__global const float *restrict p0"
-tap_has "whose outer loop is spread over the work-items" "$TMP/out" "= get_local_id(0);"
+tap_has "whose outer parallel loop is the global index" "$TMP/out" "= (long)get_global_id(0);"
+nk=$(grep -c "^__kernel void " "$TMP/out")
+nl=$(grep -c "^/\* launch kernel_[0-9a-z_]*: global [0-9x]* local [0-9x]* \*/$" "$TMP/out")
+if [ "$nk" -gt 0 ] && [ "$nk" = "$nl" ]; then tap_ok "each of its $nk kernels under its launch's NDRange"
+else tap_fail "each kernel under its launch's NDRange" "$nk kernels, $nl launch comments"; fi
 if grep -q "#pragma omp" "$TMP/out"; then tap_fail "no OpenMP in OpenCL C"; else tap_ok "no OpenMP in OpenCL C"; fi
 
 tap_done
