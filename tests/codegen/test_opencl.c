@@ -109,11 +109,61 @@ static void target_checks(const tg_target *t)
     free(log);
 }
 
+/* The device templates (templates/device_cl.c), whose random configs the
+ * op models check. */
+static const char *const device_templates[] = {"conv2d_nchw_cl", "depthwise_conv2d_nchw_cl", "group_conv2d_nchw_cl",
+                                               "dense_cl", "batch_matmul_cl", "default_cl"};
+enum { NDEVT = sizeof device_templates / sizeof *device_templates, RANDOM_CONFIGS = 2 };
+
 /* What the runs add up to. */
 typedef struct totals {
     int group, single;      /* kernels run as one work-group, as one work-item */
+    int grids;              /* kernels with a launch over many work-groups */
+    int random[NDEVT];      /* random configs checked, per device template */
     double build_s, run_s;
 } totals;
+
+/* Whether some launch of l is many work-groups. */
+static bool many_groups(const tg_cl_launch *l)
+{
+    for (int s = 0; s < l->n; s++) {
+        int64_t groups = 1;
+        for (int d = 0; d < l->step[s].dims; d++)
+            groups *= l->step[s].local[d] ? l->step[s].global[d] / l->step[s].local[d] : 2;
+        if (groups > 1)
+            return true;
+    }
+    return false;
+}
+
+/* Lowers func for t under a random config of its template's space (seeded
+ * by *seed); false when none of a few draws lowers (the CPU knobs under a
+ * device template can ask for a loop too long to unroll). *tmpl gets the
+ * space's template name. */
+static bool prepare_random(hx_kernel *k, const ir_expr *func, const tg_target *t, unsigned *seed, const char **tmpl)
+{
+    su_diags d = {0};
+    sch_schedule *s = sch_create(func, &d);
+    su_diags_free(&d);
+    if (!s)
+        return false;
+    sch_space sp = {0};
+    bool done = sch_apply_template(s, NULL, &t->hw, NULL, &sp) == SCH_E_OK;
+    sch_free(s);
+    *tmpl = sp.template_name;
+    for (int tries = 0; done && tries < 8; tries++) {
+        sch_config c = {0};
+        sch_config_random(&sp, seed, &c);
+        done = hx_prepare_hw(k, func, NULL, &c, false, false, &t->hw);
+        sch_config_free(&c);
+        if (done)
+            break;
+        hx_kernel_free(k);
+        done = true;
+    }
+    sch_space_free(&sp);
+    return done && k->l;
+}
 
 /* One function to check: where it is from and the range of its inputs. */
 typedef struct fn_case {
@@ -123,27 +173,39 @@ typedef struct fn_case {
 } fn_case;
 
 /* Checks functions fs[0..n) (of `label`) on the device: each lowered with its
- * template's defaults (and with no schedule when naive too), all written into
- * one program (PoCL pays a fixed price per program), built, run on random
- * inputs and compared with the reference kernels. */
-static void check_set(const tg_target *t, const char *label, const fn_case *fs, int n, bool naive_too, totals *tot)
+ * template's defaults (and, when all_ways, with no schedule and with
+ * RANDOM_CONFIGS seeded random configs of its template's space), all
+ * written into one program (PoCL pays a fixed price per program), built,
+ * run on random inputs and compared with the reference kernels. */
+static void check_set(const tg_target *t, const char *label, const fn_case *fs, int n, bool all_ways, totals *tot)
 {
     static hx_kernel ks[MAXK];
     static cl_job jobs[MAXK];
-    static const char *hows[MAXK], *from[MAXK];
+    static const char *hows[MAXK], *from[MAXK], *tmpls[MAXK];
     static double lo[MAXK], hi[MAXK];
     int nk = 0, lowered = 0, wanted = 0;
+    unsigned seed = 20261201u;
     su_buf src = {0};
     su_buf_puts(&src, tg_lang_cl_group.prelude);
     for (int f = 0; f < n; f++)
-        for (int naive = 0; naive < 1 + naive_too && nk < MAXK; naive++) {
+        for (int way = 0; way < (all_ways ? 2 + RANDOM_CONFIGS : 1) && nk < MAXK; way++) {
             hx_kernel *k = &ks[nk];
-            wanted++;
-            if (!hx_prepare_hw(k, fs[f].func, NULL, NULL, naive, false, t ? &t->hw : NULL)) {
-                hx_kernel_free(k);
-                continue;
+            bool naive = way == 1, random = way >= 2;
+            tmpls[nk] = NULL;
+            if (random) {
+                if (!prepare_random(k, fs[f].func, t, &seed, &tmpls[nk])) {
+                    diag("%s: no random config of %s lowers", fs[f].from, tmpls[nk] ? tmpls[nk] : "its template");
+                    hx_kernel_free(k);
+                    continue;
+                }
+            } else {
+                wanted++;
+                if (!hx_prepare_hw(k, fs[f].func, NULL, NULL, naive, false, t ? &t->hw : NULL)) {
+                    hx_kernel_free(k);
+                    continue;
+                }
+                lowered++;
             }
-            lowered++;
             cl_job *j = &jobs[nk];
             memset(j, 0, sizeof *j);
             snprintf(j->name, sizeof j->name, "k%d", nk);
@@ -153,7 +215,7 @@ static void check_set(const tg_target *t, const char *label, const fn_case *fs, 
                 tg_cl_func(&src, k->l->prologues[p].fn, pn, t ? &t->cl : NULL, &j->pro[p]);
             }
             tg_cl_func(&src, k->l->kernel, j->name, t ? &t->cl : NULL, &j->launch);
-            hows[nk] = naive ? "naive" : "default";
+            hows[nk] = naive ? "naive" : random ? "random config" : "default";
             from[nk] = fs[f].from;
             lo[nk] = fs[f].lo, hi[nk] = fs[f].hi;
             nk++;
@@ -185,10 +247,15 @@ static void check_set(const tg_target *t, const char *label, const fn_case *fs, 
             double e = hx_max_rel_err(got[o], want[o]);
             err = e > err ? e : err;
         }
-        bool single = single_item(&j->launch);
+        bool single = single_item(&j->launch), grid = many_groups(&j->launch);
         *(single ? &tot->single : &tot->group) += 1;
-        if (!ok(rc == 0 && err < 1e-4, "%s (%s, %s, %s): error %.2g", from[i], hows[i], sch_template_name(k->s),
-                single ? "one work-item" : "work-items", err))
+        tot->grids += grid;
+        bool good = rc == 0 && err < 1e-4;
+        for (int d = 0; d < NDEVT && tmpls[i]; d++)
+            tot->random[d] += good && !strcmp(tmpls[i], device_templates[d]);
+        if (!ok(good, "%s (%s, %s, %s, %d launches): error %.2g", from[i], hows[i],
+                tmpls[i] ? tmpls[i] : sch_template_name(k->s),
+                single ? "one work-item" : grid ? "work-groups" : "one work-group", j->launch.n, err))
             diag("%s", j->log ? j->log : "");
         free(j->log);
         hx_tensors_free(in, k->func->u.func.nparams);
@@ -235,7 +302,7 @@ static void check_zoo(const tg_target *t, totals *tot)
         check_set(t, zoo[z], cs, nd, false, &mine);
         diag("%s: %d distinct functions; builds %.2f s, runs %.2f s", zoo[z], nd, mine.build_s, mine.run_s);
         free(cs);
-        tot->group += mine.group, tot->single += mine.single;
+        tot->group += mine.group, tot->single += mine.single, tot->grids += mine.grids;
         tot->build_s += mine.build_s, tot->run_s += mine.run_s;
         free(fs);
         ir_module_free(mod);
@@ -271,11 +338,16 @@ int main(void)
     check_set(&t, "op models", cs, nc, true, &ops);
     for (int m = 0; m < NMODELS; m++)
         ir_module_free(mods[m]);
-    diag("op models: %d kernels ran as one work-group, %d as one work-item; builds %.2f s, runs %.2f s", ops.group,
-         ops.single, ops.build_s, ops.run_s);
-    ok(ops.group > 0, "some kernels spread their nests over a work-group");
+    diag("op models: %d kernels ran on work-items (%d of them over many work-groups), %d as one work-item; builds "
+         "%.2f s, runs %.2f s",
+         ops.group, ops.grids, ops.single, ops.build_s, ops.run_s);
+    ok(ops.grids > 0, "some kernels run over many work-groups");
+    for (int d = 0; d < NDEVT; d++)
+        ok(ops.random[d] > 0, "random configs of %s match the reference (%d)", device_templates[d], ops.random[d]);
     check_zoo(&t, &zoo_tot);
-    diag("zoo: %d kernels ran as one work-group, %d as one work-item; builds %.2f s, runs %.2f s", zoo_tot.group,
-         zoo_tot.single, zoo_tot.build_s, zoo_tot.run_s);
+    diag("zoo: %d kernels ran on work-items (%d of them over many work-groups), %d as one work-item; builds %.2f s, "
+         "runs %.2f s",
+         zoo_tot.group, zoo_tot.grids, zoo_tot.single, zoo_tot.build_s, zoo_tot.run_s);
+    ok(zoo_tot.grids * 2 > zoo_tot.group + zoo_tot.single, "most zoo kernels run over many work-groups");
     return tap_done();
 }
