@@ -115,6 +115,118 @@ static const char *const device_templates[] = {"conv2d_nchw_cl", "depthwise_conv
                                                "dense_cl", "batch_matmul_cl", "default_cl"};
 enum { NDEVT = sizeof device_templates / sizeof *device_templates, RANDOM_CONFIGS = 2 };
 
+/* ---- launches of hand-made LoopIR (tg_cl_func's choices) ---------------- */
+
+enum { LN = 64 };
+
+typedef struct hand {
+    su_arena a;
+    uint32_t vars;
+    sch_buffer *in, *out, *tmp;
+} hand;
+
+static const sch_expr *at(hand *h, sch_buffer *b, const sch_expr *i) { return sch_load(&h->a, b, i); }
+
+/* for i in [0, LN) of kind k: dst[i] = f(src[i]) (times 2 plus add). */
+static const sch_stmt *nest(hand *h, sch_loop_kind k, sch_buffer *dst, sch_buffer *src, double times, double add)
+{
+    sch_var *v = sch_var_new(&h->a, &h->vars, "i", IR_INT64);
+    const sch_expr *i = sch_varref(&h->a, v);
+    const sch_expr *e = sch_bin(&h->a, SCH_ADD, sch_bin(&h->a, SCH_MUL, at(h, src, i), sch_float(&h->a, IR_FLOAT32, times)),
+                                sch_float(&h->a, IR_FLOAT32, add));
+    return sch_for(&h->a, v, LN, k, sch_store(&h->a, dst, i, e));
+}
+
+/* The same as work-groups of `items` work-items: bound loops. */
+static const sch_stmt *bound_nest(hand *h, int64_t items, double times)
+{
+    sch_var *g = sch_var_new(&h->a, &h->vars, "g", IR_INT64), *l = sch_var_new(&h->a, &h->vars, "l", IR_INT64);
+    const sch_expr *i = sch_bin(&h->a, SCH_ADD, sch_bin(&h->a, SCH_MUL, sch_varref(&h->a, g), sch_int(&h->a, items)),
+                                sch_varref(&h->a, l));
+    const sch_stmt *st = sch_store(&h->a, h->out, i, sch_bin(&h->a, SCH_MUL, at(h, h->out, i),
+                                                              sch_float(&h->a, IR_FLOAT32, times)));
+    sch_stmt *inner = (sch_stmt *)sch_for(&h->a, l, items, SCH_LOOP_THREAD, st);
+    inner->thread_axis = 3;
+    sch_stmt *outer = (sch_stmt *)sch_for(&h->a, g, LN / items, SCH_LOOP_THREAD, inner);
+    outer->thread_axis = 0;
+    return outer;
+}
+
+/* Writes f for device d, builds it, runs it on in[i] = i and compares o0
+ * with want(i) = i * mul + add; returns the launch in *l. */
+static bool run_hand(const tg_target *t, const tg_cl_device *d, const sch_func *f, double mul, double add,
+                     tg_cl_launch *l)
+{
+    su_buf src = {0};
+    su_buf_puts(&src, tg_lang_cl_group.prelude);
+    tg_cl_func(&src, f, "hand", d, l);
+    char *log = NULL;
+    tg_cl_prog *p = tg_cl_build(t, su_buf_str(&src), &log);
+    float in[LN], out[LN] = {0};
+    for (int i = 0; i < LN; i++)
+        in[i] = (float)i;
+    void *args[2] = {in, out};
+    int64_t bytes[2] = {sizeof in, sizeof out};
+    bool outs[2] = {false, true};
+    bool good = p && !tg_cl_run(p, l, 2, args, bytes, outs, NULL, &log);
+    for (int i = 0; good && i < LN; i++)
+        good = fabs(out[i] - (i * mul + add)) < 1e-4;
+    if (!good)
+        diag("%s\n%s", log ? log : "", su_buf_str(&src));
+    free(log);
+    tg_cl_free(p);
+    su_buf_free(&src);
+    return good;
+}
+
+/* tg_cl_func's choices on functions made by hand: a nest per launch over
+ * work-groups (a parallel loop on the global index, bound loops on the
+ * group and local ids), one work-item for a nest that is neither, kernel
+ * temporaries across launches, bound loops the device cannot hold run as
+ * one work-item, and a function of more nests than a launch holds as one
+ * work-group. */
+static void launch_checks(const tg_target *t)
+{
+    hand h = {0};
+    su_arena_init(&h.a);
+    int64_t n = LN;
+    h.in = sch_buffer_new(&h.a, "p0", IR_FLOAT32, 1, &n, SCH_SCOPE_INPUT);
+    h.out = sch_buffer_new(&h.a, "o0", IR_FLOAT32, 1, &n, SCH_SCOPE_OUTPUT);
+    h.tmp = sch_buffer_new(&h.a, "t0", IR_FLOAT32, 1, &n, SCH_SCOPE_GLOBAL);
+    sch_buffer *args[2] = {h.in, h.out};
+    /* t0 = p0 * 2 (parallel); o0 = t0 + 1 (serial); o0 *= 3 (bound) */
+    const sch_stmt *three[3] = {nest(&h, SCH_LOOP_PARALLEL, h.tmp, h.in, 2, 0), nest(&h, SCH_LOOP_SERIAL, h.out, h.tmp, 1, 1),
+                                bound_nest(&h, 4, 3)};
+    sch_func f = {"hand", 2, args, sch_alloc(&h.a, h.tmp, sch_seq(&h.a, 3, three))};
+    tg_cl_launch l;
+    bool good = run_hand(t, &t->cl, &f, 6, 3, &l);
+    ok(good && l.n == 3, "three nests run as three launches in order, a temporary across them (%d launches)", l.n);
+    const tg_cl_step *s = l.step;
+    ok(!strcmp(s[0].name, "hand") && !strcmp(s[1].name, "hand_1") && !strcmp(s[2].name, "hand_2"),
+       "entries hand, hand_1, hand_2");
+    ok(s[0].dims == 1 && s[0].local[0] >= 1 && s[0].global[0] >= LN && s[0].global[0] % s[0].local[0] == 0,
+       "the parallel nest: global %lld, whole work-groups of %lld", (long long)s[0].global[0],
+       (long long)s[0].local[0]);
+    ok(s[1].global[0] == 1 && s[1].local[0] == 1, "the serial nest: one work-item");
+    ok(s[2].dims == 1 && s[2].global[0] == LN && s[2].local[0] == 4, "the bound nest: global %lld local %lld",
+       (long long)s[2].global[0], (long long)s[2].local[0]);
+    tg_cl_device small = t->cl;
+    small.max_wg = 2;
+    good = run_hand(t, &small, &f, 6, 3, &l);
+    ok(good && l.n == 3 && l.step[2].global[0] == 1, "bound loops a device cannot hold run as one work-item");
+    /* o0 = p0, then TG_CL_MAX_STEPS nests o0 += 1: one launch too many */
+    const sch_stmt *many[TG_CL_MAX_STEPS + 1];
+    many[0] = nest(&h, SCH_LOOP_PARALLEL, h.out, h.in, 1, 0);
+    for (int i = 1; i <= TG_CL_MAX_STEPS; i++)
+        many[i] = nest(&h, SCH_LOOP_PARALLEL, h.out, h.out, 1, 1);
+    sch_func g = {"hand", 2, args, sch_seq(&h.a, TG_CL_MAX_STEPS + 1, many)};
+    good = run_hand(t, &t->cl, &g, 1, TG_CL_MAX_STEPS, &l);
+    ok(good && l.n == 1 && l.step[0].global[0] == l.step[0].local[0] && l.step[0].global[0] > 1,
+       "%d nests run as one work-group of %lld (barriers between nests)", TG_CL_MAX_STEPS + 1,
+       (long long)l.step[0].global[0]);
+    su_arena_free(&h.a);
+}
+
 /* What the runs add up to. */
 typedef struct totals {
     int group, single;      /* kernels run as one work-group, as one work-item */
@@ -174,7 +286,8 @@ typedef struct fn_case {
 
 /* Checks functions fs[0..n) (of `label`) on the device: each lowered with its
  * template's defaults (and, when all_ways, with no schedule and with
- * RANDOM_CONFIGS seeded random configs of its template's space), all
+ * RANDOM_CONFIGS seeded random configs of its template's space, one for
+ * the default template's), all
  * written into one program (PoCL pays a fixed price per program), built,
  * run on random inputs and compared with the reference kernels. */
 static void check_set(const tg_target *t, const char *label, const fn_case *fs, int n, bool all_ways, totals *tot)
@@ -187,8 +300,13 @@ static void check_set(const tg_target *t, const char *label, const fn_case *fs, 
     unsigned seed = 20261201u;
     su_buf src = {0};
     su_buf_puts(&src, tg_lang_cl_group.prelude);
-    for (int f = 0; f < n; f++)
-        for (int way = 0; way < (all_ways ? 2 + RANDOM_CONFIGS : 1) && nk < MAXK; way++) {
+    for (int f = 0; f < n; f++) {
+        /* the default template's functions are many and alike: one random
+         * config each */
+        const char *family = NULL;
+        free(sch_workload_key(fs[f].func, &family, NULL));
+        int ways = all_ways ? 2 + (family ? RANDOM_CONFIGS : 1) : 1;
+        for (int way = 0; way < ways && nk < MAXK; way++) {
             hx_kernel *k = &ks[nk];
             bool naive = way == 1, random = way >= 2;
             tmpls[nk] = NULL;
@@ -220,6 +338,7 @@ static void check_set(const tg_target *t, const char *label, const fn_case *fs, 
             lo[nk] = fs[f].lo, hi[nk] = fs[f].hi;
             nk++;
         }
+    }
     is_int(lowered, wanted, "%s: all %d functions lower", label, wanted);
     const char *text = su_buf_str(&src);
     ok(!strstr(text, "#pragma omp") && !strstr(text, "rt_alloc") && !strstr(text, "int64_t") &&
@@ -323,6 +442,7 @@ int main(void)
     }
     diag("device: %s (%s), %s", t.cl.name, t.cl.platform_name, t.cl.version);
     target_checks(&t);
+    launch_checks(&t);
     totals ops = {0}, zoo_tot = {0};
     ir_module *mods[NMODELS];
     static fn_case cs[MAXK];
