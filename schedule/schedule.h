@@ -898,6 +898,9 @@ typedef struct sch_hw {
                                    parallel for (0: 16384, what a thread pool pays back;
                                    1: a device's work-items, which also take a nest's only
                                    loop, its vector loop, as its parallel loop) */
+    int64_t wg_max;             /* a device's largest work-group (0: not a device, whose
+                                   functions take the CPU templates; > 0: the device
+                                   templates of templates/device_cl.c) */
 } sch_hw;
 
 /* The defaults when nothing is known: AVX-512, two cores, two FMA pipes,
@@ -976,6 +979,11 @@ const char *sch_call_template(const ir_expr *call);
  * name (static string) or NULL when f has no tunable anchor; *anchor (may
  * be NULL) gets the anchor's op. */
 char *sch_workload_key(const ir_expr *f, const char **template_name, const ir_op_def **anchor);
+/* The template a device (sch_hw.wg_max > 0) schedules a function of
+ * template `name` with: its device template ("conv2d_nchw" ->
+ * "conv2d_nchw_cl", "default" -> "default_cl"), or name itself when the
+ * family has none (conv2d_nchwc) or name is a device template already. */
+const char *sch_device_template(const char *name);
 /* The FLOPs of f's body (the ops' own counts, summed). */
 int64_t sch_workload_flops(const ir_expr *f);
 /* Appends a tensor type's shape as a key writes it ("1x64x56x56", "scalar"). */
@@ -1033,6 +1041,13 @@ void sch_template_conv2d(sch_tctx *t);
 void sch_template_conv2d_nchwc(sch_tctx *t);
 /* templates/matmul.c: dense and batch_matmul. */
 void sch_template_matmul(sch_tctx *t);
+/* templates/device_cl.c: the device templates (conv2d_nchw_cl and its
+ * depthwise and grouped kin, dense_cl, batch_matmul_cl, default_cl): the
+ * family's CPU template, then each root stage's parallel loop as work-groups
+ * of wg_items work-items (bound loops, sch_bind). */
+void sch_template_conv2d_cl(sch_tctx *t);
+void sch_template_matmul_cl(sch_tctx *t);
+void sch_template_default_cl(sch_tctx *t);
 
 /* Runs a primitive unless an earlier one failed; the first error sticks. */
 #define SCH_TRY(t, call) do { if (!(t)->err) (t)->err = (call); } while (0)

@@ -29,6 +29,13 @@ static const struct {
     {"dense", sch_template_matmul, 2},
     {"batch_matmul", sch_template_matmul, 2},
     {"default", sch_template_default, 2},
+    /* the device templates (templates/device_cl.c), which sch_device_template names */
+    {"conv2d_nchw_cl", sch_template_conv2d_cl, 1},
+    {"depthwise_conv2d_nchw_cl", sch_template_conv2d_cl, 1},
+    {"group_conv2d_nchw_cl", sch_template_conv2d_cl, 1},
+    {"dense_cl", sch_template_matmul_cl, 1},
+    {"batch_matmul_cl", sch_template_matmul_cl, 1},
+    {"default_cl", sch_template_default_cl, 1},
 };
 
 #define NTEMPLATES ((int)(sizeof templates / sizeof *templates))
@@ -75,7 +82,7 @@ sch_template_fn sch_template_find(const char *name)
 int sch_template_version(const char *name)
 {
     int i = lookup(name);
-    return i < 0 ? templates[NTEMPLATES - 1].version : i >= NTEMPLATES ? extra[i - NTEMPLATES].version
+    return i < 0 ? sch_template_version("default") : i >= NTEMPLATES ? extra[i - NTEMPLATES].version
                                                                      : templates[i].version;
 }
 
@@ -249,6 +256,8 @@ sch_err sch_apply_template(sch_schedule *s, const char *name, const sch_hw *hw, 
     sch_space local = {0};
     if (!name)
         name = sch_template_name(s);
+    if (hw && hw->wg_max > 0)
+        name = sch_device_template(name);
     sch_tctx t = {s, space ? space : &local, cfg, hw ? hw : &sch_hw_default, 0, SCH_E_OK};
     t.space->template_name = canonical_name(name);
     sch_template_find(name)(&t);

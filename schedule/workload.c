@@ -50,6 +50,25 @@ const char *sch_call_template(const ir_expr *call)
     return NULL;
 }
 
+/* The device templates of the families that have one (templates/device_cl.c):
+ * names of their own, so that a device's configs never read as a CPU's. */
+static const char *const device_templates[][2] = {
+    {"conv2d_nchw", "conv2d_nchw_cl"},
+    {"depthwise_conv2d_nchw", "depthwise_conv2d_nchw_cl"},
+    {"group_conv2d_nchw", "group_conv2d_nchw_cl"},
+    {"dense", "dense_cl"},
+    {"batch_matmul", "batch_matmul_cl"},
+    {"default", "default_cl"},
+};
+
+const char *sch_device_template(const char *name)
+{
+    for (size_t i = 0; name && i < sizeof device_templates / sizeof *device_templates; i++)
+        if (!strcmp(device_templates[i][0], name))
+            return device_templates[i][1];
+    return name;
+}
+
 void sch_shape_text(su_buf *b, const ir_type *t)
 {
     if (!t || t->kind != IR_TY_TENSOR) {

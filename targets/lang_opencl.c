@@ -128,6 +128,11 @@ static void float_lit(su_buf *b, ir_dtype dt, double v)
     "/* a thread loop's work-item axis: 0..2 work-group x, y, z; 3..5 local */\n"    \
     "#define rt_item(a) ((a) < 3 ? (long)get_group_id(a) : (long)get_local_id((a) - 3))\n"
 
+/* A loop bound to a work-item axis (sch_bind): its counter is that axis's
+ * index, so the launch's NDRange (tg_cl_func) must give the axis exactly
+ * the loop's extent. Only the grid language binds: the one-work-group and
+ * one-work-item forms run such loops serially (they are the fallback for
+ * nests whose bound loops do not form a grid). */
 #define THREAD_LOOP LINES({0, "{"}, {1, "const long $v = rt_item($a);"}, {1, "$B"}, {0, "}"})
 
 const sch_lang tg_lang_cl_group = {
@@ -136,14 +141,25 @@ const sch_lang tg_lang_cl_group = {
     .loops = {
         [SCH_MARK_PARALLEL] = LINES({0, "for (long $v = get_local_id(0); $v < $n; $v += (long)get_local_size(0)) {"},
                                     {1, "$B"}, {0, "}"}, {0, "barrier(CLK_GLOBAL_MEM_FENCE);"}),
-        [SCH_MARK_THREAD] = THREAD_LOOP,
     },
 };
 
 const sch_lang tg_lang_cl_single = {
     .name = "OpenCL C (one work-item)",
     CL_FORMS,
-    .loops = {[SCH_MARK_THREAD] = THREAD_LOOP},
+};
+
+/* One nest per launch over many work-groups: the outermost parallel loop is
+ * the global index (the NDRange is rounded up to whole work-groups, hence
+ * the test), and bound loops are their work-group and work-item indices. */
+const sch_lang tg_lang_cl_grid = {
+    .name = "OpenCL C (a grid of work-groups)",
+    CL_FORMS,
+    .loops = {
+        [SCH_MARK_PARALLEL] = LINES({0, "{"}, {1, "const long $v = (long)get_global_id(0);"},
+                                    {1, "if ($v < $n) {"}, {2, "$B"}, {1, "}"}, {0, "}"}),
+        [SCH_MARK_THREAD] = THREAD_LOOP,
+    },
 };
 
 /* Whether every store under s lies inside an outermost parallel loop
@@ -198,18 +214,210 @@ static int64_t scratch_bytes(const sch_stmt *s)
     }
 }
 
-void tg_cl_func(su_buf *out, const sch_func *f, const char *name, const tg_cl_device *d, tg_cl_launch *l)
+/* ---- launches: how a function runs ---------------------------------------- */
+
+/* A top-level nest of a function: the statement and the kernel-wide
+ * temporaries and lets around it (outermost first), which its own kernel
+ * repeats so that every kernel finds each temporary at the same scratch
+ * offset (the stack discipline gives the same offsets on the same path). */
+typedef struct nest {
+    const sch_stmt *s;
+    int nwrap;
+    const sch_stmt *wrap[16];
+} nest;
+
+typedef struct nests {
+    int n;
+    bool over;                  /* more nests (or deeper wrappers) than a launch holds */
+    nest item[TG_CL_MAX_STEPS];
+} nests;
+
+/* Collects the nests under s (wrapped in w[0..nw)): the leaves of the tree
+ * of sequences, lets and kernel-wide temporaries. A per-iteration (private)
+ * array around several nests cannot span launches, so it stays one nest. */
+static void collect(const sch_stmt *s, const sch_stmt **w, int nw, nests *out)
+{
+    if (!s || out->over)
+        return;
+    bool wrapper = s->kind == SCH_S_LET || (s->kind == SCH_S_ALLOC && s->buf->scope != SCH_SCOPE_LOCAL);
+    if (wrapper && nw < 16) {
+        w[nw] = s;
+        collect(s->body, w, nw + 1, out);
+        return;
+    }
+    if (s->kind == SCH_S_SEQ) {
+        for (int i = 0; i < s->n; i++)
+            collect(s->items[i], w, nw, out);
+        return;
+    }
+    if (out->n == TG_CL_MAX_STEPS || wrapper) {
+        out->over = true;
+        return;
+    }
+    nest *n = &out->item[out->n++];
+    n->s = s;
+    n->nwrap = nw;
+    memcpy(n->wrap, w, (size_t)nw * sizeof *w);
+}
+
+static bool has_thread(const sch_stmt *s)
+{
+    if (!s)
+        return false;
+    switch (s->kind) {
+    case SCH_S_FOR: return s->loop == SCH_LOOP_THREAD || has_thread(s->body);
+    case SCH_S_IF: return has_thread(s->then_s) || has_thread(s->else_s);
+    case SCH_S_SEQ:
+        for (int i = 0; i < s->n; i++)
+            if (has_thread(s->items[i]))
+                return true;
+        return false;
+    case SCH_S_STORE: return false;
+    default: return has_thread(s->body);
+    }
+}
+
+/* The power of two work-items of a work-group for a parallel loop of n
+ * iterations on device d: a quarter of the iterations per compute unit at
+ * most (so that every unit gets several groups to balance), at most 256
+ * and the device's largest group. */
+static int64_t group_items(int64_t n, const tg_cl_device *d)
+{
+    int64_t cap = d->max_wg < 256 ? d->max_wg : 256;
+    int64_t share = n / (4 * (d->compute_units > 0 ? d->compute_units : 1));
+    int64_t g = 1;
+    while (g * 2 <= cap && g * 2 <= share)
+        g *= 2;
+    return g;
+}
+
+/* Nest s as a grid over the work-items of device d, in *st: its outermost
+ * parallel loop (under lets only) spread over the global index, when every
+ * store lies inside it; or its leading bound loops (under lets only; none
+ * below them) as work-group and work-item indices, within the device's
+ * limits. False when it is neither: the nest then runs as one work-item. */
+static bool grid_of(const sch_stmt *s, const tg_cl_device *d, tg_cl_step *st)
+{
+    int64_t groups[3] = {1, 1, 1}, items[3] = {1, 1, 1};
+    int dims = 0;
+    bool bound = has_thread(s);
+    while (s && (s->kind == SCH_S_LET || (s->kind == SCH_S_FOR && s->loop == SCH_LOOP_THREAD))) {
+        if (s->kind == SCH_S_FOR) {
+            int a = s->thread_axis % 3;
+            *(s->thread_axis < 3 ? &groups[a] : &items[a]) = s->extent;
+            dims = a + 1 > dims ? a + 1 : dims;
+        }
+        s = s->body;
+    }
+    if (!s)
+        return false;
+    if (!bound) {
+        if (s->kind != SCH_S_FOR || s->loop != SCH_LOOP_PARALLEL || !stores_parallel(s, false))
+            return false;
+        st->dims = 1;
+        st->local[0] = group_items(s->extent, d);
+        st->global[0] = (s->extent + st->local[0] - 1) / st->local[0] * st->local[0];
+        return true;
+    }
+    /* bound: every statement below the bound loops is one work-item's own */
+    if (!dims || has_thread(s) || !stores_parallel(s, true) || items[0] * items[1] * items[2] > d->max_wg)
+        return false;
+    for (int a = 0; a < dims; a++) {
+        if (d->wg_dims > 0 && (a >= d->wg_dims || items[a] > d->max_items[a]))
+            return false;
+        st->global[a] = groups[a] * items[a];
+        st->local[a] = items[a];
+    }
+    st->dims = dims;
+    return true;
+}
+
+/* Nest n with its wrappers, rebuilt as a function body (arena a). */
+static const sch_stmt *wrapped(su_arena *a, const nest *n)
+{
+    const sch_stmt *s = n->s;
+    for (int i = n->nwrap; i-- > 0;) {
+        const sch_stmt *w = n->wrap[i];
+        s = w->kind == SCH_S_LET ? sch_let(a, w->var, w->value, s) : sch_alloc(a, w->buf, s);
+    }
+    return s;
+}
+
+static void size_text(su_buf *b, int dims, const int64_t *v)
+{
+    for (int i = 0; i < dims; i++)
+        su_buf_printf(b, "%s%lld", i ? "x" : "", (long long)v[i]);
+}
+
+/* Appends f's body as entry st->name in language l, with st's launch as a
+ * comment above it. */
+static void write_entry(su_buf *out, const sch_lang *l, const sch_func *f, const tg_cl_step *st)
+{
+    su_buf k = {0};
+    sch_emit_func(&k, l, f, st->name);
+    const char *text = su_buf_str(&k);
+    /* the form starts with an empty line; the comment goes under it */
+    if (*text == '\n')
+        su_buf_putc(out, *text++);
+    su_buf_printf(out, "/* launch %s: global ", st->name);
+    size_text(out, st->dims, st->global);
+    su_buf_puts(out, " local ");
+    if (st->local[0])
+        size_text(out, st->dims, st->local);
+    else
+        su_buf_puts(out, "(the driver's)");
+    su_buf_printf(out, " */\n%s", text);
+    su_buf_free(&k);
+}
+
+/* The first slices' form, for a function whose nests do not fit the
+ * launches: one entry, one work-group (or one work-item when the nests'
+ * stores are not all inside parallel loops). */
+static void one_entry(su_buf *out, const sch_func *f, const char *name, const tg_cl_device *d, tg_cl_launch *l)
 {
     bool group = tg_cl_groupable(f);
-    sch_emit_func(out, group ? &tg_lang_cl_group : &tg_lang_cl_single, f, name);
-    memset(l, 0, sizeof *l);
-    l->n = 1;
-    l->scratch = scratch_bytes(f->body);
     tg_cl_step *s = &l->step[0];
+    l->n = 1;
     snprintf(s->name, sizeof s->name, "%s", name);
     s->dims = 1;
     /* one work-group of the device's size (capped at 256, which every
      * device takes for a kernel this simple), or one work-item */
     int64_t wg = d && d->max_wg > 0 ? (d->max_wg < 256 ? d->max_wg : 256) : 1;
     s->global[0] = s->local[0] = group ? wg : 1;
+    write_entry(out, group ? &tg_lang_cl_group : &tg_lang_cl_single, f, s);
+}
+
+void tg_cl_func(su_buf *out, const sch_func *f, const char *name, const tg_cl_device *d, tg_cl_launch *l)
+{
+    memset(l, 0, sizeof *l);
+    l->scratch = scratch_bytes(f->body);
+    nests ns = {0};
+    const sch_stmt *w[16];
+    collect(f->body, w, 0, &ns);
+    if (!d || ns.over || ns.n == 0) {
+        one_entry(out, f, name, d, l);
+        return;
+    }
+    /* one launch per nest, in order: the in-order queue puts each launch's
+     * writes before the next one's reads, where one work-group needed a
+     * barrier */
+    su_arena a;
+    su_arena_init(&a);
+    l->n = ns.n;
+    for (int i = 0; i < ns.n; i++) {
+        tg_cl_step *st = &l->step[i];
+        if (i)
+            snprintf(st->name, sizeof st->name, "%s_%d", name, i);
+        else
+            snprintf(st->name, sizeof st->name, "%s", name);
+        bool grid = grid_of(ns.item[i].s, d, st);
+        if (!grid) {
+            st->dims = 1;
+            st->global[0] = st->local[0] = 1;
+        }
+        sch_func g = *f;
+        g.body = wrapped(&a, &ns.item[i]);
+        write_entry(out, grid ? &tg_lang_cl_grid : &tg_lang_cl_single, &g, st);
+    }
+    su_arena_free(&a);
 }

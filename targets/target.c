@@ -392,6 +392,7 @@ static bool opencl_parse(const char *p, tg_target *t, const char **why)
     t->hw.l2 = t->l2;
     t->hw.l3 = t->l3;
     t->hw.parallel_min = 1; /* every nest spreads over the work-items */
+    t->hw.wg_max = d->max_wg > 0 ? d->max_wg : 1; /* the device templates */
     snprintf(t->cflags, sizeof t->cflags, "-cl-std=CL1.2");
     return true;
 }

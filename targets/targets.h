@@ -93,9 +93,13 @@ void tg_c_func(su_buf *out, const sch_func *f, const char *name);
 
 /* ---- lang_opencl.c: LoopIR -> OpenCL C ----------------------------------- */
 
-/* The OpenCL C languages: tg_lang_cl_group runs a function as one
- * work-group whose work-items share each nest's outermost parallel loop
- * (a barrier after each); tg_lang_cl_single as one work-item. */
+/* The OpenCL C languages: tg_lang_cl_grid runs one nest over a grid of
+ * work-groups (its outermost parallel loop on the global index, or its
+ * bound loops on the work-group and work-item indices); tg_lang_cl_group
+ * runs a function as one work-group whose work-items share each nest's
+ * outermost parallel loop (a barrier after each); tg_lang_cl_single as one
+ * work-item. The last two run bound loops serially. */
+extern const sch_lang tg_lang_cl_grid;
 extern const sch_lang tg_lang_cl_group;
 extern const sch_lang tg_lang_cl_single;
 /* True when f can run as one work-group: every store lies inside the
@@ -121,10 +125,14 @@ typedef struct tg_cl_launch {
     int64_t scratch;
 } tg_cl_launch;
 /* Appends f to out as the OpenCL C kernels of its launches for device d
- * (entry names start with `name`, a C identifier; each takes `__global T
- * *p0, ..., __global char *scratch`: f's buffers in argument order, then the
- * scratch buffer) and describes in *l how to launch them. The unit starts
- * with tg_lang_cl_group.prelude (once). */
+ * (entry names NAME, NAME_1, ...: `name` is a C identifier; each takes
+ * `__global T *p0, ..., __global char *scratch`: f's buffers in argument
+ * order, then the scratch buffer; each under a comment with its NDRange) and
+ * describes in *l how to launch them: one launch per top-level nest, over
+ * many work-groups where the nest's outer loop is parallel or bound, else
+ * one work-item; more nests than TG_CL_MAX_STEPS (or d NULL): one launch,
+ * one work-group or one work-item. The unit starts with
+ * tg_lang_cl_group.prelude (once). */
 void tg_cl_func(su_buf *out, const sch_func *f, const char *name, const tg_cl_device *d, tg_cl_launch *l);
 
 /* ---- opencl.c: OpenCL platforms, devices, programs ------------------------ */

@@ -34,7 +34,27 @@ tap_has "is refused" "$TMP/err" "take an index"
 tap_run "lower --emit c --target opencl" 0 "$RELAY_TUNE" lower "$M" --task 0 --emit c --target opencl
 tap_has "prints an OpenCL kernel" "$TMP/out" "__kernel void kernel_"
 tap_has "with __global buffers" "$TMP/out" "__global const float *restrict p0"
-tap_has "whose outer loop is spread over the work-items" "$TMP/out" "= get_local_id(0);"
+tap_has "whose work-group index is a bound loop" "$TMP/out" "= rt_item(0);"
+tap_has "and so is its work-item index" "$TMP/out" "= rt_item(3);"
+tap_has "which are the group and local ids" "$TMP/out" "(a) < 3 ? (long)get_group_id(a) : (long)get_local_id((a) - 3)"
+nk=$(grep -c "^__kernel void " "$TMP/out")
+nl=$(grep -c "^/\* launch kernel_[0-9a-z_]*: global [0-9x]* local [0-9x]* \*/$" "$TMP/out")
+if [ "$nk" -gt 0 ] && [ "$nk" = "$nl" ]; then tap_ok "each of its $nk kernels under its launch's NDRange"
+else tap_fail "each kernel under its launch's NDRange" "$nk kernels, $nl launch comments"; fi
+tap_run "lower --emit c --target opencl, a conv2d task" 0 "$RELAY_TUNE" lower "$top_srcdir/benchmarks/models/resnet18.relay" --task 1 --emit c --target opencl
+if grep -q "^/\* launch kernel_[0-9a-z_]*: global [0-9x]* local [0-9x]* \*/$" "$TMP/out" && grep -q "rt_item(0)" "$TMP/out"; then
+    tap_ok "runs over a grid of work-groups"
+else tap_fail "runs over a grid of work-groups" "$(grep -n "launch\|rt_item\|get_" "$TMP/out" | head)"; fi
 if grep -q "#pragma omp" "$TMP/out"; then tap_fail "no OpenMP in OpenCL C"; else tap_ok "no OpenMP in OpenCL C"; fi
+R18="$top_srcdir/benchmarks/models/resnet18.relay"
+tap_run "the device template's space" 0 "$RELAY_TUNE" lower "$R18" --task 3 --emit space --target opencl
+tap_has "has the work-group knob" "$TMP/out" "wg_items: choice: 1 2 4"
+tap_run "its config" 0 "$RELAY_TUNE" lower "$R18" --task 3 --emit config --target opencl
+tap_has "names the device template" "$TMP/out" '{"template":"conv2d_nchw_cl",'
+sed 's/"wg_items":[0-9]*/"wg_items":2/' "$TMP/out" > "$TMP/cfg.json"
+tap_run "lower under a config of that space" 0 "$RELAY_TUNE" lower "$R18" --task 3 --emit c --target opencl --config "@$TMP/cfg.json"
+tap_has "takes its work-group shape" "$TMP/out" " local 2 */"
+tap_run "the cpu target" 0 "$RELAY_TUNE" lower "$R18" --task 3 --emit config
+tap_has "keeps the CPU template" "$TMP/out" '{"template":"conv2d_nchw",'
 
 tap_done

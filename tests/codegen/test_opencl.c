@@ -109,11 +109,173 @@ static void target_checks(const tg_target *t)
     free(log);
 }
 
+/* The device templates (templates/device_cl.c), whose random configs the
+ * op models check. */
+static const char *const device_templates[] = {"conv2d_nchw_cl", "depthwise_conv2d_nchw_cl", "group_conv2d_nchw_cl",
+                                               "dense_cl", "batch_matmul_cl", "default_cl"};
+enum { NDEVT = sizeof device_templates / sizeof *device_templates, RANDOM_CONFIGS = 2 };
+
+/* ---- launches of hand-made LoopIR (tg_cl_func's choices) ---------------- */
+
+enum { LN = 64 };
+
+typedef struct hand {
+    su_arena a;
+    uint32_t vars;
+    sch_buffer *in, *out, *tmp;
+} hand;
+
+static const sch_expr *at(hand *h, sch_buffer *b, const sch_expr *i) { return sch_load(&h->a, b, i); }
+
+/* for i in [0, LN) of kind k: dst[i] = f(src[i]) (times 2 plus add). */
+static const sch_stmt *nest(hand *h, sch_loop_kind k, sch_buffer *dst, sch_buffer *src, double times, double add)
+{
+    sch_var *v = sch_var_new(&h->a, &h->vars, "i", IR_INT64);
+    const sch_expr *i = sch_varref(&h->a, v);
+    const sch_expr *e = sch_bin(&h->a, SCH_ADD, sch_bin(&h->a, SCH_MUL, at(h, src, i), sch_float(&h->a, IR_FLOAT32, times)),
+                                sch_float(&h->a, IR_FLOAT32, add));
+    return sch_for(&h->a, v, LN, k, sch_store(&h->a, dst, i, e));
+}
+
+/* The same as work-groups of `items` work-items: bound loops. */
+static const sch_stmt *bound_nest(hand *h, int64_t items, double times)
+{
+    sch_var *g = sch_var_new(&h->a, &h->vars, "g", IR_INT64), *l = sch_var_new(&h->a, &h->vars, "l", IR_INT64);
+    const sch_expr *i = sch_bin(&h->a, SCH_ADD, sch_bin(&h->a, SCH_MUL, sch_varref(&h->a, g), sch_int(&h->a, items)),
+                                sch_varref(&h->a, l));
+    const sch_stmt *st = sch_store(&h->a, h->out, i, sch_bin(&h->a, SCH_MUL, at(h, h->out, i),
+                                                              sch_float(&h->a, IR_FLOAT32, times)));
+    sch_stmt *inner = (sch_stmt *)sch_for(&h->a, l, items, SCH_LOOP_THREAD, st);
+    inner->thread_axis = 3;
+    sch_stmt *outer = (sch_stmt *)sch_for(&h->a, g, LN / items, SCH_LOOP_THREAD, inner);
+    outer->thread_axis = 0;
+    return outer;
+}
+
+/* Writes f for device d, builds it, runs it on in[i] = i and compares o0
+ * with want(i) = i * mul + add; returns the launch in *l. */
+static bool run_hand(const tg_target *t, const tg_cl_device *d, const sch_func *f, double mul, double add,
+                     tg_cl_launch *l)
+{
+    su_buf src = {0};
+    su_buf_puts(&src, tg_lang_cl_group.prelude);
+    tg_cl_func(&src, f, "hand", d, l);
+    char *log = NULL;
+    tg_cl_prog *p = tg_cl_build(t, su_buf_str(&src), &log);
+    float in[LN], out[LN] = {0};
+    for (int i = 0; i < LN; i++)
+        in[i] = (float)i;
+    void *args[2] = {in, out};
+    int64_t bytes[2] = {sizeof in, sizeof out};
+    bool outs[2] = {false, true};
+    bool good = p && !tg_cl_run(p, l, 2, args, bytes, outs, NULL, &log);
+    for (int i = 0; good && i < LN; i++)
+        good = fabs(out[i] - (i * mul + add)) < 1e-4;
+    if (!good)
+        diag("%s\n%s", log ? log : "", su_buf_str(&src));
+    free(log);
+    tg_cl_free(p);
+    su_buf_free(&src);
+    return good;
+}
+
+/* tg_cl_func's choices on functions made by hand: a nest per launch over
+ * work-groups (a parallel loop on the global index, bound loops on the
+ * group and local ids), one work-item for a nest that is neither, kernel
+ * temporaries across launches, bound loops the device cannot hold run as
+ * one work-item, and a function of more nests than a launch holds as one
+ * work-group. */
+static void launch_checks(const tg_target *t)
+{
+    hand h = {0};
+    su_arena_init(&h.a);
+    int64_t n = LN;
+    h.in = sch_buffer_new(&h.a, "p0", IR_FLOAT32, 1, &n, SCH_SCOPE_INPUT);
+    h.out = sch_buffer_new(&h.a, "o0", IR_FLOAT32, 1, &n, SCH_SCOPE_OUTPUT);
+    h.tmp = sch_buffer_new(&h.a, "t0", IR_FLOAT32, 1, &n, SCH_SCOPE_GLOBAL);
+    sch_buffer *args[2] = {h.in, h.out};
+    /* t0 = p0 * 2 (parallel); o0 = t0 + 1 (serial); o0 *= 3 (bound) */
+    const sch_stmt *three[3] = {nest(&h, SCH_LOOP_PARALLEL, h.tmp, h.in, 2, 0), nest(&h, SCH_LOOP_SERIAL, h.out, h.tmp, 1, 1),
+                                bound_nest(&h, 4, 3)};
+    sch_func f = {"hand", 2, args, sch_alloc(&h.a, h.tmp, sch_seq(&h.a, 3, three))};
+    tg_cl_launch l;
+    bool good = run_hand(t, &t->cl, &f, 6, 3, &l);
+    ok(good && l.n == 3, "three nests run as three launches in order, a temporary across them (%d launches)", l.n);
+    const tg_cl_step *s = l.step;
+    ok(!strcmp(s[0].name, "hand") && !strcmp(s[1].name, "hand_1") && !strcmp(s[2].name, "hand_2"),
+       "entries hand, hand_1, hand_2");
+    ok(s[0].dims == 1 && s[0].local[0] >= 1 && s[0].global[0] >= LN && s[0].global[0] % s[0].local[0] == 0,
+       "the parallel nest: global %lld, whole work-groups of %lld", (long long)s[0].global[0],
+       (long long)s[0].local[0]);
+    ok(s[1].global[0] == 1 && s[1].local[0] == 1, "the serial nest: one work-item");
+    ok(s[2].dims == 1 && s[2].global[0] == LN && s[2].local[0] == 4, "the bound nest: global %lld local %lld",
+       (long long)s[2].global[0], (long long)s[2].local[0]);
+    tg_cl_device small = t->cl;
+    small.max_wg = 2;
+    good = run_hand(t, &small, &f, 6, 3, &l);
+    ok(good && l.n == 3 && l.step[2].global[0] == 1, "bound loops a device cannot hold run as one work-item");
+    /* o0 = p0, then TG_CL_MAX_STEPS nests o0 += 1: one launch too many */
+    const sch_stmt *many[TG_CL_MAX_STEPS + 1];
+    many[0] = nest(&h, SCH_LOOP_PARALLEL, h.out, h.in, 1, 0);
+    for (int i = 1; i <= TG_CL_MAX_STEPS; i++)
+        many[i] = nest(&h, SCH_LOOP_PARALLEL, h.out, h.out, 1, 1);
+    sch_func g = {"hand", 2, args, sch_seq(&h.a, TG_CL_MAX_STEPS + 1, many)};
+    good = run_hand(t, &t->cl, &g, 1, TG_CL_MAX_STEPS, &l);
+    ok(good && l.n == 1 && l.step[0].global[0] == l.step[0].local[0] && l.step[0].global[0] > 1,
+       "%d nests run as one work-group of %lld (barriers between nests)", TG_CL_MAX_STEPS + 1,
+       (long long)l.step[0].global[0]);
+    su_arena_free(&h.a);
+}
+
 /* What the runs add up to. */
 typedef struct totals {
     int group, single;      /* kernels run as one work-group, as one work-item */
+    int grids;              /* kernels with a launch over many work-groups */
+    int random[NDEVT];      /* random configs checked, per device template */
     double build_s, run_s;
 } totals;
+
+/* Whether some launch of l is many work-groups. */
+static bool many_groups(const tg_cl_launch *l)
+{
+    for (int s = 0; s < l->n; s++) {
+        int64_t groups = 1;
+        for (int d = 0; d < l->step[s].dims; d++)
+            groups *= l->step[s].local[d] ? l->step[s].global[d] / l->step[s].local[d] : 2;
+        if (groups > 1)
+            return true;
+    }
+    return false;
+}
+
+/* Lowers func for t under a random config of its template's space (seeded
+ * by *seed); false when none of a few draws lowers (the CPU knobs under a
+ * device template can ask for a loop too long to unroll). *tmpl gets the
+ * space's template name. */
+static bool prepare_random(hx_kernel *k, const ir_expr *func, const tg_target *t, unsigned *seed, const char **tmpl)
+{
+    su_diags d = {0};
+    sch_schedule *s = sch_create(func, &d);
+    su_diags_free(&d);
+    if (!s)
+        return false;
+    sch_space sp = {0};
+    bool done = sch_apply_template(s, NULL, &t->hw, NULL, &sp) == SCH_E_OK;
+    sch_free(s);
+    *tmpl = sp.template_name;
+    for (int tries = 0; done && tries < 8; tries++) {
+        sch_config c = {0};
+        sch_config_random(&sp, seed, &c);
+        done = hx_prepare_hw(k, func, NULL, &c, false, false, &t->hw);
+        sch_config_free(&c);
+        if (done)
+            break;
+        hx_kernel_free(k);
+        done = true;
+    }
+    sch_space_free(&sp);
+    return done && k->l;
+}
 
 /* One function to check: where it is from and the range of its inputs. */
 typedef struct fn_case {
@@ -123,27 +285,45 @@ typedef struct fn_case {
 } fn_case;
 
 /* Checks functions fs[0..n) (of `label`) on the device: each lowered with its
- * template's defaults (and with no schedule when naive too), all written into
- * one program (PoCL pays a fixed price per program), built, run on random
- * inputs and compared with the reference kernels. */
-static void check_set(const tg_target *t, const char *label, const fn_case *fs, int n, bool naive_too, totals *tot)
+ * template's defaults (and, when all_ways, with no schedule and with
+ * RANDOM_CONFIGS seeded random configs of its template's space, one for
+ * the default template's), all
+ * written into one program (PoCL pays a fixed price per program), built,
+ * run on random inputs and compared with the reference kernels. */
+static void check_set(const tg_target *t, const char *label, const fn_case *fs, int n, bool all_ways, totals *tot)
 {
     static hx_kernel ks[MAXK];
     static cl_job jobs[MAXK];
-    static const char *hows[MAXK], *from[MAXK];
+    static const char *hows[MAXK], *from[MAXK], *tmpls[MAXK];
     static double lo[MAXK], hi[MAXK];
     int nk = 0, lowered = 0, wanted = 0;
+    unsigned seed = 20261201u;
     su_buf src = {0};
     su_buf_puts(&src, tg_lang_cl_group.prelude);
-    for (int f = 0; f < n; f++)
-        for (int naive = 0; naive < 1 + naive_too && nk < MAXK; naive++) {
+    for (int f = 0; f < n; f++) {
+        /* the default template's functions are many and alike: one random
+         * config each */
+        const char *family = NULL;
+        free(sch_workload_key(fs[f].func, &family, NULL));
+        int ways = all_ways ? 2 + (family ? RANDOM_CONFIGS : 1) : 1;
+        for (int way = 0; way < ways && nk < MAXK; way++) {
             hx_kernel *k = &ks[nk];
-            wanted++;
-            if (!hx_prepare_hw(k, fs[f].func, NULL, NULL, naive, false, t ? &t->hw : NULL)) {
-                hx_kernel_free(k);
-                continue;
+            bool naive = way == 1, random = way >= 2;
+            tmpls[nk] = NULL;
+            if (random) {
+                if (!prepare_random(k, fs[f].func, t, &seed, &tmpls[nk])) {
+                    diag("%s: no random config of %s lowers", fs[f].from, tmpls[nk] ? tmpls[nk] : "its template");
+                    hx_kernel_free(k);
+                    continue;
+                }
+            } else {
+                wanted++;
+                if (!hx_prepare_hw(k, fs[f].func, NULL, NULL, naive, false, t ? &t->hw : NULL)) {
+                    hx_kernel_free(k);
+                    continue;
+                }
+                lowered++;
             }
-            lowered++;
             cl_job *j = &jobs[nk];
             memset(j, 0, sizeof *j);
             snprintf(j->name, sizeof j->name, "k%d", nk);
@@ -153,11 +333,12 @@ static void check_set(const tg_target *t, const char *label, const fn_case *fs, 
                 tg_cl_func(&src, k->l->prologues[p].fn, pn, t ? &t->cl : NULL, &j->pro[p]);
             }
             tg_cl_func(&src, k->l->kernel, j->name, t ? &t->cl : NULL, &j->launch);
-            hows[nk] = naive ? "naive" : "default";
+            hows[nk] = naive ? "naive" : random ? "random config" : "default";
             from[nk] = fs[f].from;
             lo[nk] = fs[f].lo, hi[nk] = fs[f].hi;
             nk++;
         }
+    }
     is_int(lowered, wanted, "%s: all %d functions lower", label, wanted);
     const char *text = su_buf_str(&src);
     ok(!strstr(text, "#pragma omp") && !strstr(text, "rt_alloc") && !strstr(text, "int64_t") &&
@@ -185,10 +366,15 @@ static void check_set(const tg_target *t, const char *label, const fn_case *fs, 
             double e = hx_max_rel_err(got[o], want[o]);
             err = e > err ? e : err;
         }
-        bool single = single_item(&j->launch);
+        bool single = single_item(&j->launch), grid = many_groups(&j->launch);
         *(single ? &tot->single : &tot->group) += 1;
-        if (!ok(rc == 0 && err < 1e-4, "%s (%s, %s, %s): error %.2g", from[i], hows[i], sch_template_name(k->s),
-                single ? "one work-item" : "work-items", err))
+        tot->grids += grid;
+        bool good = rc == 0 && err < 1e-4;
+        for (int d = 0; d < NDEVT && tmpls[i]; d++)
+            tot->random[d] += good && !strcmp(tmpls[i], device_templates[d]);
+        if (!ok(good, "%s (%s, %s, %s, %d launches): error %.2g", from[i], hows[i],
+                tmpls[i] ? tmpls[i] : sch_template_name(k->s),
+                single ? "one work-item" : grid ? "work-groups" : "one work-group", j->launch.n, err))
             diag("%s", j->log ? j->log : "");
         free(j->log);
         hx_tensors_free(in, k->func->u.func.nparams);
@@ -235,7 +421,7 @@ static void check_zoo(const tg_target *t, totals *tot)
         check_set(t, zoo[z], cs, nd, false, &mine);
         diag("%s: %d distinct functions; builds %.2f s, runs %.2f s", zoo[z], nd, mine.build_s, mine.run_s);
         free(cs);
-        tot->group += mine.group, tot->single += mine.single;
+        tot->group += mine.group, tot->single += mine.single, tot->grids += mine.grids;
         tot->build_s += mine.build_s, tot->run_s += mine.run_s;
         free(fs);
         ir_module_free(mod);
@@ -256,6 +442,7 @@ int main(void)
     }
     diag("device: %s (%s), %s", t.cl.name, t.cl.platform_name, t.cl.version);
     target_checks(&t);
+    launch_checks(&t);
     totals ops = {0}, zoo_tot = {0};
     ir_module *mods[NMODELS];
     static fn_case cs[MAXK];
@@ -271,11 +458,16 @@ int main(void)
     check_set(&t, "op models", cs, nc, true, &ops);
     for (int m = 0; m < NMODELS; m++)
         ir_module_free(mods[m]);
-    diag("op models: %d kernels ran as one work-group, %d as one work-item; builds %.2f s, runs %.2f s", ops.group,
-         ops.single, ops.build_s, ops.run_s);
-    ok(ops.group > 0, "some kernels spread their nests over a work-group");
+    diag("op models: %d kernels ran on work-items (%d of them over many work-groups), %d as one work-item; builds "
+         "%.2f s, runs %.2f s",
+         ops.group, ops.grids, ops.single, ops.build_s, ops.run_s);
+    ok(ops.grids > 0, "some kernels run over many work-groups");
+    for (int d = 0; d < NDEVT; d++)
+        ok(ops.random[d] > 0, "random configs of %s match the reference (%d)", device_templates[d], ops.random[d]);
     check_zoo(&t, &zoo_tot);
-    diag("zoo: %d kernels ran as one work-group, %d as one work-item; builds %.2f s, runs %.2f s", zoo_tot.group,
-         zoo_tot.single, zoo_tot.build_s, zoo_tot.run_s);
+    diag("zoo: %d kernels ran on work-items (%d of them over many work-groups), %d as one work-item; builds %.2f s, "
+         "runs %.2f s",
+         zoo_tot.group, zoo_tot.grids, zoo_tot.single, zoo_tot.build_s, zoo_tot.run_s);
+    ok(zoo_tot.grids * 2 > zoo_tot.group + zoo_tot.single, "most zoo kernels run over many work-groups");
     return tap_done();
 }

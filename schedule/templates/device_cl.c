@@ -1,0 +1,121 @@
+/* device_cl.c — the device templates: conv2d (plain, depthwise, grouped),
+ * dense, batch_matmul and the default family (injective, pooling,
+ * reductions, softmax, layer_norm) for targets with work-groups (an OpenCL
+ * device: sch_hw.wg_max > 0; workload.c's sch_device_template picks them).
+ *
+ * Each is its family's CPU template planned with the device's description
+ * (its tiles become one work-item's tile: outputs per work-item, unrolled
+ * rows, the loop the OpenCL compiler vectorizes), followed by one step of
+ * its own: the outermost parallel loop of every root stage becomes a grid,
+ * split into work-groups (bound to work-group axis 0) of wg_items
+ * work-items (bound to work-item axis 0; the knob wg_items). Stages
+ * computed at that loop (a
+ * conv's accumulator tile, a softmax's row statistics) move into the
+ * work-item loop, so each work-item computes what one iteration did. The
+ * launch (targets/lang_opencl.c) reads the grid off the bound loops.
+ *
+ * wg_items is a choice among powers of two up to the device's largest
+ * work-group (at most 1024); a stage takes the largest divisor of its
+ * parallel extent not above it, so no tail guard is ever needed (a guard
+ * below a stage computed at the loop would not cover that stage's reads).
+ * One knob serves every stage (the number of root stages depends on the
+ * CPU knobs: a packed weight or not), and it is defined for every function
+ * whatever the CPU knobs chose, so that a config is one index per knob in
+ * every run; where no stage's loop is parallel it has no effect. Its
+ * default gives every compute unit at least four work-groups of the last
+ * output, at most 256 work-items each (docs/opencl.md). */
+#include "schedule/schedule.h"
+
+enum { MAX_ITEMS = 1024, DEFAULT_MAX_ITEMS = 256, GROUPS_PER_UNIT = 4 };
+
+/* The first parallel leaf of root stage st when every leaf before it has
+ * extent 1 (so its iterations are all the stage's outer work), else NULL. */
+static sch_iter *outer_parallel(const sch_tensor *st)
+{
+    if (st->kind != SCH_TENSOR_COMPUTE || st->attach != SCH_ATTACH_ROOT)
+        return NULL;
+    for (size_t i = 0; i < st->leaves.len; i++) {
+        sch_iter *it = st->leaves.data[i];
+        if (it->kind == SCH_LOOP_PARALLEL)
+            return it->extent > 1 ? it : NULL;
+        if (it->extent > 1)
+            return NULL;
+    }
+    return NULL;
+}
+
+/* Defines wg_items; its default from the parallel loop of the function's
+ * last output as the CPU template left it (the stage the CPU knobs tune),
+ * else from the widest one. */
+static int64_t define_items(sch_tctx *t)
+{
+    int64_t cap = t->hw->wg_max < MAX_ITEMS ? t->hw->wg_max : MAX_ITEMS, extent = 1;
+    bool output = false;
+    for (size_t i = 0; i < t->s->tensors.len; i++) {
+        const sch_tensor *st = t->s->tensors.data[i];
+        const sch_iter *p = outer_parallel(st);
+        if (p && (st->output >= 0 || (!output && p->extent > extent)))
+            extent = p->extent;
+        output = output || (p && st->output >= 0);
+    }
+    int64_t share = extent / (GROUPS_PER_UNIT * (t->hw->cores > 0 ? t->hw->cores : 1));
+    int64_t values[16];
+    int n = 0, dflt = 0;
+    for (int64_t v = 1; v <= cap && n < 16; v *= 2) {
+        if (v <= DEFAULT_MAX_ITEMS && v <= share)
+            dflt = n;
+        values[n++] = v;
+    }
+    return sch_define_knob(t, "wg_items", n, values, values[dflt]);
+}
+
+/* Stage st's parallel loop p as work-groups of (a divisor of) items
+ * work-items; the stages computed at p move to the work-item loop, readers
+ * before what they read (a stage may only be computed at a loop where no
+ * other stage elsewhere reads it). */
+static void grid(sch_tctx *t, sch_tensor *st, sch_iter *p, int64_t items)
+{
+    sch_schedule *s = t->s;
+    sch_iter *g, *l;
+    SCH_TRY(t, sch_split(s, st, p, sch_tmpl_divisor(p->extent, items), &g, &l));
+    SCH_TRY(t, sch_bind(s, st, g, 0));
+    SCH_TRY(t, sch_bind(s, st, l, 3));
+    for (size_t i = s->tensors.len; i-- > 0 && !t->err;) {
+        sch_tensor *r = s->tensors.data[i];
+        if (r->attach == SCH_ATTACH_AT && r->attach_to == st && r->attach_iter == p)
+            SCH_TRY(t, sch_compute_at(s, r, st, l));
+    }
+}
+
+/* The device step after a CPU template: every root stage's parallel loop
+ * as a grid. */
+static void to_grid(sch_tctx *t)
+{
+    if (t->err)
+        return;
+    int64_t items = define_items(t);
+    for (size_t i = 0; i < t->s->tensors.len && !t->err; i++) {
+        sch_tensor *st = t->s->tensors.data[i];
+        sch_iter *p = outer_parallel(st);
+        if (p)
+            grid(t, st, p, items);
+    }
+}
+
+void sch_template_conv2d_cl(sch_tctx *t)
+{
+    sch_template_conv2d(t);
+    to_grid(t);
+}
+
+void sch_template_matmul_cl(sch_tctx *t)
+{
+    sch_template_matmul(t);
+    to_grid(t);
+}
+
+void sch_template_default_cl(sch_tctx *t)
+{
+    sch_template_default(t);
+    to_grid(t);
+}
