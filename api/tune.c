@@ -204,9 +204,6 @@ static bool check_options(const rt_tune_options *o, tune_setup *u, FILE *errs)
     /* measuring runs the candidates here */
     if (!api_target_runnable(&u->tg, u->tname, errs))
         return false;
-    if (u->tg.kind == TG_OPENCL)
-        return fail(errs, "target '%s': tuning on OpenCL is not built yet (run, bench and compile take --target opencl; "
-                          "see docs/opencl.md)", u->tname), false;
     if (!(u->tuner = tun_tuner_find(o->tuner ? o->tuner : "xgb")))
         return fail(errs, "unknown tuner '%s' (known: xgb, ga, random, grid)", o->tuner), false;
     u->conf = tun_tuner_conf_default;

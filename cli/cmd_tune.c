@@ -224,15 +224,16 @@ int cli_cmd_tune(int argc, char **argv)
     view vw = {rc < 0 ? view_mode(o.progress) : 0, NULL, 0, 0};
     if (rc < 0 && vw.mode < 0)
         rc = 2;
-    if (rc < 0 && rt_target_check(o.target ? o.target : "cpu", 1, stderr) != 0)
-        rc = 1;
     if (rc >= 0) {
         cli_opts_free(&o);
         return rc;
     }
-    /* first, before anything can start threads */
+    /* first, before anything can start threads; and before the target's
+     * check, which for an opencl target starts the OpenCL driver, whose
+     * state the runner's children must not inherit (they start their own) */
     rt_runner *runner = rt_runner_start(stderr);
-    if (!runner) {
+    if (!runner || rt_target_check(o.target ? o.target : "cpu", 1, stderr) != 0) {
+        rt_runner_stop(runner);
         cli_opts_free(&o);
         return 1;
     }
