@@ -5,7 +5,8 @@
 # error < 1e-4); `compile --target opencl` writes an object that needs the
 # ICD loader and exports only rtm_ names, runs by itself and under `bench`,
 # and is refused, saying why, where the ICD loader finds no device;
-# tuning on the device is refused as not built yet. A build without OpenCL
+# a short `tune --target opencl` gives records that `compile --target
+# opencl --db` uses (tests/tuner/tune_opencl.sh tunes in earnest). A build without OpenCL
 # or a host without a device skips, saying why.
 . "$(dirname "$0")/../lib.sh"
 RELAY_TUNE_CACHE="$TMP/cache"
@@ -88,6 +89,15 @@ tap_run "without its device the object is refused" 1 env OCL_ICD_VENDORS="$TMP/n
 tap_has "saying why" "$TMP/err" "cannot set up its OpenCL device"
 tap_run "bench --target opencl" 0 "$RELAY_TUNE" bench "$M" --target opencl --repeat 3 --warmup 1 --json
 tap_has "reports the target" "$TMP/out" '"target": "opencl"'
-tap_run "tune --target opencl is refused" 1 "$RELAY_TUNE" tune "$M" --target opencl --trials 2 --db "$TMP/t.db"
-tap_has "saying it is not built yet" "$TMP/err" "tuning on OpenCL is not built yet"
+tap_run "tune --target opencl" 0 "$RELAY_TUNE" tune "$M" --random-params 0 --target opencl --trials 3 --db "$TMP/t.db" \
+    --repeat 1 --min-repeat-ms 1 --confirm 0 --progress none
+tap_has "measures on the device" "$TMP/out" "done: 3 measurements"
+tap_run "compile --target opencl --db" 0 "$RELAY_TUNE" compile "$M" --random-params 0 --target opencl --db "$TMP/t.db" \
+    -o "$TMP/t.so"
+tap_has "takes the device's records" "$TMP/out" " with a database config)"
+if grep -q "(0 with a database config)" "$TMP/out"; then
+    tap_fail "and uses some of them" "$(cat "$TMP/out")"
+else
+    tap_ok "and uses some of them"
+fi
 tap_done
