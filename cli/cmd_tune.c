@@ -16,7 +16,7 @@
 static void help(FILE *out)
 {
     fprintf(out,
-            "usage: relay-tune tune MODEL.relay (--trials N | --time-budget T) [--target cpu] [--db DB]\n"
+            "usage: relay-tune tune MODEL.relay (--trials N | --time-budget T) [--target cpu|opencl] [--db DB]\n"
             "                       [--tuner xgb|ga|random|grid]\n"
             "                       [--scheduler gradient|fixed] [--no-transfer] [--confirm K]\n"
             "                       [--tasks SELECTION] [--early-stopping N] [--seed S] [--jobs J]\n"
