@@ -75,7 +75,8 @@ static int64_t buffer_bytes(const sch_func *f, int i)
     return f->args[i]->size * ir_dtype_bytes(f->args[i]->dtype);
 }
 
-/* The candidate file of one lowered candidate: header and source. */
+/* The candidate file of one lowered candidate: header and source (at most
+ * MAX_FUNCS - 1 prologues and MAX_BUF buffers, which ms_cl_build checks). */
 static void candidate_text(const sch_lowered *l, const char *symbol, const tg_target *t, su_buf *file)
 {
     const sch_func *kf = l->kernel;
@@ -86,7 +87,7 @@ static void candidate_text(const sch_lowered *l, const char *symbol, const tg_ta
     su_buf src = {0}, name = {0};
     su_buf_puts(&src, tg_lang_cl_group.prelude);
     tg_cl_launch pro[MAX_FUNCS], kl;
-    for (int p = 0; p < l->nprologues && p < MAX_FUNCS - 1; p++) {
+    for (int p = 0; p < l->nprologues; p++) {
         su_buf_clear(&name);
         su_buf_printf(&name, "%s_p%d", symbol, p);
         tg_cl_func(&src, l->prologues[p].fn, su_buf_str(&name), &t->cl, &pro[p]);
@@ -99,16 +100,16 @@ static void candidate_text(const sch_lowered *l, const char *symbol, const tg_ta
                   kf->nargs, np, nout);
     for (int i = 0; i < kf->nargs; i++)
         su_buf_printf(file, " %lld", (long long)buffer_bytes(kf, i));
-    int nf = (l->nprologues < MAX_FUNCS - 1 ? l->nprologues : MAX_FUNCS - 1) + 1;
+    int nf = l->nprologues + 1;
     su_buf_printf(file, "\nfuncs %d\n", nf);
     for (int p = 0; p < nf - 1; p++) {
         int idx[2] = {l->prologues[p].param, np + p};
         put_func(file, &pro[p], 2, idx);
     }
     int idx[MAX_BUF];
-    for (int i = 0; i < kf->nargs && i < MAX_BUF; i++)
+    for (int i = 0; i < kf->nargs; i++)
         idx[i] = i;
-    put_func(file, &kl, kf->nargs < MAX_BUF ? kf->nargs : MAX_BUF, idx);
+    put_func(file, &kl, kf->nargs, idx);
     su_buf_printf(file, "source %zu\n", src.len);
     su_buf_putn(file, su_buf_str(&src), src.len);
     su_buf_free(&src);
@@ -145,7 +146,13 @@ void ms_cl_build(const ms_candidate *cands, int n, const tg_target *t, ms_built 
         memset(&out[i], 0, sizeof out[i]);
         double t0 = now_s();
         sch_kernel k;
-        if (ms_schedule(&cands[i], t, &k, &out[i])) {
+        if (ms_schedule(&cands[i], t, &k, &out[i]) &&
+            (k.l->nprologues > MAX_FUNCS - 1 || k.l->kernel->nargs > MAX_BUF)) {
+            out[i].error = SU_MERR_INSTANTIATION;
+            out[i].msg = su_strdup("the kernel has more buffers or weight prologues than an OpenCL candidate holds "
+                                   "(64 buffers, 8 prologues)");
+            sch_kernel_free(&k);
+        } else if (out[i].error == SU_MERR_NONE) {
             su_buf_clear(&text);
             candidate_text(k.l, cands[i].symbol, t, &text);
             sch_kernel_free(&k);
