@@ -15,15 +15,7 @@ export RELAY_TUNE_CACHE
 NPYCMP="$top_builddir/tests/tools/npycmp"
 M="$top_srcdir/benchmarks/models/mlp.relay"
 
-"$RELAY_TUNE" targets >"$TMP/out" 2>&1
-if grep -q "built without OpenCL" "$TMP/out"; then
-    echo "1..0 # SKIP this relay-tune was built without OpenCL"
-    exit 0
-fi
-if ! grep -q "^opencl -platform=0 -device=0: " "$TMP/out"; then
-    echo "1..0 # SKIP no OpenCL device on this host: $(grep '^OpenCL' "$TMP/out")"
-    exit 0
-fi
+skip_without_opencl
 
 same() { # same NAME MODEL: the result on the device matches the interpreter's
     if "$RELAY_TUNE" run "$2" --random-params 3 --output-dir "$TMP/i" >"$TMP/out" 2>"$TMP/err" &&

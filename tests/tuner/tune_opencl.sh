@@ -13,15 +13,7 @@
 export RELAY_TUNE_CACHE="$TMP/cache"
 NPYCMP="$top_builddir/tests/tools/npycmp"
 
-"$RELAY_TUNE" targets >"$TMP/out" 2>&1
-if grep -q "built without OpenCL" "$TMP/out"; then
-    echo "1..0 # SKIP this relay-tune was built without OpenCL"
-    exit 0
-fi
-if ! grep -q "^opencl -platform=0 -device=0: " "$TMP/out"; then
-    echo "1..0 # SKIP no OpenCL device on this host: $(grep '^OpenCL' "$TMP/out")"
-    exit 0
-fi
+skip_without_opencl
 
 M="$TMP/tiny.relay"
 cat >"$M" <<'EOF'
