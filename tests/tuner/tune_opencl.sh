@@ -10,26 +10,11 @@
 # (1e-4) under `run --db` and benchmarks under `bench --db`. A build without
 # OpenCL or a host without a device skips, saying why.
 . "$(dirname "$0")/../lib.sh"
-export RELAY_TUNE_CACHE="$TMP/cache"
+. "$(dirname "$0")/tiny.sh"
 NPYCMP="$top_builddir/tests/tools/npycmp"
 
 skip_without_opencl
 
-M="$TMP/tiny.relay"
-cat >"$M" <<'EOF'
-#[version = "0.0.5"]
-def @main(%x: Tensor[(1, 8, 4, 4), float32], %w: Tensor[(16, 8, 3, 3), float32], %d: Tensor[(4, 256), float32]) {
-  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1], channels=16, kernel_size=[3, 3]);
-  %1 = nn.relu(%0);
-  %2 = reshape(%1, newshape=[1, 256]);
-  nn.dense(%2, %d, units=4)
-}
-EOF
-Q="--repeat 1 --min-repeat-ms 1 --progress lines --confirm 0"
-records() { "$RELAY_TUNE" db stats --json --db "$1" 2>/dev/null | sed -n 's/.*"records": *\([0-9]*\).*/\1/p'; }
-twice() {
-    "$RELAY_TUNE" db export --db "$1" | sed -n 's/.*"hash":"\([0-9a-f]*\)".*"index":\([0-9]*\)}.*/\1 \2/p' | sort | uniq -d | wc -l
-}
 # same NAME MODEL DB: run --target opencl --db DB matches the interpreter
 same() {
     if "$RELAY_TUNE" run "$2" --random-params 3 --output-dir "$TMP/i" >"$TMP/out" 2>"$TMP/err" &&
