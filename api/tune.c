@@ -217,9 +217,6 @@ static bool check_target(const char *tname, tg_target *tg, bool run, FILE *errs)
     /* measuring runs the candidates here */
     if (run && !api_target_runnable(tg, tname, errs))
         return false;
-    if (tg->kind == TG_OPENCL)
-        return fail(errs, "target '%s': tuning on OpenCL is not built yet (run, bench and compile take --target opencl; "
-                          "see docs/opencl.md)", tname), false;
     return true;
 }
 

@@ -16,7 +16,7 @@
 static void help(FILE *out)
 {
     fprintf(out,
-            "usage: relay-tune tune MODEL.relay (--trials N | --time-budget T) [--target cpu] [--db DB]\n"
+            "usage: relay-tune tune MODEL.relay (--trials N | --time-budget T) [--target cpu|opencl] [--db DB]\n"
             "                       [--tuner xgb|ga|random|grid]\n"
             "                       [--scheduler gradient|fixed] [--no-transfer] [--confirm K]\n"
             "                       [--tasks SELECTION] [--early-stopping N] [--seed S] [--jobs J]\n"
@@ -231,24 +231,24 @@ int cli_cmd_tune(int argc, char **argv)
     view vw = {rc < 0 ? view_mode(o.progress) : 0, NULL, 0, 0};
     if (rc < 0 && vw.mode < 0)
         rc = 2;
-    /* the target this process measures for must run here; one process
-     * measures every target, while under MPI the others are their own
-     * ranks' (rank 0 checks that they parse, a worker need not know them) */
-    o.target = o.targets.n ? o.targets.v[0] : NULL;
-    const char *mine = o.tune.rank_target ? o.tune.rank_target : o.target ? o.target : "cpu";
-    bool alone = !o.mpi && !rt_mpi_launched();
-    for (int k = 0; rc < 0 && alone && k < o.targets.n; k++)
-        if (rt_target_check(o.targets.v[k], 1, stderr) != 0)
-            rc = 1;
-    if (rc < 0 && rt_target_check(mine, 1, stderr) != 0)
-        rc = 1;
     if (rc >= 0) {
         cli_opts_free(&o);
         return rc;
     }
-    /* first, before anything can start threads */
+    o.target = o.targets.n ? o.targets.v[0] : NULL;
+    const char *mine = o.tune.rank_target ? o.tune.rank_target : o.target ? o.target : "cpu";
+    /* first, before anything can start threads; and before the targets'
+     * checks, which for an opencl target start the OpenCL driver, whose
+     * state the runner's children must not inherit (they start their own) */
     rt_runner *runner = rt_runner_start(stderr);
-    if (!runner) {
+    /* the target this process measures for must run here; one process
+     * measures every target, while under MPI the others are their own
+     * ranks' (rank 0 checks that they parse, a worker need not know them) */
+    bool alone = !o.mpi && !rt_mpi_launched(), ok = runner != NULL;
+    for (int k = 0; ok && alone && k < o.targets.n; k++)
+        ok = rt_target_check(o.targets.v[k], 1, stderr) == 0;
+    if (!ok || rt_target_check(mine, 1, stderr) != 0) {
+        rt_runner_stop(runner);
         cli_opts_free(&o);
         return 1;
     }

@@ -12,7 +12,8 @@
  *     candidate does not sink its neighbours; what still fails is its
  *     COMPILE_ERROR or COMPILE_TIMEOUT.
  * A candidate with prologues gets targets/kernel.c's wrapper entry, which
- * packs the weights once, as the compiled model does. */
+ * packs the weights once, as the compiled model does. For an opencl target
+ * the batch goes to measure/opencl.c instead. */
 #include <string.h>
 #include <time.h>
 
@@ -53,24 +54,32 @@ static void set_log(ms_built *b, su_merr e, const char *what, const char *log)
     set_msg(b, e, "%s%s%.*s%s", what, n ? ":\n" : "", (int)n, log ? log : "", n < (log ? strlen(log) : 0) ? "\n..." : "");
 }
 
+bool ms_schedule(const ms_candidate *c, const tg_target *t, sch_kernel *k, ms_built *out)
+{
+    sch_build_opts bo = {.template_name = c->template_name, .hw = &t->hw, .cfg = c->cfg, .param_const = c->param_const};
+    if (sch_build(c->func, &bo, k))
+        return true;
+    if (k->failed == SCH_BUILD_CREATE)
+        set_msg(out, SU_MERR_INSTANTIATION, "the function cannot be scheduled: %s", k->why);
+    else if (k->failed == SCH_BUILD_LOWER)
+        set_msg(out, SU_MERR_INSTANTIATION, "lowering failed: %s", k->why);
+    else
+        set_msg(out, k->err == SCH_E_BAD_CONFIG ? SU_MERR_INVALID_CONFIG : SU_MERR_INSTANTIATION, "%s: %s",
+                sch_err_name(k->err), k->why);
+    sch_kernel_free(k);
+    return false;
+}
+
 /* Builds one candidate (schedule/build.c) and writes its C (targets/
  * kernel.c) into src; false with out's error set when it cannot. */
 static bool emit(const ms_candidate *c, const tg_target *t, su_buf *src, ms_built *out)
 {
-    sch_build_opts bo = {.template_name = c->template_name, .hw = &t->hw, .cfg = c->cfg, .param_const = c->param_const};
     sch_kernel k;
-    bool ok = sch_build(c->func, &bo, &k);
-    if (ok)
-        tg_kernel_c(src, k.l, c->symbol, TG_KERNEL_MEASURED);
-    else if (k.failed == SCH_BUILD_CREATE)
-        set_msg(out, SU_MERR_INSTANTIATION, "the function cannot be scheduled: %s", k.why);
-    else if (k.failed == SCH_BUILD_LOWER)
-        set_msg(out, SU_MERR_INSTANTIATION, "lowering failed: %s", k.why);
-    else
-        set_msg(out, k.err == SCH_E_BAD_CONFIG ? SU_MERR_INVALID_CONFIG : SU_MERR_INSTANTIATION, "%s: %s",
-                sch_err_name(k.err), k.why);
+    if (!ms_schedule(c, t, &k, out))
+        return false;
+    tg_kernel_c(src, k.l, c->symbol, TG_KERNEL_MEASURED);
     sch_kernel_free(&k);
-    return ok;
+    return true;
 }
 
 typedef SU_VEC(int) int_vec;
@@ -130,6 +139,10 @@ static void compile(unit *units, int nu, const tg_target *t, const ms_build_opti
 
 void ms_build(const ms_candidate *cands, int n, const tg_target *t, const ms_build_options *opts, ms_built *out)
 {
+    if (t->kind == TG_OPENCL) {
+        ms_cl_build(cands, n, t, out); /* the device builds in the candidate's child */
+        return;
+    }
     ms_build_options o = opts ? *opts : (ms_build_options){0};
     if (o.jobs < 1)
         o.jobs = t->cores > 0 ? t->cores : 1;

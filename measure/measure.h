@@ -143,5 +143,46 @@ typedef struct ms_build_options {
 void ms_build(const ms_candidate *cands, int n, const tg_target *t, const ms_build_options *o, ms_built *out);
 /* Frees a result's strings. */
 void ms_built_free(ms_built *b);
+/* Schedules and lowers candidate c for t (schedule/build.c) into *k; false
+ * with out's error (INVALID_CONFIG or INSTANTIATION) and message set, k freed. */
+bool ms_schedule(const ms_candidate *c, const tg_target *t, sch_kernel *k, ms_built *out);
+
+/* ---- runner.c, for opencl.c: a task's data in a candidate's child ------- */
+
+/* The task's data file as a candidate's child maps it. */
+typedef struct ms_child_data {
+    int nin, nout;              /* inputs, then expected outputs, in data[] */
+    const void *data[64];       /* each tensor's bytes (a read-only mapping) */
+    int64_t bytes[64];
+    const void *ref[64];        /* runner.c's description of each (for ms_child_check) */
+    double rtol, atol;
+} ms_child_data;
+/* Maps the task data file at path; false with res's error set. */
+bool ms_child_map(const char *path, ms_child_data *d, ms_result *res);
+/* Checks output i (got) against the expected one, updating res->max_abs_err;
+ * false with res's error WRONG_ANSWER and the first mismatch. */
+bool ms_child_check(const ms_child_data *d, int i, const void *got, ms_result *res);
+
+/* ---- opencl.c: measuring on an OpenCL device ------------------------------
+ * The builder writes each candidate's OpenCL C and launch description to a
+ * candidate file in the cache (no OpenCL call in the tool); the runner's
+ * child builds it with clBuildProgram, binds the data once and times the
+ * kernel's launches by their profiling events (device time). */
+
+/* Writes the candidate files of n candidates for OpenCL target t; out[i] is
+ * as ms_build's (so_path: the candidate file; INVALID_CONFIG, INSTANTIATION,
+ * or UNKNOWN when the file cannot be written). */
+void ms_cl_build(const ms_candidate *cands, int n, const tg_target *t, ms_built *out);
+/* Whether path is an OpenCL candidate file (its first bytes say so). */
+bool ms_cl_is_candidate(const char *path);
+/* In the runner's child: builds, checks and times the candidate file at
+ * cand_path on the task data at data_path with options o; fills res as
+ * the CPU child does (costs: device seconds per run). */
+void ms_cl_child(const char *cand_path, const char *data_path, const ms_run_options *o, ms_result *res);
+/* For tests only (fault injection, as RELAY_TUNE_CC is for the CPU): fn sees
+ * every candidate's OpenCL C with its entry name before it is written and
+ * may change it; NULL turns it off. No command sets it. */
+typedef void (*ms_cl_source_hook)(su_buf *src, const char *symbol, void *ctx);
+void ms_cl_set_source_hook(ms_cl_source_hook fn, void *ctx);
 
 #endif

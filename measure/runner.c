@@ -5,7 +5,9 @@
  * (warm-up, `number` runs per repeat grown to min_repeat_ms, `repeat`
  * repeats, optional cache flush, PAPI counters). The runner waits with a
  * time limit and turns a signal, a hang, a load failure or a wrong answer
- * into an error code of the record. Forking the runner before the tool
+ * into an error code of the record. An OpenCL candidate (measure/opencl.c)
+ * runs in the same kind of child, which builds its program and times it on
+ * the device. Forking the runner before the tool
  * starts threads matters: a child forked from a process whose OpenMP pool
  * is running can deadlock in its first parallel region. */
 #include <dlfcn.h>
@@ -232,24 +234,33 @@ static void flush_caches(void)
 
 typedef int (*kernel_fn)(void *const *args);
 
-/* Maps the task's data into ts (its header in *h) and loads the candidate;
- * its entry, or NULL after setting res's error. */
-static kernel_fn load(const request *rq, ms_result *res, mapped *ts, const data_header **h)
+/* Maps the task's data file into ts (its header in *h); false after
+ * setting res's error. */
+static bool map_data(const char *path, ms_result *res, mapped *ts, const data_header **h)
 {
-    int fd = open(rq->data_path, O_RDONLY);
+    int fd = open(path, O_RDONLY);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) {
-        fail(res, SU_MERR_UNKNOWN, "cannot open the task data %s", rq->data_path);
-        return NULL;
+        fail(res, SU_MERR_UNKNOWN, "cannot open the task data %s", path);
+        return false;
     }
     const char *base = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);
     *h = (const void *)base;
     if (base == MAP_FAILED || (size_t)st.st_size < sizeof **h || memcmp((*h)->magic, DATA_MAGIC, 8) != 0 ||
         (*h)->nin + (*h)->nout > 64 || !map_tensors(base, (size_t)st.st_size, ts, (*h)->nin + (*h)->nout)) {
-        fail(res, SU_MERR_UNKNOWN, "the task data file %s is malformed", rq->data_path);
-        return NULL;
+        fail(res, SU_MERR_UNKNOWN, "the task data file %s is malformed", path);
+        return false;
     }
+    return true;
+}
+
+/* Maps the task's data into ts (its header in *h) and loads the candidate;
+ * its entry, or NULL after setting res's error. */
+static kernel_fn load(const request *rq, ms_result *res, mapped *ts, const data_header **h)
+{
+    if (!map_data(rq->data_path, res, ts, h))
+        return NULL;
     void *so = dlopen(rq->so_path, RTLD_NOW | RTLD_LOCAL);
     if (!so) {
         fail(res, SU_MERR_COMPILE_ERROR, "cannot load the candidate: %s", dlerror());
@@ -341,6 +352,41 @@ static void time_repeats(const request *rq, ms_result *res, kernel_fn entry, voi
                  rq->repeat, res->costs[repeat - 1], rq->stop_above);
 }
 
+/* ---- for measure/opencl.c: the task's data in an OpenCL candidate's child ---- */
+
+bool ms_child_map(const char *path, ms_child_data *d, ms_result *res)
+{
+    mapped ts[64];
+    const data_header *h;
+    memset(d, 0, sizeof *d);
+    if (!map_data(path, res, ts, &h))
+        return false;
+    d->nin = (int)h->nin;
+    d->nout = (int)h->nout;
+    d->rtol = h->rtol;
+    d->atol = h->atol;
+    for (uint32_t i = 0; i < h->nin + h->nout; i++) {
+        d->data[i] = ts[i].data;
+        d->bytes[i] = (int64_t)ts[i].h->nbytes;
+        d->ref[i] = ts[i].h;
+    }
+    return true;
+}
+
+bool ms_child_check(const ms_child_data *d, int i, const void *got, ms_result *res)
+{
+    mapped want = {d->ref[d->nin + i], d->data[d->nin + i]};
+    return check_output(res, i, got, &want, d->rtol, d->atol);
+}
+
+/* The request's run options, for a child that times on its own. */
+static ms_run_options request_options(const request *rq)
+{
+    ms_run_options o = {rq->warmup, rq->number, rq->repeat, rq->min_repeat_ms, rq->timeout_s,
+                        rq->flush_cache != 0, rq->stop_above, 0, {0}};
+    return o;
+}
+
 static void child_run(const request *rq, ms_result *res)
 {
     /* a fault in the candidate must end this child by its signal, even when
@@ -348,6 +394,11 @@ static void child_run(const request *rq, ms_result *res)
     static const int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
     for (size_t i = 0; i < sizeof faults / sizeof *faults; i++)
         signal(faults[i], SIG_DFL);
+    if (ms_cl_is_candidate(rq->so_path)) {
+        ms_run_options o = request_options(rq);
+        ms_cl_child(rq->so_path, rq->data_path, &o, res);
+        return;
+    }
     int64_t t_load = ms_clock_ns();
     mapped ts[64];
     const data_header *h = NULL;
@@ -442,9 +493,12 @@ static void runner_handle(const request *rq, ms_result *shared, ms_result *out)
     *out = *shared;
     out->run_time_s = (double)(ms_clock_ns() - t0) * 1e-9;
     if (timed_out) {
-        out->error = SU_MERR_RUN_TIMEOUT;
+        /* an OpenCL child marks its clBuildProgram as the compile it is */
+        bool compiling = out->error == SU_MERR_COMPILE_TIMEOUT;
+        out->error = compiling ? SU_MERR_COMPILE_TIMEOUT : SU_MERR_RUN_TIMEOUT;
         out->ncosts = 0;
-        snprintf(out->msg, sizeof out->msg, "no result within %.3g s; the candidate was killed", rq->timeout_s);
+        snprintf(out->msg, sizeof out->msg, "no result within %.3g s%s; the candidate was killed", rq->timeout_s,
+                 compiling ? " (building its OpenCL program)" : "");
     } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0 && out->error == SU_MERR_UNKNOWN) {
         out->error = SU_MERR_RUNTIME_ERROR;
         out->ncosts = 0;

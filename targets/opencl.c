@@ -1,7 +1,8 @@
 /* opencl.c — OpenCL through the ICD loader: this host's platforms and
  * devices, a device's limits (what an opencl target describes), programs
  * built from generated OpenCL C with clBuildProgram (a failed build hands
- * back its log), and running one kernel over host buffers. A build without
+ * back its log), running one kernel over host buffers, and timing a
+ * function's launches over buffers bound once (measurement). A build without
  * OpenCL (configure found no ocl-icd-opencl-dev / opencl-headers) keeps
  * these entry points and refuses every request with that reason, so
  * `--target opencl` says what is missing instead of failing to link. */
@@ -372,6 +373,166 @@ int tg_cl_run(tg_cl_prog *p, const tg_cl_launch *l, int nargs, void *const *args
     return r;
 }
 
+/* ---- bound buffers and timed launches (measurement) ---------------------
+ * tg_cl_run copies every buffer in and out per call, which is right for one
+ * run and wrong for timing: measurement binds the buffers once, runs a
+ * function's launches many times over them and sums the launches' device
+ * time from their profiling events, then reads the outputs back. */
+
+struct tg_cl_bound {
+    tg_cl_prog *p;
+    int n;
+    cl_mem *mem;            /* the buffers, n of them */
+    cl_mem scratch;         /* grown to the largest launch's need */
+    int64_t scratch_bytes;
+};
+
+/* Events of at most this many launches are held at once. */
+enum { EVENT_CHUNK = 256 };
+
+static tg_cl_bound *cl_bind_on(tg_cl_prog *p, int n, const int64_t *bytes, void *const *init, char **log)
+{
+    *log = NULL;
+    tg_cl_bound *b = su_calloc(1, sizeof *b);
+    b->p = p;
+    b->n = n;
+    b->mem = su_calloc((size_t)n + 1, sizeof *b->mem);
+    for (int i = 0; i < n; i++) {
+        cl_int err;
+        size_t sz = bytes[i] > 0 ? (size_t)bytes[i] : 4; /* OpenCL has no empty buffers */
+        bool copy = init && init[i] && bytes[i] > 0;
+        b->mem[i] = clCreateBuffer(p->ctx, CL_MEM_READ_WRITE | (copy ? CL_MEM_COPY_HOST_PTR : 0), sz,
+                                   copy ? init[i] : NULL, &err);
+        if (!b->mem[i]) {
+            *log = msg("cannot create a device buffer", err);
+            tg_cl_unbind(b);
+            return NULL;
+        }
+    }
+    return b;
+}
+
+/* Sets kernel k's arguments: buffers idx[0..nidx) of b, then the scratch. */
+static cl_int set_args(tg_cl_bound *b, cl_kernel k, int nidx, const int *idx)
+{
+    cl_int err = CL_SUCCESS;
+    for (int i = 0; i < nidx && err == CL_SUCCESS; i++)
+        err = clSetKernelArg(k, (cl_uint)i, sizeof(cl_mem), &b->mem[idx[i]]);
+    return err == CL_SUCCESS ? clSetKernelArg(k, (cl_uint)nidx, sizeof(cl_mem), &b->scratch) : err;
+}
+
+static int cl_time_on(tg_cl_bound *b, const tg_cl_launch *l, int nidx, const int *idx, int runs, int64_t *device_ns,
+                      char **log)
+{
+    *log = NULL;
+    *device_ns = 0;
+    cl_int err;
+    for (int i = 0; i < nidx; i++)
+        if (idx[i] < 0 || idx[i] >= b->n)
+            return *log = su_strdup("a launch names a buffer that is not bound"), -1;
+    if (!b->scratch || l->scratch > b->scratch_bytes) {
+        if (b->scratch)
+            clReleaseMemObject(b->scratch);
+        b->scratch_bytes = l->scratch > 4 ? l->scratch : 4;
+        if (!(b->scratch = clCreateBuffer(b->p->ctx, CL_MEM_READ_WRITE, (size_t)b->scratch_bytes, NULL, &err)))
+            return *log = msg("cannot create the scratch buffer", err), -1;
+    }
+    cl_kernel ks[TG_CL_MAX_STEPS] = {0};
+    cl_event *evs = su_calloc((size_t)EVENT_CHUNK * TG_CL_MAX_STEPS, sizeof *evs);
+    int rc = -1;
+    for (int s = 0; s < l->n; s++) {
+        if (!(ks[s] = clCreateKernel(b->p->prog, l->step[s].name, &err))) {
+            *log = msg("no such kernel in the program", err);
+            goto done;
+        }
+        if ((err = set_args(b, ks[s], nidx, idx)) != CL_SUCCESS) {
+            *log = msg("cannot set a kernel argument", err);
+            goto done;
+        }
+    }
+    for (int done_runs = 0; done_runs < runs;) {
+        int chunk = runs - done_runs < EVENT_CHUNK ? runs - done_runs : EVENT_CHUNK, ne = 0;
+        for (int r = 0; r < chunk; r++)
+            for (int s = 0; s < l->n; s++)
+                if ((err = cl_enqueue(b->p, ks[s], &l->step[s], &evs[ne++])) != CL_SUCCESS) {
+                    evs[--ne] = NULL;
+                    *log = msg("cannot launch the kernel", err);
+                    goto done;
+                }
+        if ((err = clFinish(b->p->q)) != CL_SUCCESS) {
+            *log = msg("the kernel failed", err);
+            goto done;
+        }
+        for (int e = 0; e < ne; e++) {
+            *device_ns += event_ns(evs[e]);
+            clReleaseEvent(evs[e]);
+            evs[e] = NULL;
+        }
+        done_runs += chunk;
+    }
+    rc = 0;
+done:
+    for (int e = 0; e < EVENT_CHUNK * TG_CL_MAX_STEPS; e++)
+        if (evs[e])
+            clReleaseEvent(evs[e]);
+    free(evs);
+    for (int s = 0; s < TG_CL_MAX_STEPS; s++)
+        if (ks[s])
+            clReleaseKernel(ks[s]);
+    return rc;
+}
+
+static int cl_read_on(tg_cl_bound *b, int i, void *dst, int64_t bytes, char **log)
+{
+    *log = NULL;
+    if (i < 0 || i >= b->n)
+        return *log = su_strdup("no such bound buffer"), -1;
+    cl_int err = bytes > 0 ? clEnqueueReadBuffer(b->p->q, b->mem[i], CL_TRUE, 0, (size_t)bytes, dst, 0, NULL, NULL)
+                           : CL_SUCCESS;
+    return err == CL_SUCCESS ? 0 : (*log = msg("cannot read a buffer back", err), -1);
+}
+
+tg_cl_bound *tg_cl_bind(tg_cl_prog *p, int n, const int64_t *bytes, void *const *init, char **log)
+{
+    stack_t own;
+    altstack_save(&own);
+    tg_cl_bound *r = cl_bind_on(p, n, bytes, init, log);
+    altstack_restore(&own);
+    return r;
+}
+
+int tg_cl_time(tg_cl_bound *b, const tg_cl_launch *l, int nidx, const int *idx, int runs, int64_t *device_ns,
+               char **log)
+{
+    stack_t own;
+    altstack_save(&own);
+    int r = cl_time_on(b, l, nidx, idx, runs, device_ns, log);
+    altstack_restore(&own);
+    return r;
+}
+
+int tg_cl_read(tg_cl_bound *b, int i, void *dst, int64_t bytes, char **log)
+{
+    stack_t own;
+    altstack_save(&own);
+    int r = cl_read_on(b, i, dst, bytes, log);
+    altstack_restore(&own);
+    return r;
+}
+
+void tg_cl_unbind(tg_cl_bound *b)
+{
+    if (!b)
+        return;
+    for (int i = 0; i < b->n; i++)
+        if (b->mem[i])
+            clReleaseMemObject(b->mem[i]);
+    if (b->scratch)
+        clReleaseMemObject(b->scratch);
+    free(b->mem);
+    free(b);
+}
+
 #else /* !HAVE_OPENCL */
 
 static const char no_opencl[] = "this relay-tune was built without OpenCL (configure found no "
@@ -420,6 +581,38 @@ int tg_cl_run(tg_cl_prog *p, const tg_cl_launch *l, int nargs, void *const *args
 void tg_cl_free(tg_cl_prog *p)
 {
     free(p);
+}
+
+struct tg_cl_bound {
+    int unused;
+};
+
+tg_cl_bound *tg_cl_bind(tg_cl_prog *p, int n, const int64_t *bytes, void *const *init, char **log)
+{
+    (void)p, (void)n, (void)bytes, (void)init;
+    *log = su_strdup(no_opencl);
+    return NULL;
+}
+
+int tg_cl_time(tg_cl_bound *b, const tg_cl_launch *l, int nidx, const int *idx, int runs, int64_t *device_ns,
+               char **log)
+{
+    (void)b, (void)l, (void)nidx, (void)idx, (void)runs;
+    *device_ns = 0;
+    *log = su_strdup(no_opencl);
+    return -1;
+}
+
+int tg_cl_read(tg_cl_bound *b, int i, void *dst, int64_t bytes, char **log)
+{
+    (void)b, (void)i, (void)dst, (void)bytes;
+    *log = su_strdup(no_opencl);
+    return -1;
+}
+
+void tg_cl_unbind(tg_cl_bound *b)
+{
+    free(b);
 }
 
 #endif

@@ -157,6 +157,20 @@ tg_cl_prog *tg_cl_build(const tg_target *t, const char *src, char **log);
 int tg_cl_run(tg_cl_prog *p, const tg_cl_launch *l, int nargs, void *const *args, const int64_t *bytes,
               const bool *out, int64_t *device_ns, char **log);
 void tg_cl_free(tg_cl_prog *p);
+/* Buffers bound once on p's device, for timing: n buffers of bytes[i], those
+ * with init[i] (init may be NULL) copied in from the host. NULL with *log. */
+typedef struct tg_cl_bound tg_cl_bound;
+tg_cl_bound *tg_cl_bind(tg_cl_prog *p, int n, const int64_t *bytes, void *const *init, char **log);
+/* Runs launches l `runs` times over bound buffers idx[0..nidx) (the launch's
+ * arguments in order) and a scratch buffer of l->scratch bytes; *device_ns
+ * gets the sum of the launches' device time from profiling events. 0, or -1
+ * with *log (malloc'd). */
+int tg_cl_time(tg_cl_bound *b, const tg_cl_launch *l, int nidx, const int *idx, int runs, int64_t *device_ns,
+               char **log);
+/* Copies bytes of bound buffer i into dst (blocking). 0, or -1 with *log. */
+int tg_cl_read(tg_cl_bound *b, int i, void *dst, int64_t bytes, char **log);
+/* Releases the buffers (NULL is fine); the program stays. */
+void tg_cl_unbind(tg_cl_bound *b);
 
 /* ---- kernel.c: one built kernel as C ------------------------------------ */
 

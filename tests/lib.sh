@@ -30,3 +30,16 @@ tap_run() {
 tap_has() {
     if grep -qF -- "$3" "$2"; then tap_ok "$1"; else tap_fail "$1" "$(head -20 "$2")"; fi
 }
+# skip_without_opencl: ends the test as skipped, saying why, in a build
+# without OpenCL or on a host whose platform 0 has no device 0.
+skip_without_opencl() {
+    "$RELAY_TUNE" targets >"$TMP/targets" 2>&1
+    if grep -q "built without OpenCL" "$TMP/targets"; then
+        echo "1..0 # SKIP this relay-tune was built without OpenCL"
+        exit 0
+    fi
+    if ! grep -q "^opencl -platform=0 -device=0: " "$TMP/targets"; then
+        echo "1..0 # SKIP no OpenCL device on this host: $(grep '^OpenCL' "$TMP/targets")"
+        exit 0
+    fi
+}

@@ -2,7 +2,9 @@
  * it (spaces collapsed; lookups match on it), the host's CPU model, its ISA
  * features (the fallback for a target string never tuned: records of
  * another target with the same features; a -mcpu target's are its ISA's)
- * and the OS. */
+ * and the OS. An OpenCL target's features are its device's identity (name,
+ * vendor, driver and OpenCL versions), so records of one device never apply
+ * to another. */
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -64,6 +66,31 @@ static void isa_features(const tg_target *t, su_buf *b)
 #endif
 }
 
+/* An OpenCL device's identity (tg_target_features: "device NAME; vendor V;
+ * driver D; VERSION") as the database's features, lowercase tokens of
+ * [a-z0-9_.+-] separated by single spaces: a field per token, the rest of
+ * each character as '-' ("device-pthread-skylake-avx512-amd-epyc"). */
+static void device_tokens(const tg_target *t, su_buf *out)
+{
+    su_buf id = {0};
+    tg_target_features(t, &id);
+    for (const char *p = su_buf_str(&id); *p; p++) {
+        char c = *p >= 'A' && *p <= 'Z' ? (char)(*p - 'A' + 'a') : *p;
+        if (c == ';' && p[1] == ' ') {
+            p++;
+            if (out->len && out->data[out->len - 1] != ' ')
+                su_buf_putc(out, ' ');
+        } else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || strchr("_.+-", c)) {
+            su_buf_putc(out, c);
+        } else if (out->len && out->data[out->len - 1] != ' ' && out->data[out->len - 1] != '-') {
+            su_buf_putc(out, '-');
+        }
+    }
+    while (out->len && (out->data[out->len - 1] == ' ' || out->data[out->len - 1] == '-'))
+        out->data[--out->len] = 0;
+    su_buf_free(&id);
+}
+
 const char *tun_host_name(void)
 {
     static char host[256];
@@ -91,7 +118,9 @@ void tun_target_describe(const tg_target *t, const char *name, su_arena *a, db_t
     out->cpu = su_arena_strdup(a, cpu);
     su_buf_clear(&b);
     /* a named CPU's features are its own, not the host's */
-    if (t->host)
+    if (t->kind == TG_OPENCL)
+        device_tokens(t, &b);
+    else if (t->host)
         isa_features(t, &b);
     else
         tg_target_features(t, &b);

@@ -5,7 +5,8 @@
 # error < 1e-4); `compile --target opencl` writes an object that needs the
 # ICD loader and exports only rtm_ names, runs by itself and under `bench`,
 # and is refused, saying why, where the ICD loader finds no device;
-# tuning on the device is refused as not built yet. A build without OpenCL
+# a short `tune --target opencl` gives records that `compile --target
+# opencl --db` uses (tests/tuner/tune_opencl.sh tunes in earnest). A build without OpenCL
 # or a host without a device skips, saying why.
 . "$(dirname "$0")/../lib.sh"
 RELAY_TUNE_CACHE="$TMP/cache"
@@ -14,15 +15,7 @@ export RELAY_TUNE_CACHE
 NPYCMP="$top_builddir/tests/tools/npycmp"
 M="$top_srcdir/benchmarks/models/mlp.relay"
 
-"$RELAY_TUNE" targets >"$TMP/out" 2>&1
-if grep -q "built without OpenCL" "$TMP/out"; then
-    echo "1..0 # SKIP this relay-tune was built without OpenCL"
-    exit 0
-fi
-if ! grep -q "^opencl -platform=0 -device=0: " "$TMP/out"; then
-    echo "1..0 # SKIP no OpenCL device on this host: $(grep '^OpenCL' "$TMP/out")"
-    exit 0
-fi
+skip_without_opencl
 
 same() { # same NAME MODEL: the result on the device matches the interpreter's
     if "$RELAY_TUNE" run "$2" --random-params 3 --output-dir "$TMP/i" >"$TMP/out" 2>"$TMP/err" &&
@@ -88,6 +81,15 @@ tap_run "without its device the object is refused" 1 env OCL_ICD_VENDORS="$TMP/n
 tap_has "saying why" "$TMP/err" "cannot set up its OpenCL device"
 tap_run "bench --target opencl" 0 "$RELAY_TUNE" bench "$M" --target opencl --repeat 3 --warmup 1 --json
 tap_has "reports the target" "$TMP/out" '"target": "opencl"'
-tap_run "tune --target opencl is refused" 1 "$RELAY_TUNE" tune "$M" --target opencl --trials 2 --db "$TMP/t.db"
-tap_has "saying it is not built yet" "$TMP/err" "tuning on OpenCL is not built yet"
+tap_run "tune --target opencl" 0 "$RELAY_TUNE" tune "$M" --random-params 0 --target opencl --trials 3 --db "$TMP/t.db" \
+    --repeat 1 --min-repeat-ms 1 --confirm 0 --progress none
+tap_has "measures on the device" "$TMP/out" "done: 3 measurements"
+tap_run "compile --target opencl --db" 0 "$RELAY_TUNE" compile "$M" --random-params 0 --target opencl --db "$TMP/t.db" \
+    -o "$TMP/t.so"
+tap_has "takes the device's records" "$TMP/out" " with a database config)"
+if grep -q "(0 with a database config)" "$TMP/out"; then
+    tap_fail "and uses some of them" "$(cat "$TMP/out")"
+else
+    tap_ok "and uses some of them"
+fi
 tap_done

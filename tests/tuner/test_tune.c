@@ -19,27 +19,7 @@
 
 #include "api/api.h"
 #include "tests/tap.h"
-
-/* Tiny on purpose: the dense's space is measured whole (test_transfer), and
- * a dense of 256 inputs compiles about 8 times faster than one of 1024. */
-static const char *MODEL =
-    "#[version = \"0.0.5\"]\n"
-    "def @main(%x: Tensor[(1, 8, 4, 4), float32], %w: Tensor[(16, 8, 3, 3), float32], %d: Tensor[(4, 256), float32]) {\n"
-    "  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1], channels=16, kernel_size=[3, 3]);\n"
-    "  %1 = nn.relu(%0);\n"
-    "  %2 = reshape(%1, newshape=[1, 256]);\n"
-    "  nn.dense(%2, %d, units=4)\n"
-    "}\n";
-
-static char dir[256];
-
-static void cleanup(void)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "# could not remove %s\n", dir);
-}
+#include "tests/tuner/tiny.h"
 
 static void test_budgets(void)
 {
@@ -739,14 +719,7 @@ int main(void)
     su_buf err = {0};
     ms_runner *r = ms_runner_start(&err);
     ok(r != NULL, "runner starts (%s)", su_buf_str(&err));
-    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    snprintf(dir, sizeof dir, "%s/rt-tune-XXXXXX", tmp);
-    if (!mkdtemp(dir))
-        su_panic("mkdtemp");
-    atexit(cleanup);
-    char cache[300];
-    snprintf(cache, sizeof cache, "%s/cache", dir);
-    setenv("RELAY_TUNE_CACHE", cache, 1);
+    tiny_dir("rt-tune");
     rt_module *m = rt_module_parse("tiny.relay", MODEL, strlen(MODEL), stdout);
     rt_opt_options oo = {.level = 3};
     ok(m && rt_module_bind_random_params(m, 0, 1, stdout) == 2 && rt_module_optimize(m, &oo, stdout) == 0,
