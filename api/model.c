@@ -375,6 +375,11 @@ int rt_cmodel_set_inputs(rt_cmodel *c, const rt_inputs *in, int random, uint64_t
     return rc;
 }
 
+const char *rt_cmodel_kind(const rt_cmodel *c)
+{
+    return c->opencl ? "opencl" : "cpu";
+}
+
 int rt_cmodel_run(rt_cmodel *c, FILE *errs)
 {
     if (c->run(c->inst) != 0) {

@@ -250,12 +250,10 @@ int cli_cmd_run(int argc, char **argv)
         rc = is_native(&o) ? run_compiled(&o, in, &res) : run_interp(&o, in, &res);
     if (rc == 0)
         rc = write_result(&o, &res);
-    if (rc == 0)
-        printf("ran @main of %s on %s in %.3f s\n", o.model,
-               !is_native(&o) ? (o.target ? o.target : "interp")
-               : o.target && !strncmp(o.target, "opencl", 6) ? "opencl (compiled)"
-                                                              : "cpu (compiled)",
-               res.seconds);
+    if (rc == 0 && !is_native(&o))
+        printf("ran @main of %s on %s in %.3f s\n", o.model, o.target ? o.target : "interp", res.seconds);
+    else if (rc == 0) /* the object says what it runs on (a .so names no target) */
+        printf("ran @main of %s on %s (compiled) in %.3f s\n", o.model, rt_cmodel_kind(res.cm), res.seconds);
     outs_free(&res);
     rt_inputs_free(in);
     cli_opts_free(&o);

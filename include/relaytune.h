@@ -494,6 +494,8 @@ size_t rt_cmodel_num_outputs(const rt_cmodel *c);
 const char *rt_cmodel_input_name(const rt_cmodel *c, size_t i);
 /* The bytes of the model's intermediate arena. */
 size_t rt_cmodel_arena_bytes(const rt_cmodel *c);
+/* What the model runs on: "opencl" for an OpenCL model, else "cpu". */
+const char *rt_cmodel_kind(const rt_cmodel *c);
 /* Sets the input called name from t (dtype and shape must match; the
  * message names the input and both types); 0, or -1 after writing errs. */
 int rt_cmodel_set_input(rt_cmodel *c, const char *name, const rt_tensor *t, FILE *errs);

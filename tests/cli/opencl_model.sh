@@ -73,6 +73,7 @@ other=$(nm -D --defined-only "$TMP/m.so" | awk '{print $3}' | grep -v '^rtm_' | 
 if [ -z "$other" ]; then tap_ok "it exports only rtm_ names"; else tap_fail "it exports only rtm_ names" "$other"; fi
 "$RELAY_TUNE" run "$M" --random-params 0 --output "$TMP/i.npy" >"$TMP/out" 2>"$TMP/err"
 tap_run "the object runs by itself" 0 "$RELAY_TUNE" run "$TMP/m.so" --random-params 0 --output "$TMP/c.npy"
+tap_has "and says it ran on opencl, though the command names no target" "$TMP/out" "on opencl (compiled)"
 tap_run "and matches the interpreter" 0 "$NPYCMP" "$TMP/c.npy" "$TMP/i.npy" 1e-4
 # a host without the device (the ICD loader told of no platforms): refused in create
 mkdir -p "$TMP/no-icds"
