@@ -233,6 +233,30 @@ else
     tap_fail "a target that no rank measures is refused" "rc $rc" "$(cat "$TMP/out" "$TMP/err")"
 fi
 
+# ---- the cpu and the opencl target in one session (where OpenCL has a device) ----
+"$RELAY_TUNE" targets >"$TMP/targets" 2>&1
+if grep -q "^opencl -platform=0 -device=0: " "$TMP/targets"; then
+    cl() {
+        timeout 300 $MPI -np 1 "$RELAY_TUNE" tune "$M" --trials 16 --db "$TMP/cl.db" --mpi $Q --target cpu \
+            --target opencl : -np 1 "$RELAY_TUNE" tune "$M" --trials 16 --db "$TMP/cl.db" --mpi $Q --target cpu \
+            --target opencl --rank-target opencl >"$TMP/out" 2>"$TMP/err"
+    }
+    cl
+    rc=$?
+    rows "$TMP/cl.db" >"$TMP/rows"
+    nc=$(grep -c "^cpu|" "$TMP/rows") no=$(grep -c "^opencl|" "$TMP/rows")
+    r0=$(measured_by "$TMP/err" 0) r1=$(measured_by "$TMP/err" 1)
+    if [ $rc = 0 ] && [ "$(records "$TMP/cl.db" records)" = 16 ] && [ "$nc" -gt 0 ] && [ "$no" -gt 0 ] &&
+        [ "${r0:-0}" = "$nc" ] && [ "${r1:-0}" = "$no" ] && grep -q "rank 1 on .* measures for 'opencl'" "$TMP/err" &&
+        [ "$(cut -d'|' -f1,4 "$TMP/rows" | sort | uniq -d | wc -l)" = 0 ]; then
+        tap_ok "cpu and opencl in one session: rank 0 measures the cpu's $nc, rank 1 the device's $no, none twice"
+    else
+        tap_fail "cpu and opencl in one session" "rc $rc; cpu $nc, opencl $no; ranks $r0 $r1" "$(cat "$TMP/out" "$TMP/err")"
+    fi
+else
+    tap_ok "cpu and opencl in one session # SKIP no OpenCL device: $(grep "^OpenCL" "$TMP/targets")"
+fi
+
 # ---- a worker stopped as a whole (SIGSTOP) mid-session -------------------------
 stalled_run stop STOP
 # mpirun ended the stopped rank (gone, or a zombie nobody reaps here), not waited for it
