@@ -43,7 +43,9 @@ bool tun_space_init(tun_space *s, const tun_task *task, const sch_hw *hw, su_buf
     s->sp = k.space;
     k.space = (sch_space){0};
     sch_kernel_free(&k);
-    s->version = sch_template_version(task->template_name);
+    /* the version of the template that made the space: a device template
+     * (conv2d_nchw_cl) has its own, not the cpu family's */
+    s->version = sch_template_version(s->sp.template_name ? s->sp.template_name : task->template_name);
     s->size = sch_space_size(&s->sp);
     if (s->size > ((int64_t)1 << 53)) {
         su_buf_printf(err, "task %s: the space of %s has more than 2^53 configs", task->hash, task->template_name);
