@@ -162,6 +162,10 @@ bool ms_child_map(const char *path, ms_child_data *d, ms_result *res);
 /* Checks output i (got) against the expected one, updating res->max_abs_err;
  * false with res's error WRONG_ANSWER and the first mismatch. */
 bool ms_child_check(const ms_child_data *d, int i, const void *got, ms_result *res);
+/* Completes a timed result: done of asked repeats (costs[0..done) summing
+ * to sum) of number runs each, no error; when res->stopped, the message
+ * says the last repeat was over the cutoff. */
+void ms_result_timed(ms_result *res, int done, int asked, int number, double sum, double cutoff);
 
 /* ---- opencl.c: measuring on an OpenCL device ------------------------------
  * The builder writes each candidate's OpenCL C and launch description to a

@@ -366,14 +366,7 @@ static void time_kernel(const cl_cand *c, tg_cl_bound *b, const ms_child_data *d
             return;
         sum += res->costs[r];
     }
-    res->ncosts = r;
-    res->mean = sum / r;
-    res->number = number;
-    res->error = SU_MERR_NONE;
-    res->msg[0] = 0;
-    if (res->stopped)
-        snprintf(res->msg, sizeof res->msg, "timed %d of %d repeats: %.3g s a run is over the cutoff of %.3g s", r,
-                 repeat, res->costs[r - 1], o->stop_above);
+    ms_result_timed(res, r, repeat, number, sum, o->stop_above);
 }
 
 /* Builds the program and binds the buffers; then time_kernel. */

@@ -342,14 +342,19 @@ static void time_repeats(const request *rq, ms_result *res, kernel_fn entry, voi
         sum += res->costs[r];
     }
     ms_papi_close(ps);
-    res->ncosts = repeat;
-    res->mean = sum / repeat;
+    ms_result_timed(res, repeat, rq->repeat, number, sum, rq->stop_above);
+}
+
+void ms_result_timed(ms_result *res, int done, int asked, int number, double sum, double cutoff)
+{
+    res->ncosts = done;
+    res->mean = sum / done;
     res->number = number;
     res->error = SU_MERR_NONE;
     res->msg[0] = 0;
     if (res->stopped)
-        snprintf(res->msg, sizeof res->msg, "timed %d of %d repeats: %.3g s a run is over the cutoff of %.3g s", repeat,
-                 rq->repeat, res->costs[repeat - 1], rq->stop_above);
+        snprintf(res->msg, sizeof res->msg, "timed %d of %d repeats: %.3g s a run is over the cutoff of %.3g s", done,
+                 asked, res->costs[done - 1], cutoff);
 }
 
 /* ---- for measure/opencl.c: the task's data in an OpenCL candidate's child ---- */
