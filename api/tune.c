@@ -588,7 +588,7 @@ char *rt_tune_report_text(const rt_tune_report *r)
         }
     for (size_t i = 0; i < r->n; i++)
         if (r->rows[i].confirmed)
-            su_buf_printf(&b, "%s: its best %d configs re-measured side by side: config %lld wins at %.1f GFLOP/s "
+            su_buf_printf(&b, "%s: %d configs (its best and the default) re-measured side by side: config %lld wins at %.1f GFLOP/s "
                               "(median), which compiling uses\n",
                           task_label(r, i, lb, sizeof lb), r->rows[i].confirmed, r->rows[i].confirmed_index,
                           r->rows[i].confirmed_gflops);

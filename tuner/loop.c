@@ -481,10 +481,10 @@ static int by_median(const void *a, const void *b)
     return x->median < y->median ? -1 : x->median > y->median;
 }
 
-/* Re-measures the task's best configs side by side, rounds times each in
- * turn, so that a config lucky in its one measurement does not win, and
- * stores their ranking by median (a config that fails a round is left
- * out); false on a database or runner failure. */
+/* Re-measures the task's best configs and its default config side by side,
+ * rounds times each in turn, so that a config lucky in its one measurement
+ * does not win, and stores their ranking by median (a config that fails a
+ * round is left out); false on a database or runner failure. */
 static bool confirm(run *R, size_t pos)
 {
     plan *p = &R->plans[pos];
@@ -492,8 +492,16 @@ static bool confirm(run *R, size_t pos)
     const tun_space *s = &p->space;
     tun_task_report *tr = &R->rep->tasks[pos];
     int rounds = o->confirm_rounds > 0 ? o->confirm_rounds : 3;
-    int64_t *idx = su_calloc((size_t)o->confirm_top + 1, sizeof *idx);
+    int64_t *idx = su_calloc((size_t)o->confirm_top + 2, sizeof *idx);
     int k = best_configs(R, pos, o->confirm_top, idx);
+    /* the default config (what an untuned compile uses) runs beside the
+     * best ones, so that a tuned choice is never one the untuned model beats
+     * side by side: a best picked on one lucky measurement loses to it */
+    bool has_default = false;
+    for (int i = 0; i < k; i++)
+        has_default |= idx[i] == s->default_index;
+    if (k > 0 && !has_default)
+        idx[k++] = s->default_index;
     if (k < 2) {
         free(idx);
         return k >= 0;

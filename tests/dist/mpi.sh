@@ -209,7 +209,7 @@ else
         "$(grep 'measured by rank' "$TMP/err")"
 fi
 if [ "$(grep -c "|$(hostname)|" "$TMP/rows")" = 24 ] && [ "$(cut -d'|' -f1,4 "$TMP/rows" | sort | uniq -d | wc -l)" = 0 ] &&
-    grep -q "^task 0 on '$B': its best" "$TMP/out"; then
+    grep -q "^task 0 on '$B': [0-9]* configs (its best and the default)" "$TMP/out"; then
     tap_ok "every record once, with its rank's host and its rank's own target (cores)"
 else
     tap_fail "every record once, with its rank's host and target" "$(sort "$TMP/rows")"
