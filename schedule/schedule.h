@@ -915,6 +915,9 @@ typedef struct sch_hw {
     int64_t wg_max;             /* a device's largest work-group (0: not a device, whose
                                    functions take the CPU templates; > 0: the device
                                    templates of templates/device_cl.c) */
+    bool wg_reduce;             /* a device's reductions as work-group reductions
+                                   (templates/reduce_cl.c): on where local memory pays
+                                   (not a cpu device; the target option -wg-reduce=0|1) */
 } sch_hw;
 
 /* The defaults when nothing is known: AVX-512, two cores, two FMA pipes,
@@ -1075,8 +1078,9 @@ void sch_tmpl_device_grid(sch_tctx *t);
  * argmax): a group of wg_reduce work-items for each row or element, their
  * partial results combined in local memory (lower.c). */
 void sch_template_reduce_cl(sch_tctx *t);
-/* Whether reduce_cl schedules s on machine hw (a device): s has reductions
- * of two or more elements, none of a pooling window or of float16. */
+/* Whether reduce_cl schedules s on machine hw (a device with wg_reduce):
+ * s has reductions of two or more elements, none of a pooling window or of
+ * float16. */
 bool sch_reduce_cl_fits(const sch_schedule *s, const sch_hw *hw);
 
 /* Runs a primitive unless an earlier one failed; the first error sticks. */

@@ -30,7 +30,9 @@
  * largest candidate not above 64 nor the reduced extent (docs/opencl.md
  * says why 64 on PoCL). Functions whose reductions have fewer than two
  * elements, accumulate in a wider type (float16) or pool windows stay with
- * default_cl. */
+ * default_cl, and so does every function on a device without wg_reduce (a
+ * cpu device: its local memory is ordinary memory, and PoCL ran these
+ * slower than default_cl's one work-item a row; docs/opencl.md). */
 #include <string.h>
 
 #include "schedule/schedule.h"
@@ -95,7 +97,7 @@ static bool rows_form(const sch_schedule *s, sch_tensor *const *r, int n)
 bool sch_reduce_cl_fits(const sch_schedule *s, const sch_hw *hw)
 {
     sch_tensor *r[MAX_REDUCTIONS];
-    return hw && hw->wg_max >= 2 && reductions(s, r) > 0;
+    return hw && hw->wg_max >= 2 && hw->wg_reduce && reductions(s, r) > 0;
 }
 
 /* Defines wg_reduce over reductions r[0..n) (the largest reduced extent

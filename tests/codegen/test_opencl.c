@@ -454,6 +454,9 @@ static bool cpu_plain(const ir_expr *func)
     return plain;
 }
 
+/* Forward: check_zoo is defined below. */
+static void check_zoo(const tg_target *t, totals *tot, const char *const *names, int n);
+
 /* Softmax, log_softmax, layer_norm, sum, mean, max, a sum of everything,
  * global pooling and argmax at rows of 7 and 1000 elements, softmax,
  * layer_norm, sum, the sum of everything and global pooling at 1 and 3072
@@ -461,7 +464,9 @@ static bool cpu_plain(const ir_expr *func)
  * configs of its template (reduce_cl where a row has two or more elements)
  * against the reference; the launches of the defaults:
  * one work-group a row (or element) of exactly the work-items the kernel's
- * local arrays are indexed by; the cpu target's kernels have neither. */
+ * local arrays are indexed by; the cpu target's kernels have neither.
+ * All on target t, whose wg_reduce is on (-wg-reduce=1, whatever the
+ * device); then the BERT layer's and resnet18's functions on it. */
 static void reduction_checks(const tg_target *t)
 {
     static const int64_t sizes[] = {1, 7, 1000, 3072};
@@ -525,23 +530,27 @@ static void reduction_checks(const tg_target *t)
        tot.random[NDEVT - 1]);
     for (int m = 0; m < nm; m++)
         ir_module_free(mods[m]);
+    static const char *const with_reductions[] = {"bert_layer", "resnet18"};
+    totals z = {0};
+    check_zoo(t, &z, with_reductions, 2);
 }
 
-/* The zoo's distinct fused functions (by workload key), model by model. */
-static void check_zoo(const tg_target *t, totals *tot)
+/* The distinct fused functions (by workload key) of zoo models names[0..n),
+ * model by model. */
+static void check_zoo(const tg_target *t, totals *tot, const char *const *names, int n)
 {
     const char *dir = getenv("top_srcdir");
     su_map seen = {0};
     SU_VEC(char *) keys = {0};
-    for (int z = 0; z < NZOO; z++) {
+    for (int z = 0; z < n; z++) {
         su_buf p = {0};
-        su_buf_printf(&p, "%s/benchmarks/models/%s.relay", dir ? dir : ".", zoo[z]);
+        su_buf_printf(&p, "%s/benchmarks/models/%s.relay", dir ? dir : ".", names[z]);
         size_t len;
         char *text = su_read_file(su_buf_str(&p), &len);
         if (!text)
             su_panic("cannot read %s", su_buf_str(&p));
         su_buf_free(&p);
-        ir_module *mod = hx_load(zoo[z], text);
+        ir_module *mod = hx_load(names[z], text);
         free(text);
         const ir_expr **fs;
         size_t nf = hx_primitives(mod, &fs);
@@ -555,11 +564,11 @@ static void check_zoo(const tg_target *t, totals *tot)
             }
             su_map_put(&seen, key, (void *)1);
             su_vec_push(&keys, key);
-            cs[nd++] = (fn_case){fs[f], zoo[z], -1, 1};
+            cs[nd++] = (fn_case){fs[f], names[z], -1, 1};
         }
         totals mine = {0};
-        check_set(t, zoo[z], cs, nd, false, &mine);
-        diag("%s: %d distinct functions; builds %.2f s, runs %.2f s", zoo[z], nd, mine.build_s, mine.run_s);
+        check_set(t, names[z], cs, nd, false, &mine);
+        diag("%s: %d distinct functions; builds %.2f s, runs %.2f s", names[z], nd, mine.build_s, mine.run_s);
         free(cs);
         tot->group += mine.group, tot->single += mine.single, tot->grids += mine.grids;
         tot->build_s += mine.build_s, tot->run_s += mine.run_s;
@@ -583,7 +592,18 @@ int main(void)
     diag("device: %s (%s), %s", t.cl.name, t.cl.platform_name, t.cl.version);
     target_checks(&t);
     launch_checks(&t);
-    reduction_checks(&t);
+    /* (each parse before its check: arguments are evaluated in no fixed order) */
+    tg_target tr;
+    bool parsed = tg_target_parse("opencl -wg-reduce=1", &tr, &why);
+    if (ok(parsed && tr.hw.wg_reduce, "-wg-reduce=1 turns work-group reductions on"))
+        reduction_checks(&tr);
+    ok(t.hw.wg_reduce == (strcmp(t.cl.type, "cpu") != 0), "by default they are %s on this %s device",
+       t.hw.wg_reduce ? "on" : "off", t.cl.type);
+    parsed = tg_target_parse("opencl -wg-reduce=0", &tr, &why);
+    ok(parsed && !tr.hw.wg_reduce, "-wg-reduce=0 turns them off");
+    why = "";
+    parsed = tg_target_parse("opencl -wg-reduce=2", &tr, &why);
+    ok(!parsed && strstr(why, "0 or 1"), "-wg-reduce=2 is refused: %s", why);
     totals ops = {0}, zoo_tot = {0};
     ir_module *mods[NMODELS];
     static fn_case cs[MAXK];
@@ -604,8 +624,9 @@ int main(void)
          ops.group, ops.grids, ops.single, ops.build_s, ops.run_s);
     ok(ops.grids > 0, "some kernels run over many work-groups");
     for (int d = 0; d < NDEVT; d++)
-        ok(ops.random[d] > 0, "random configs of %s match the reference (%d)", device_templates[d], ops.random[d]);
-    check_zoo(&t, &zoo_tot);
+        if (t.hw.wg_reduce || strcmp(device_templates[d], "reduce_cl"))
+            ok(ops.random[d] > 0, "random configs of %s match the reference (%d)", device_templates[d], ops.random[d]);
+    check_zoo(&t, &zoo_tot, zoo, NZOO);
     diag("zoo: %d kernels ran on work-items (%d of them over many work-groups), %d as one work-item; builds %.2f s, "
          "runs %.2f s",
          zoo_tot.group, zoo_tot.grids, zoo_tot.single, zoo_tot.build_s, zoo_tot.run_s);
