@@ -426,13 +426,15 @@ static const char *reduction_model(int k, int rows, int64_t n)
     return text;
 }
 
-/* The OpenCL C and launch of func's default schedule on t. */
-static bool reduction_source(const tg_target *t, const ir_expr *func, su_buf *src, tg_cl_launch *l)
+/* The OpenCL C and launch of func's default schedule on t, and its LoopIR
+ * text. */
+static bool reduction_source(const tg_target *t, const ir_expr *func, su_buf *src, tg_cl_launch *l, su_buf *text)
 {
     hx_kernel k;
     if (!hx_prepare_hw(&k, func, NULL, NULL, false, false, &t->hw))
         return false;
     tg_cl_func(src, k.l->kernel, "red", &t->cl, l);
+    sch_print_func(text, k.l->kernel);
     hx_kernel_free(&k);
     return true;
 }
@@ -473,7 +475,7 @@ static void reduction_checks(const tg_target *t)
     static const int rows[] = {1, 5};
     static fn_case cs[64];
     ir_module *mods[64];
-    int nc = 0, nm = 0, local_ok = 0, local_want = 0, cpu_ok = 0, chose = 0, chose_want = 0;
+    int nc = 0, nm = 0, local_ok = 0, local_want = 0, cpu_ok = 0, chose = 0, chose_want = 0, loopir_ok = 0;
     for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
         for (size_t ri = 0; ri < sizeof rows / sizeof *rows; ri++)
             for (int kind = 0; reduction_model(kind, rows[ri], sizes[si]) && nm < 64; kind++) {
@@ -496,11 +498,14 @@ static void reduction_checks(const tg_target *t)
                 cpu_ok += cpu_plain(f);
                 if (!want)
                     continue;
-                su_buf src = {0};
+                su_buf src = {0}, text = {0};
                 tg_cl_launch l;
                 local_want++;
-                if (!reduction_source(t, f, &src, &l))
+                if (!reduction_source(t, f, &src, &l, &text))
                     continue;
+                loopir_ok += strstr(su_buf_str(&text), "alloc s0: float32[") && strstr(su_buf_str(&text), "] shared\n") &&
+                             strstr(su_buf_str(&text), " barrier\n");
+                su_buf_free(&text);
                 /* some launch declares __local arrays, over whole groups of
                  * exactly its items, and its code waits at barriers */
                 bool good = strstr(su_buf_str(&src), "__local ") && strstr(su_buf_str(&src), "barrier(CLK_LOCAL_MEM_FENCE)");
@@ -521,6 +526,7 @@ static void reduction_checks(const tg_target *t)
     is_int(chose, chose_want, "reduce_cl schedules every reduction of two or more elements a row, default_cl the others");
     is_int(local_ok, local_want, "their kernels keep partial results in __local arrays with barriers, launched over "
                                  "groups of exactly their work-items");
+    is_int(loopir_ok, local_want, "their LoopIR text shows the shared arrays and the barriers");
     is_int(cpu_ok, nc, "no cpu kernel of them has local memory or a barrier");
     totals tot = {.default_randoms = 3, .no_naive = true};
     check_set(t, "reductions", cs, nc, true, &tot);
