@@ -44,9 +44,9 @@ sch_err sch_bind(sch_schedule *s, sch_tensor *t, sch_iter *it, int axis)
         return sch_fail(s, SCH_E_NO_STAGE, "bind: not a stage");
     if (!it || sch_leaf_pos(t, it) < 0)
         return sch_fail(s, SCH_E_NO_ITER, "bind: %s is not a loop of stage %s", it ? it->name : "(null)", t->name);
-    if (it->reduce)
-        return sch_fail(s, SCH_E_BAD_ANNOTATION, "bind: reduction loop %s of stage %s cannot be bound to work-items",
-                        it->name, t->name);
+    if (it->reduce && (axis < 3 || axis > 5))
+        return sch_fail(s, SCH_E_BAD_ANNOTATION, "bind: reduction loop %s of stage %s can only be bound to a "
+                        "work-item axis of the group (3..5), not %d", it->name, t->name, axis);
     if (axis < 0 || axis > 5)
         return sch_fail(s, SCH_E_BAD_ANNOTATION, "bind: work-item axis %d is not in 0..5", axis);
     for (size_t i = 0; i < t->leaves.len; i++)

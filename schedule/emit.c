@@ -526,6 +526,7 @@ static void stmt(emitter *m, const sch_stmt *s)
         return;
     }
     case SCH_S_ALLOC: alloc(m, s); return;
+    case SCH_S_BARRIER: lines(m, l->barrier, &x, NULL); return;
     case SCH_S_SEQ:
         for (int i = 0; i < s->n; i++)
             stmt(m, s->items[i]);

@@ -21,6 +21,19 @@
  * that its innermost (vectorized) loop walks the buffer contiguously; this
  * is what turns a conv's tile into an accumulator block in registers.
  *
+ * A reduction whose loop is bound to a work-item axis of the group (sch_bind
+ * on a reduction leaf: what the device template reduce_cl makes) is a
+ * work-group reduction: each work-item combines its share of the reduced
+ * elements in a private accumulator, the partial results meet in a SHARED
+ * buffer and are combined in a tree of halving steps, each step a loop over
+ * the group's work-items between barriers; then the result is stored (by
+ * every work-item into its own copy of a per-iteration buffer, by the first
+ * one into a kernel-wide or output buffer). Run serially (one work-item, or
+ * a C target) the same statements compute the same result, since each step
+ * only combines elements that step does not write. SHARED buffers are
+ * allocated around the whole body, at the kernel's top, where OpenCL C
+ * wants __local declarations.
+ *
  * Pack stages of constant parameters may be hoisted into prologues: the
  * kernel then takes the packed buffer as an extra input. Finally the
  * simplifier runs over the whole body with every loop's bounds. */
@@ -42,8 +55,9 @@ typedef struct lower {
     su_arena *a;
     const sch_lower_opts *o;
     const sch_expr **inl;       /* inlined body by tensor id */
-    int ntemp, nlocal;          /* buffer name counters */
+    int ntemp, nlocal, nshared; /* buffer name counters */
     SU_VEC(sch_buffer *) globals;
+    SU_VEC(sch_buffer *) shared;    /* SHARED buffers of work-group reductions */
     bool failed;
 } lower;
 
@@ -524,23 +538,30 @@ static void promote_tile(lower *L, nest *n)
     }
 }
 
+/* Leaf l's loop around inner, with the buffers of the children computed
+ * at it (they live for one iteration). */
+static const sch_stmt *leaf_loop(lower *L, const nest *n, int l, const sch_stmt *inner)
+{
+    const sch_tensor *t = n->t;
+    for (size_t i = n->kids.len; i-- > 0;)
+        if (sch_leaf_pos(t, n->kids.data[i]->attach_iter) == l)
+            inner = sch_alloc(L->a, n->kids.data[i]->lw->buf, inner);
+    const sch_stmt *body = sch_for(L->a, n->lvars[l], n->lext[l], t->leaves.data[l]->kind, inner);
+    if (body && t->leaves.data[l]->kind == SCH_LOOP_THREAD)
+        ((sch_stmt *)body)->thread_axis = t->leaves.data[l]->thread_axis;
+    return body;
+}
+
 /* The loops around the body, innermost first: at each, the children
  * computed there (their buffers live for one iteration), the init at the
  * outermost reduction loop, the tile's copies around the promoted one. */
 static const sch_stmt *wrap_loops(lower *L, nest *n)
 {
     su_arena *a = L->a;
-    sch_tensor *t = n->t;
     const sch_stmt *body = n->body;
     for (int l = n->nl; l-- > 0;) {
         const sch_stmt *items[3] = {n->at[l], n->first_red == l + 1 ? n->init : NULL, body};
-        const sch_stmt *inner = sch_seq(a, 3, items);
-        for (size_t i = n->kids.len; i-- > 0;)
-            if (sch_leaf_pos(t, n->kids.data[i]->attach_iter) == l)
-                inner = sch_alloc(a, n->kids.data[i]->lw->buf, inner);
-        body = sch_for(a, n->lvars[l], n->lext[l], t->leaves.data[l]->kind, inner);
-        if (body && t->leaves.data[l]->kind == SCH_LOOP_THREAD)
-            ((sch_stmt *)body)->thread_axis = t->leaves.data[l]->thread_axis;
+        body = leaf_loop(L, n, l, sch_seq(a, 3, items));
         if (l == n->tp) {
             const sch_stmt *steps[3] = {n->tile_in, body, n->tile_out};
             body = sch_alloc(a, n->tile, sch_seq(a, 3, steps));
@@ -548,6 +569,118 @@ static const sch_stmt *wrap_loops(lower *L, nest *n)
     }
     if (n->first_red == 0)
         body = sch_seq2(a, n->init, body);
+    return body;
+}
+
+/* ---- work-group reductions ------------------------------------------------ */
+
+/* The position of t's reduction leaf bound to a work-item axis, or -1. */
+static int bound_reduction(const sch_tensor *t)
+{
+    for (size_t l = 0; l < t->leaves.len; l++)
+        if (t->leaves.data[l]->reduce && t->leaves.data[l]->kind == SCH_LOOP_THREAD)
+            return (int)l;
+    return -1;
+}
+
+/* A loop over the work-items of a group on axis `axis` (3..5). */
+static const sch_stmt *items_loop(lower *L, sch_var *v, int64_t n, int axis, const sch_stmt *body)
+{
+    const sch_stmt *f = sch_for(L->a, v, n, SCH_LOOP_THREAD, body);
+    if (f)
+        ((sch_stmt *)f)->thread_axis = axis;
+    return f;
+}
+
+/* Whether t's loops make a work-group reduction lowering can build: the
+ * bound leaf b is the outermost reduction leaf, only (unbound) reduction
+ * leaves follow it, and nothing is computed at b or inside it. */
+static bool wg_reduction_ok(lower *L, const nest *n, int b)
+{
+    const sch_tensor *t = n->t;
+    bool ok = t->reduce != SCH_RED_NONE;
+    for (int l = 0; l < n->nl && ok; l++) {
+        const sch_iter *it = t->leaves.data[l];
+        ok = l < b ? !it->reduce : l == b || (it->reduce && it->kind != SCH_LOOP_THREAD);
+        ok = ok && (l < b || !n->at[l]);
+    }
+    if (!ok) {
+        L->failed = true;
+        sch_fail(L->s, SCH_E_BAD_ATTACH, "lower: the work-group reduction of %s needs its bound loop %s outside "
+                 "its other reduction loops, inside its spatial ones, with nothing computed inside it", t->name,
+                 t->leaves.data[b]->name);
+    }
+    return ok;
+}
+
+/* The reduction's statements for one element (bound leaf b over W work-items):
+ * partial results, the tree in the SHARED buffer, the result's store. */
+static const sch_stmt *wg_combine(lower *L, nest *n, int b)
+{
+    su_arena *a = L->a;
+    sch_tensor *t = n->t;
+    int64_t W = n->lext[b];
+    int axis = t->leaves.data[b]->thread_axis;
+    const sch_expr *loaded = sch_map_reads(a, n->value, read_to_load, L);
+    const sch_expr *lidx = sch_int(a, 0), *zero = sch_int(a, 0);
+    for (int d = 0; d < t->ndim; d++)
+        lidx = sch_add(a, lidx, sch_mul(a, n->local[d], sch_int(a, t->lw->strides[d])));
+    char name[16];
+    snprintf(name, sizeof name, "l%d", L->nlocal++);
+    int64_t one = 1;
+    sch_buffer *acc = sch_buffer_new(a, name, t->dtype, 1, &one, SCH_SCOPE_LOCAL);
+    snprintf(name, sizeof name, "s%d", L->nshared++);
+    sch_buffer *sh = sch_buffer_new(a, name, t->dtype, 1, &W, SCH_SCOPE_SHARED);
+    su_vec_push(&L->shared, sh);
+    /* each work-item's share: the loops inside b, accumulating privately */
+    const sch_stmt *part =
+        sch_if(a, n->guard, sch_store(a, acc, zero, combine(a, t->reduce, sch_load(a, acc, zero), loaded)), NULL);
+    for (int l = n->nl; l-- > b + 1;)
+        part = sch_for(a, n->lvars[l], n->lext[l], t->leaves.data[l]->kind, part);
+    sch_var *li = n->lvars[b];
+    const sch_stmt *share[3] = {sch_store(a, acc, zero, reduce_init(a, t->reduce, t->dtype)), part,
+                                sch_store(a, sh, sch_varref(a, li), sch_load(a, acc, zero))};
+    SU_VEC(const sch_stmt *) steps = {0};
+    su_vec_push(&steps, items_loop(L, li, W, axis, sch_seq(a, 3, share)));
+    su_vec_push(&steps, sch_barrier(a));
+    /* halving steps: the first folds [h, W) onto [0, W - h) */
+    int64_t h = 1;
+    while (h * 2 < W)
+        h *= 2;
+    for (; h >= 1 && W > 1; h /= 2) {
+        sch_var *v = sch_var_new(a, &L->s->next_var, li->name, IR_INT64);
+        const sch_expr *vi = sch_varref(a, v), *vh = sch_add(a, vi, sch_int(a, h));
+        const sch_expr *in = sch_and(a, sch_bin(a, SCH_LT, vi, sch_int(a, h)), sch_bin(a, SCH_LT, vh, sch_int(a, W)));
+        const sch_stmt *st = sch_store(a, sh, vi, combine(a, t->reduce, sch_load(a, sh, vi), sch_load(a, sh, vh)));
+        su_vec_push(&steps, items_loop(L, v, W, axis, sch_if(a, in, st, NULL)));
+        su_vec_push(&steps, sch_barrier(a));
+    }
+    /* the result: into every work-item's own copy of a per-iteration
+     * buffer, or by the first work-item into a shared one; the barrier
+     * after it lets the next element reuse the SHARED buffer */
+    sch_var *v = sch_var_new(a, &L->s->next_var, li->name, IR_INT64);
+    const sch_expr *cond = n->sguard;
+    if (t->lw->buf->scope != SCH_SCOPE_LOCAL)
+        cond = sch_and(a, cond, sch_bin(a, SCH_EQ, sch_varref(a, v), zero));
+    const sch_stmt *result = sch_store(a, t->lw->buf, lidx, sch_load(a, sh, zero));
+    su_vec_push(&steps, items_loop(L, v, W, axis, sch_if(a, cond, result, NULL)));
+    su_vec_push(&steps, sch_barrier(a));
+    /* the accumulator's array around the whole sequence, so that a launch
+     * per nest keeps the steps together */
+    const sch_stmt *body = sch_alloc(a, acc, sch_seq(a, (int)steps.len, steps.data));
+    su_vec_free(&steps);
+    return body;
+}
+
+/* The loops outside the bound leaf b around the reduction's statements,
+ * with the children computed at them. */
+static const sch_stmt *wg_reduction(lower *L, nest *n, int b)
+{
+    if (!wg_reduction_ok(L, n, b))
+        return NULL;
+    const sch_stmt *body = wg_combine(L, n, b);
+    for (int l = b; l-- > 0;)
+        body = leaf_loop(L, n, l, sch_seq2(L->a, n->at[l], body));
     return body;
 }
 
@@ -559,7 +692,10 @@ static const sch_stmt *stage_nest(lower *L, sch_tensor *t)
     leaf_values(L, &n);
     stage_value(L, &n);
     const sch_stmt *body = NULL;
-    if (children(L, &n)) {
+    int b = bound_reduction(t);
+    if (b >= 0 && children(L, &n)) {
+        body = wg_reduction(L, &n, b);
+    } else if (b < 0 && children(L, &n)) {
         store_and_init(L, &n);
         promote_tile(L, &n);
         body = wrap_loops(L, &n);
@@ -676,7 +812,7 @@ sch_lowered *sch_lower(sch_schedule *s, const sch_lower_opts *o)
 {
     su_arena *a = &s->arena;
     sch_lower_opts none = {0};
-    lower L = {s, a, o ? o : &none, NULL, 0, 0, {0}, false};
+    lower L = {s, a, o ? o : &none, NULL, 0, 0, 0, {0}, {0}, false};
     prepare(&L);
     /* arguments: the parameters, the packed constants, the outputs */
     SU_VEC(sch_buffer *) args = {0};
@@ -700,6 +836,9 @@ sch_lowered *sch_lower(sch_schedule *s, const sch_lower_opts *o)
         su_vec_push(&args, t->lw->buf);
     }
     const sch_stmt *body = root_stages(&L);
+    for (size_t i = L.shared.len; i-- > 0;)
+        body = sch_alloc(a, L.shared.data[i], body);
+    su_vec_free(&L.shared);
     sch_lowered *res = NULL;
     if (!L.failed) {
         res = su_arena_alloc(a, sizeof *res);

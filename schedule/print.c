@@ -61,7 +61,9 @@ static const sch_lang loopir = {
         [SCH_SCOPE_OUTPUT] = ALLOC("output"),
         [SCH_SCOPE_GLOBAL] = ALLOC("global"),
         [SCH_SCOPE_LOCAL] = ALLOC("local"),
+        [SCH_SCOPE_SHARED] = ALLOC("shared"),
     },
+    .barrier = (const sch_lang_line[]){{0, "barrier"}, {0, NULL}},
     .func = (const sch_lang_line[]){{0, "func $h($A) {"}, {1, "$B"}, {0, "}"}, {0, NULL}},
     .param = {PARAM, PARAM " out", PARAM, PARAM},
 };

@@ -189,6 +189,10 @@ typedef enum {
     SCH_SCOPE_OUTPUT,   /* a kernel argument the kernel writes */
     SCH_SCOPE_GLOBAL,   /* a temporary of the whole kernel (heap) */
     SCH_SCOPE_LOCAL,    /* a temporary of one loop iteration (registers / stack) */
+    SCH_SCOPE_SHARED,   /* shared by the work-items of a work-group (OpenCL __local):
+                           allocated once at the top of the kernel; only device
+                           schedules make it (a work-group reduction) */
+    SCH_SCOPE_COUNT
 } sch_scope;
 
 struct sch_buffer {
@@ -207,7 +211,10 @@ struct sch_buffer {
     X(IF, "if")         /* if (cond) then_s else else_s (may be NULL) */    \
     X(LET, "let")       /* let var = value in body */                       \
     X(ALLOC, "alloc")   /* buf allocated around body */                     \
-    X(SEQ, "seq")       /* items in order */
+    X(SEQ, "seq")       /* items in order */                               \
+    X(BARRIER, "barrier") /* every work-item of the work-group waits here until all have
+                             arrived, and sees their writes to SHARED buffers; only
+                             device schedules make it, never inside a bound loop */
 
 typedef enum {
 #define X(id, name) SCH_S_##id,
@@ -252,6 +259,8 @@ const sch_stmt *sch_alloc(su_arena *a, sch_buffer *b, const sch_stmt *body);
  * as is, nested sequences are flattened; NULL when nothing is left. */
 const sch_stmt *sch_seq(su_arena *a, int n, const sch_stmt *const *items);
 const sch_stmt *sch_seq2(su_arena *a, const sch_stmt *x, const sch_stmt *y);
+/* A work-group barrier (SCH_S_BARRIER). */
+const sch_stmt *sch_barrier(su_arena *a);
 /* Calls fn on every expression of s (not recursing into expressions). */
 void sch_stmt_visit_exprs(const sch_stmt *s, void (*fn)(void *ctx, const sch_expr *e), void *ctx);
 /* s with vars[i] replaced by vals[i] in every expression. */
@@ -385,7 +394,9 @@ typedef struct sch_lang {
      * loop that is a work-item index in OpenCL C */
     const sch_lang_line *loops[SCH_MARK_COUNT];
     sch_lang_reduction reduction;
-    const sch_lang_line *alloc[4];          /* by buffer scope: $b $t $s $e $z; $B */
+    const sch_lang_line *alloc[SCH_SCOPE_COUNT]; /* by buffer scope: $b $t $s $e $z; $B (SHARED:
+                                               NULL in languages without work-groups) */
+    const sch_lang_line *barrier;           /* a work-group barrier (NULL: the language has none) */
     const sch_lang_line *alloc_small;       /* a LOCAL buffer of at most small_bytes (NULL: alloc[]) */
     int64_t small_bytes;
     /* functions */
@@ -692,7 +703,10 @@ sch_err sch_reorder(sch_schedule *s, sch_tensor *t, int n, sch_iter *const *orde
 sch_err sch_annotate(sch_schedule *s, sch_tensor *t, sch_iter *it, sch_loop_kind k);
 /* Binds a spatial leaf to work-item axis `axis` (0..2: work-group x, y, z;
  * 3..5: local x, y, z), for targets with thread grids (OpenCL); the C
- * target runs such loops serially. */
+ * target runs such loops serially. A reduction leaf may be bound to a local
+ * axis (3..5): the work-items of a group share its iterations and lowering
+ * combines their partial results in a tree in SHARED memory with barriers
+ * (a work-group reduction, lower.c). */
 sch_err sch_bind(sch_schedule *s, sch_tensor *t, sch_iter *it, int axis);
 
 /* ---- compute_at.c: compute locations ------------------------------------ */
@@ -901,6 +915,9 @@ typedef struct sch_hw {
     int64_t wg_max;             /* a device's largest work-group (0: not a device, whose
                                    functions take the CPU templates; > 0: the device
                                    templates of templates/device_cl.c) */
+    bool wg_reduce;             /* a device's reductions as work-group reductions
+                                   (templates/reduce_cl.c): on where local memory pays
+                                   (not a cpu device; the target option -wg-reduce=0|1) */
 } sch_hw;
 
 /* The defaults when nothing is known: AVX-512, two cores, two FMA pipes,
@@ -984,6 +1001,10 @@ char *sch_workload_key(const ir_expr *f, const char **template_name, const ir_op
  * "conv2d_nchw_cl", "default" -> "default_cl"), or name itself when the
  * family has none (conv2d_nchwc) or name is a device template already. */
 const char *sch_device_template(const char *name);
+/* The template a device (hw->wg_max > 0) schedules s of template `name`
+ * with: sch_device_template's, but reduce_cl instead of default_cl where
+ * s has work-group reductions (sch_reduce_cl_fits). */
+const char *sch_device_template_of(const sch_schedule *s, const char *name, const sch_hw *hw);
 /* The FLOPs of f's body (the ops' own counts, summed). */
 int64_t sch_workload_flops(const ir_expr *f);
 /* Appends a tensor type's shape as a key writes it ("1x64x56x56", "scalar"). */
@@ -1048,6 +1069,19 @@ void sch_template_matmul(sch_tctx *t);
 void sch_template_conv2d_cl(sch_tctx *t);
 void sch_template_matmul_cl(sch_tctx *t);
 void sch_template_default_cl(sch_tctx *t);
+/* The device step every template above ends with, for other device
+ * templates: each root stage's parallel loop as work-groups of wg_items
+ * work-items (defines the knob wg_items). */
+void sch_tmpl_device_grid(sch_tctx *t);
+/* templates/reduce_cl.c: reduce_cl, the work-group reductions (softmax,
+ * log_softmax and layer_norm rows, global pooling, sum/mean/max/min/prod,
+ * argmax): a group of wg_reduce work-items for each row or element, their
+ * partial results combined in local memory (lower.c). */
+void sch_template_reduce_cl(sch_tctx *t);
+/* Whether reduce_cl schedules s on machine hw (a device with wg_reduce):
+ * s has reductions of two or more elements, none of a pooling window or of
+ * float16. */
+bool sch_reduce_cl_fits(const sch_schedule *s, const sch_hw *hw);
 
 /* Runs a primitive unless an earlier one failed; the first error sticks. */
 #define SCH_TRY(t, call) do { if (!(t)->err) (t)->err = (call); } while (0)

@@ -563,6 +563,7 @@ const sch_stmt *sch_simplify_stmt(su_arena *a, sch_bounds_ctx *c, const sch_stmt
             items[i] = sch_simplify_stmt(a, c, st->items[i]);
         return sch_seq(a, st->n, items);
     }
+    case SCH_S_BARRIER: return st;
     }
     return st;
 }

@@ -1,7 +1,7 @@
 /* stmt.c — LoopIR statements, buffers and functions. A kernel body is a
  * tree of loops (serial, parallel, vectorized, unrolled or bound to a
- * work-item axis), stores into flat buffers, conditionals, scalar lets and
- * allocations of temporaries. Like expressions, statements are immutable
+ * work-item axis), stores into flat buffers, conditionals, scalar lets,
+ * allocations of temporaries and, for devices, work-group barriers. Like expressions, statements are immutable
  * arena nodes; passes (simplification, substitution) build new ones and
  * share what they do not change. */
 #include <string.h>
@@ -138,6 +138,11 @@ const sch_stmt *sch_seq2(su_arena *a, const sch_stmt *x, const sch_stmt *y)
     return sch_seq(a, 2, items);
 }
 
+const sch_stmt *sch_barrier(su_arena *a)
+{
+    return snode(a, SCH_S_BARRIER);
+}
+
 void sch_stmt_visit_exprs(const sch_stmt *s, void (*fn)(void *ctx, const sch_expr *e), void *ctx)
 {
     if (!s)
@@ -162,6 +167,7 @@ void sch_stmt_visit_exprs(const sch_stmt *s, void (*fn)(void *ctx, const sch_exp
         for (int i = 0; i < s->n; i++)
             sch_stmt_visit_exprs(s->items[i], fn, ctx);
         break;
+    case SCH_S_BARRIER: break;
     }
 }
 
@@ -189,6 +195,7 @@ const sch_stmt *sch_stmt_substitute(su_arena *a, const sch_stmt *s, int n, sch_v
             items[i] = SUBS(s->items[i]);
         return sch_seq(a, s->n, items);
     }
+    case SCH_S_BARRIER: return s;
     }
 #undef SUB
 #undef SUBS

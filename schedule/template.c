@@ -36,6 +36,7 @@ static const struct {
     {"dense_cl", sch_template_matmul_cl, 1},
     {"batch_matmul_cl", sch_template_matmul_cl, 1},
     {"default_cl", sch_template_default_cl, 1},
+    {"reduce_cl", sch_template_reduce_cl, 1},
 };
 
 #define NTEMPLATES ((int)(sizeof templates / sizeof *templates))
@@ -257,7 +258,7 @@ sch_err sch_apply_template(sch_schedule *s, const char *name, const sch_hw *hw, 
     if (!name)
         name = sch_template_name(s);
     if (hw && hw->wg_max > 0)
-        name = sch_device_template(name);
+        name = sch_device_template_of(s, name, hw);
     sch_tctx t = {s, space ? space : &local, cfg, hw ? hw : &sch_hw_default, 0, SCH_E_OK};
     t.space->template_name = canonical_name(name);
     sch_template_find(name)(&t);

@@ -69,6 +69,12 @@ const char *sch_device_template(const char *name)
     return name;
 }
 
+const char *sch_device_template_of(const sch_schedule *s, const char *name, const sch_hw *hw)
+{
+    const char *d = sch_device_template(name);
+    return d && !strcmp(d, "default_cl") && sch_reduce_cl_fits(s, hw) ? "reduce_cl" : d;
+}
+
 void sch_shape_text(su_buf *b, const ir_type *t)
 {
     if (!t || t->kind != IR_TY_TENSOR) {

@@ -70,6 +70,10 @@ static void float_lit(su_buf *b, ir_dtype dt, double v)
 #define SCRATCH LINES({0, "{"}, {1, "__global $t *restrict $b = (__global $t *)(scratch + rt_off);"}, \
                       {1, "rt_off += RT_ALIGN($z);"}, {1, "$B"}, {1, "rt_off -= RT_ALIGN($z);"}, {0, "}"})
 #define PRIVATE LINES({0, "$t $b[$e];"}, {0, "$B"})
+/* A work-group's shared array: lowering allocates these around the whole
+ * body, so the declaration lands at kernel function scope, the only place
+ * OpenCL C allows __local variables. */
+#define WG_LOCAL LINES({0, "__local $t $b[$e];"}, {0, "$B"})
 
 /* Every form of the two languages but the parallel loop's. */
 #define CL_FORMS                                                                                              \
@@ -95,7 +99,8 @@ static void float_lit(su_buf *b, ir_dtype dt, double v)
     .loop = LINES({0, "$p"}, {0, "for (long $v = 0; $v < $n; $v++) {"}, {1, "$B"}, {0, "}"}),               \
     .mark = {[SCH_MARK_UNROLLED] = "#pragma unroll $N"},                                                      \
     .alloc = {[SCH_SCOPE_INPUT] = SCRATCH, [SCH_SCOPE_OUTPUT] = SCRATCH, [SCH_SCOPE_GLOBAL] = SCRATCH,        \
-              [SCH_SCOPE_LOCAL] = PRIVATE},                                                                   \
+              [SCH_SCOPE_LOCAL] = PRIVATE, [SCH_SCOPE_SHARED] = WG_LOCAL},                                    \
+    .barrier = LINES({0, "barrier(CLK_LOCAL_MEM_FENCE);"}),                                                   \
     .func = LINES({0, ""}, {0, "/* $h */"}, {0, "__kernel void $f($A, __global char *scratch)"}, {0, "{"},    \
                   {1, "long rt_off = 0;"}, {1, "(void)rt_off;"}, {1, "$B"}, {0, "}"}),                        \
     .param = ARGS("__global const $t *restrict $b", "__global $t *restrict $b"),                             \
@@ -183,6 +188,9 @@ static bool stores_parallel(const sch_stmt *s, bool in_par)
             if (!stores_parallel(s->items[i], in_par))
                 return false;
         return true;
+    /* a barrier inside a loop shared out over the work-items would be
+     * reached by some of them only */
+    case SCH_S_BARRIER: return !in_par;
     default: return false;
     }
 }
@@ -192,22 +200,30 @@ bool tg_cl_groupable(const sch_func *f)
     return stores_parallel(f->body, false);
 }
 
-static int64_t scratch_bytes(const sch_stmt *s)
+/* Bytes of the arrays allocated in s: the kernel-wide temporaries in the
+ * scratch buffer (each 64-byte aligned), or (shared) the SHARED (__local)
+ * ones. */
+static int64_t alloc_bytes(const sch_stmt *s, bool shared)
 {
     if (!s)
         return 0;
     switch (s->kind) {
     case SCH_S_FOR:
-    case SCH_S_LET: return scratch_bytes(s->body);
+    case SCH_S_LET: return alloc_bytes(s->body, shared);
     case SCH_S_ALLOC: {
-        int64_t own = s->buf->scope == SCH_SCOPE_LOCAL ? 0 : (s->buf->size * ir_dtype_bytes(s->buf->dtype) + 63) & ~63LL;
-        return own + scratch_bytes(s->body);
+        sch_scope sc = s->buf->scope;
+        int64_t bytes = s->buf->size * ir_dtype_bytes(s->buf->dtype), own = 0;
+        if (shared && sc == SCH_SCOPE_SHARED)
+            own = bytes;
+        else if (!shared && sc != SCH_SCOPE_LOCAL && sc != SCH_SCOPE_SHARED)
+            own = (bytes + 63) & ~63LL;
+        return own + alloc_bytes(s->body, shared);
     }
-    case SCH_S_IF: return scratch_bytes(s->then_s) + scratch_bytes(s->else_s);
+    case SCH_S_IF: return alloc_bytes(s->then_s, shared) + alloc_bytes(s->else_s, shared);
     case SCH_S_SEQ: {
         int64_t sum = 0;
         for (int i = 0; i < s->n; i++)
-            sum += scratch_bytes(s->items[i]);
+            sum += alloc_bytes(s->items[i], shared);
         return sum;
     }
     default: return 0;
@@ -272,9 +288,48 @@ static bool has_thread(const sch_stmt *s)
             if (has_thread(s->items[i]))
                 return true;
         return false;
-    case SCH_S_STORE: return false;
+    case SCH_S_STORE:
+    case SCH_S_BARRIER: return false;
     default: return has_thread(s->body);
     }
+}
+
+/* The body of a work-group nest below its leading work-group loops (a
+ * work-group reduction, lower.c): loops over the group's work-items (axes
+ * 3..5, not nested in one another, one extent per axis, which *items gets)
+ * hold every store; what lies outside them (serial loops, lets, private
+ * arrays, barriers) every work-item runs alike, so a barrier there is
+ * reached by all of them (none under a condition, none inside an item
+ * loop). False for anything else. */
+static bool group_body(const sch_stmt *s, bool in_items, bool in_if, int64_t *items)
+{
+    if (!s)
+        return true;
+    switch (s->kind) {
+    case SCH_S_STORE: return in_items;
+    case SCH_S_BARRIER: return !in_items && !in_if;
+    case SCH_S_FOR:
+        if (s->loop == SCH_LOOP_PARALLEL)
+            return false;
+        if (s->loop == SCH_LOOP_THREAD) {
+            int64_t *n = &items[s->thread_axis - 3];
+            if (s->thread_axis < 3 || in_items || (*n && *n != s->extent))
+                return false;
+            *n = s->extent;
+            return group_body(s->body, true, in_if, items);
+        }
+        return group_body(s->body, in_items, in_if, items);
+    case SCH_S_LET: return group_body(s->body, in_items, in_if, items);
+    case SCH_S_ALLOC: return s->buf->scope == SCH_SCOPE_LOCAL && group_body(s->body, in_items, in_if, items);
+    case SCH_S_IF:
+        return group_body(s->then_s, in_items, true, items) && group_body(s->else_s, in_items, true, items);
+    case SCH_S_SEQ:
+        for (int i = 0; i < s->n; i++)
+            if (!group_body(s->items[i], in_items, in_if, items))
+                return false;
+        return true;
+    }
+    return false;
 }
 
 /* The power of two work-items of a work-group for a parallel loop of n
@@ -319,8 +374,21 @@ static bool grid_of(const sch_stmt *s, const tg_cl_device *d, tg_cl_step *st)
         st->global[0] = (s->extent + st->local[0] - 1) / st->local[0] * st->local[0];
         return true;
     }
-    /* bound: every statement below the bound loops is one work-item's own */
-    if (!dims || has_thread(s) || !stores_parallel(s, true) || items[0] * items[1] * items[2] > d->max_wg)
+    if (has_thread(s)) {
+        /* a work-group nest: the group's work-items are its item loops' */
+        int64_t below[3] = {0, 0, 0};
+        if (items[0] * items[1] * items[2] != 1 || !group_body(s, false, false, below))
+            return false;
+        for (int a = 0; a < 3; a++)
+            if (below[a]) {
+                items[a] = below[a];
+                dims = a + 1 > dims ? a + 1 : dims;
+            }
+    } else if (!dims || !stores_parallel(s, true)) {
+        /* (bound: every statement below the bound loops is one work-item's own) */
+        return false;
+    }
+    if (items[0] * items[1] * items[2] > d->max_wg)
         return false;
     for (int a = 0; a < dims; a++) {
         if (d->wg_dims > 0 && (a >= d->wg_dims || items[a] > d->max_items[a]))
@@ -332,12 +400,58 @@ static bool grid_of(const sch_stmt *s, const tg_cl_device *d, tg_cl_step *st)
     return true;
 }
 
-/* Nest n with its wrappers, rebuilt as a function body (arena a). */
+static bool loads_buf(const void *b, const sch_expr *n)
+{
+    return n->kind == SCH_LOAD && n->buf == b;
+}
+
+typedef struct buf_use {
+    const sch_buffer *b;
+    bool used;
+} buf_use;
+
+static void note_load(void *ctx, const sch_expr *e)
+{
+    buf_use *u = ctx;
+    u->used = u->used || sch_expr_any(e, loads_buf, u->b);
+}
+
+static bool stores_to(const sch_stmt *s, const sch_buffer *b)
+{
+    if (!s)
+        return false;
+    switch (s->kind) {
+    case SCH_S_STORE: return s->buf == b;
+    case SCH_S_IF: return stores_to(s->then_s, b) || stores_to(s->else_s, b);
+    case SCH_S_SEQ:
+        for (int i = 0; i < s->n; i++)
+            if (stores_to(s->items[i], b))
+                return true;
+        return false;
+    case SCH_S_BARRIER: return false;
+    default: return stores_to(s->body, b);
+    }
+}
+
+/* Whether s reads or writes buffer b. */
+static bool uses_buf(const sch_stmt *s, const sch_buffer *b)
+{
+    buf_use u = {b, false};
+    sch_stmt_visit_exprs(s, note_load, &u);
+    return u.used || stores_to(s, b);
+}
+
+/* Nest n with its wrappers, rebuilt as a function body (arena a); of the
+ * SHARED arrays (lowering allocates a function's around its whole body)
+ * only those the nest uses, so that an entry declares the __local memory
+ * its launch needs. */
 static const sch_stmt *wrapped(su_arena *a, const nest *n)
 {
     const sch_stmt *s = n->s;
     for (int i = n->nwrap; i-- > 0;) {
         const sch_stmt *w = n->wrap[i];
+        if (w->kind == SCH_S_ALLOC && w->buf->scope == SCH_SCOPE_SHARED && !uses_buf(n->s, w->buf))
+            continue;
         s = w->kind == SCH_S_LET ? sch_let(a, w->var, w->value, s) : sch_alloc(a, w->buf, s);
     }
     return s;
@@ -366,6 +480,8 @@ static void write_entry(su_buf *out, const sch_lang *l, const sch_func *f, const
         size_text(out, st->dims, st->local);
     else
         su_buf_puts(out, "(the driver's)");
+    if (st->local_mem)
+        su_buf_printf(out, ", __local %lld bytes", (long long)st->local_mem);
     su_buf_printf(out, " */\n%s", text);
     su_buf_free(&k);
 }
@@ -384,13 +500,14 @@ static void one_entry(su_buf *out, const sch_func *f, const char *name, const tg
      * device takes for a kernel this simple), or one work-item */
     int64_t wg = d && d->max_wg > 0 ? (d->max_wg < 256 ? d->max_wg : 256) : 1;
     s->global[0] = s->local[0] = group ? wg : 1;
+    s->local_mem = alloc_bytes(f->body, true);
     write_entry(out, group ? &tg_lang_cl_group : &tg_lang_cl_single, f, s);
 }
 
 void tg_cl_func(su_buf *out, const sch_func *f, const char *name, const tg_cl_device *d, tg_cl_launch *l)
 {
     memset(l, 0, sizeof *l);
-    l->scratch = scratch_bytes(f->body);
+    l->scratch = alloc_bytes(f->body, false);
     nests ns = {0};
     const sch_stmt *w[16];
     collect(f->body, w, 0, &ns);
@@ -417,6 +534,7 @@ void tg_cl_func(su_buf *out, const sch_func *f, const char *name, const tg_cl_de
         }
         sch_func g = *f;
         g.body = wrapped(&a, &ns.item[i]);
+        st->local_mem = alloc_bytes(g.body, true);
         write_entry(out, grid ? &tg_lang_cl_grid : &tg_lang_cl_single, &g, st);
     }
     su_arena_free(&a);

@@ -112,6 +112,9 @@ typedef struct tg_cl_step {
     char name[64];
     int dims;               /* 1..3 */
     int64_t global[3], local[3];
+    int64_t local_mem;      /* bytes of the entry's __local arrays (a work-group reduction's); where
+                               > 0 over a grid, local[] is exactly its item loops' extents, never the
+                               driver's choice: the code indexes the arrays by its local id */
 } tg_cl_step;
 enum { TG_CL_MAX_STEPS = 8 };
 /* How one function runs on the device: its launches in order (each over all

@@ -229,7 +229,7 @@ static void walk_stmt(walk *w, const sch_stmt *s, double execs)
         return;
     case SCH_S_ALLOC: {
         double bytes = (double)s->buf->size * ir_dtype_bytes(s->buf->dtype);
-        if (s->buf->scope == SCH_SCOPE_LOCAL)
+        if (s->buf->scope == SCH_SCOPE_LOCAL || s->buf->scope == SCH_SCOPE_SHARED)
             w->local_bytes += bytes;
         else
             w->global_bytes += bytes;
@@ -240,6 +240,7 @@ static void walk_stmt(walk *w, const sch_stmt *s, double execs)
         for (int i = 0; i < s->n; i++)
             walk_stmt(w, s->items[i], execs);
         return;
+    case SCH_S_BARRIER: return;
     }
 }
 

@@ -102,6 +102,11 @@ static void to_grid(sch_tctx *t)
     }
 }
 
+void sch_tmpl_device_grid(sch_tctx *t)
+{
+    to_grid(t);
+}
+
 void sch_template_conv2d_cl(sch_tctx *t)
 {
     sch_template_conv2d(t);

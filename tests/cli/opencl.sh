@@ -2,7 +2,8 @@
 # opencl.sh — the opencl target at the command line: `relay-tune targets`
 # lists this host's OpenCL devices and describes one (limits, identity in
 # records); bad device strings are refused by name; `lower --emit c` prints a
-# task's OpenCL C (compiled models: opencl_model.sh). A build without OpenCL
+# task's OpenCL C (compiled models: opencl_model.sh); a compiled softmax's
+# OpenCL C has work-group reductions (__local arrays, barriers) and matches. A build without OpenCL
 # refuses the target with that reason; a host without a device skips the
 # rest and says why.
 . "$(dirname "$0")/../lib.sh"
@@ -56,5 +57,38 @@ tap_run "lower under a config of that space" 0 "$RELAY_TUNE" lower "$R18" --task
 tap_has "takes its work-group shape" "$TMP/out" " local 2 */"
 tap_run "the cpu target" 0 "$RELAY_TUNE" lower "$R18" --task 3 --emit config
 tap_has "keeps the CPU template" "$TMP/out" '{"template":"conv2d_nchw",'
+
+# A reduction is no task (it has no tunable anchor), so `lower` cannot show
+# it: its OpenCL C is read from the compiled object, which carries it as
+# string literals. With -wg-reduce=1 softmax rows are work-group reductions
+# (reduce_cl): __local arrays and barriers (that the cpu's kernels have
+# neither, tests/codegen/test_opencl checks); by default only on a device
+# that is not a cpu.
+cat >"$TMP/softmax.relay" <<'R'
+def @main(%x: Tensor[(5, 1000), float32]) {
+  nn.softmax(%x)
+}
+R
+export RELAY_TUNE_CACHE="$TMP/cache"
+WG="opencl -wg-reduce=1"
+tap_run "compile a softmax --target '$WG'" 0 "$RELAY_TUNE" compile "$TMP/softmax.relay" --target "$WG" -o "$TMP/sm.so"
+strings "$TMP/sm.so" > "$TMP/sm.txt"
+tap_has "its kernel declares __local arrays" "$TMP/sm.txt" "__local float s0["
+tap_has "and waits at work-group barriers" "$TMP/sm.txt" "barrier(CLK_LOCAL_MEM_FENCE);"
+tap_has "its launch: one work-group a row, with its local memory" "$TMP/sm.txt" "global 320 local 64, __local 512 bytes"
+"$RELAY_TUNE" run "$TMP/softmax.relay" --random-params 3 --output-dir "$TMP/si" >/dev/null 2>"$TMP/err"
+tap_run "run it on the device" 0 "$RELAY_TUNE" run "$TMP/softmax.relay" --random-params 3 --target "$WG" --output-dir "$TMP/sc"
+tap_run "which matches the interpreter" 0 "$top_builddir/tests/tools/npycmp" "$TMP/sc/0.npy" "$TMP/si/0.npy" 1e-4
+tap_run "compile it --target opencl" 0 "$RELAY_TUNE" compile "$TMP/softmax.relay" --target opencl -o "$TMP/sm0.so"
+strings "$TMP/sm0.so" > "$TMP/sm0.txt"
+"$RELAY_TUNE" targets > "$TMP/targets.txt"
+if grep -q "^opencl -platform=0 -device=0: .*(cpu)$" "$TMP/targets.txt"; then
+    if grep -q "__local" "$TMP/sm0.txt"; then tap_fail "a cpu device keeps one work-item a row" "$(grep -n __local "$TMP/sm0.txt" | head -2)"
+    else tap_ok "a cpu device keeps one work-item a row (no __local)"; fi
+else
+    tap_has "a device that is no cpu takes work-group reductions" "$TMP/sm0.txt" "__local float s0["
+fi
+tap_run "-wg-reduce takes 0 or 1" 1 "$RELAY_TUNE" targets "opencl -wg-reduce=3"
+tap_has "and says so" "$TMP/err" "-wg-reduce takes 0 or 1"
 
 tap_done

@@ -112,7 +112,7 @@ static void target_checks(const tg_target *t)
 /* The device templates (templates/device_cl.c), whose random configs the
  * op models check. */
 static const char *const device_templates[] = {"conv2d_nchw_cl", "depthwise_conv2d_nchw_cl", "group_conv2d_nchw_cl",
-                                               "dense_cl", "batch_matmul_cl", "default_cl"};
+                                               "dense_cl", "batch_matmul_cl", "default_cl", "reduce_cl"};
 enum { NDEVT = sizeof device_templates / sizeof *device_templates, RANDOM_CONFIGS = 2 };
 
 /* ---- launches of hand-made LoopIR (tg_cl_func's choices) ---------------- */
@@ -232,6 +232,8 @@ typedef struct totals {
     int group, single;      /* kernels run as one work-group, as one work-item */
     int grids;              /* kernels with a launch over many work-groups */
     int random[NDEVT];      /* random configs checked, per device template */
+    int default_randoms;    /* random configs of each default-family function (0: one) */
+    bool no_naive;          /* all ways but the unscheduled one (the op models check it) */
     double build_s, run_s;
 } totals;
 
@@ -305,11 +307,13 @@ static void check_set(const tg_target *t, const char *label, const fn_case *fs, 
          * config each */
         const char *family = NULL;
         free(sch_workload_key(fs[f].func, &family, NULL));
-        int ways = all_ways ? 2 + (family ? RANDOM_CONFIGS : 1) : 1;
+        int ways = all_ways ? 2 + (family ? RANDOM_CONFIGS : tot->default_randoms ? tot->default_randoms : 1) : 1;
         for (int way = 0; way < ways && nk < MAXK; way++) {
             hx_kernel *k = &ks[nk];
             bool naive = way == 1, random = way >= 2;
             tmpls[nk] = NULL;
+            if (naive && tot->no_naive)
+                continue;
             if (random) {
                 if (!prepare_random(k, fs[f].func, t, &seed, &tmpls[nk])) {
                     diag("%s: no random config of %s lowers", fs[f].from, tmpls[nk] ? tmpls[nk] : "its template");
@@ -387,21 +391,172 @@ static void check_set(const tg_target *t, const char *label, const fn_case *fs, 
     su_buf_free(&src);
 }
 
-/* The zoo's distinct fused functions (by workload key), model by model. */
-static void check_zoo(const tg_target *t, totals *tot)
+/* ---- work-group reductions (templates/reduce_cl.c) ------------------------ */
+
+/* The reductions of `reductions` at n elements a row over `rows` rows:
+ * relay text (static buffer) of kind k, NULL past the last kind. */
+static const char *reduction_model(int k, int rows, int64_t n)
+{
+    static char text[512];
+    /* global pooling: a plane of about n elements, rows channels */
+    int64_t h = n == 1000 ? 25 : n == 3072 ? 48 : n, w = n == 1000 ? 40 : n == 3072 ? 64 : 1;
+    const char *x = "%%x: Tensor[(%d, %lld), float32]";
+    char xs[96];
+    snprintf(xs, sizeof xs, x, rows, (long long)n);
+    switch (k) {
+    case 0: snprintf(text, sizeof text, HDR "def @main(%s) { nn.softmax(%%x) }", xs); break;
+    case 1: snprintf(text, sizeof text, HDR "def @main(%s) { nn.log_softmax(%%x) }", xs); break;
+    case 2:
+        snprintf(text, sizeof text,
+                 HDR "def @main(%s, %%g: Tensor[(%lld), float32], %%b: Tensor[(%lld), float32]) "
+                     "{ nn.layer_norm(%%x, %%g, %%b, epsilon=1e-5f) }",
+                 xs, (long long)n, (long long)n);
+        break;
+    case 3: snprintf(text, sizeof text, HDR "def @main(%s) { sum(%%x, axis=[1]) }", xs); break;
+    case 4: snprintf(text, sizeof text, HDR "def @main(%s) { mean(%%x, axis=[1], keepdims=True) }", xs); break;
+    case 5: snprintf(text, sizeof text, HDR "def @main(%s) { max(%%x, axis=[1]) }", xs); break;
+    case 6: snprintf(text, sizeof text, HDR "def @main(%s) { sum(%%x) }", xs); break;
+    case 7:
+        snprintf(text, sizeof text, HDR "def @main(%%x: Tensor[(1, %d, %lld, %lld), float32]) { nn.global_avg_pool2d(%%x) }",
+                 rows, (long long)h, (long long)w);
+        break;
+    case 8: snprintf(text, sizeof text, HDR "def @main(%s) { argmax(%%x, axis=[1]) }", xs); break;
+    default: return NULL;
+    }
+    return text;
+}
+
+/* The OpenCL C and launch of func's default schedule on t, and its LoopIR
+ * text. */
+static bool reduction_source(const tg_target *t, const ir_expr *func, su_buf *src, tg_cl_launch *l, su_buf *text)
+{
+    hx_kernel k;
+    if (!hx_prepare_hw(&k, func, NULL, NULL, false, false, &t->hw))
+        return false;
+    tg_cl_func(src, k.l->kernel, "red", &t->cl, l);
+    sch_print_func(text, k.l->kernel);
+    hx_kernel_free(&k);
+    return true;
+}
+
+/* Whether func's kernel for the cpu target (its default schedule, as C)
+ * is free of local memory and barriers. */
+static bool cpu_plain(const ir_expr *func)
+{
+    hx_kernel k;
+    if (!hx_prepare_hw(&k, func, NULL, NULL, false, false, NULL))
+        return false;
+    su_buf b = {0};
+    sch_emit_func(&b, &tg_lang_c, k.l->kernel, "red");
+    sch_print_func(&b, k.l->kernel);
+    bool plain = !strstr(su_buf_str(&b), "shared") && !strstr(su_buf_str(&b), "barrier") &&
+                 !strstr(su_buf_str(&b), "__local");
+    su_buf_free(&b);
+    hx_kernel_free(&k);
+    return plain;
+}
+
+/* Forward: check_zoo is defined below. */
+static void check_zoo(const tg_target *t, totals *tot, const char *const *names, int n);
+
+/* Softmax, log_softmax, layer_norm, sum, mean, max, a sum of everything,
+ * global pooling and argmax at rows of 7 and 1000 elements, softmax,
+ * layer_norm, sum, the sum of everything and global pooling at 1 and 3072
+ * (one row and five): each with its defaults and under three seeded random
+ * configs of its template (reduce_cl where a row has two or more elements)
+ * against the reference; the launches of the defaults:
+ * one work-group a row (or element) of exactly the work-items the kernel's
+ * local arrays are indexed by; the cpu target's kernels have neither.
+ * All on target t, whose wg_reduce is on (-wg-reduce=1, whatever the
+ * device); then the BERT layer's and resnet18's functions on it. */
+static void reduction_checks(const tg_target *t)
+{
+    static const int64_t sizes[] = {1, 7, 1000, 3072};
+    static const int rows[] = {1, 5};
+    static fn_case cs[64];
+    ir_module *mods[64];
+    int nc = 0, nm = 0, local_ok = 0, local_want = 0, cpu_ok = 0, chose = 0, chose_want = 0, loopir_ok = 0;
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+        for (size_t ri = 0; ri < sizeof rows / sizeof *rows; ri++)
+            for (int kind = 0; reduction_model(kind, rows[ri], sizes[si]) && nm < 64; kind++) {
+                bool odd = sizes[si] == 7 || sizes[si] == 1000;
+                if (!odd && kind != 0 && kind != 2 && kind != 3 && kind != 6 && kind != 7)
+                    continue;
+                char name[48];
+                snprintf(name, sizeof name, "reduction %d, %d x %lld", kind, rows[ri], (long long)sizes[si]);
+                ir_module *m = mods[nm++] = hx_load(name, reduction_model(kind, rows[ri], sizes[si]));
+                const ir_expr *f = hx_last_primitive(m);
+                cs[nc++] = (fn_case){f, su_arena_strdup(&m->arena, name), -2, 2};
+                su_diags d = {0};
+                sch_schedule *s = sch_create(f, &d);
+                su_diags_free(&d);
+                const char *tmpl = s ? sch_device_template_of(s, "default", &t->hw) : "";
+                bool want = sizes[si] > 1 || (kind == 6 && rows[ri] > 1);
+                chose_want++;
+                chose += !strcmp(tmpl, want ? "reduce_cl" : "default_cl");
+                sch_free(s);
+                cpu_ok += cpu_plain(f);
+                if (!want)
+                    continue;
+                su_buf src = {0}, text = {0};
+                tg_cl_launch l;
+                local_want++;
+                if (!reduction_source(t, f, &src, &l, &text))
+                    continue;
+                loopir_ok += strstr(su_buf_str(&text), "alloc s0: float32[") && strstr(su_buf_str(&text), "] shared\n") &&
+                             strstr(su_buf_str(&text), " barrier\n");
+                su_buf_free(&text);
+                /* some launch declares __local arrays, over whole groups of
+                 * exactly its items, and its code waits at barriers */
+                bool good = strstr(su_buf_str(&src), "__local ") && strstr(su_buf_str(&src), "barrier(CLK_LOCAL_MEM_FENCE)");
+                bool any = false;
+                for (int i = 0; i < l.n; i++) {
+                    const tg_cl_step *st = &l.step[i];
+                    if (!st->local_mem)
+                        continue;
+                    any = true;
+                    good = good && st->local[0] >= 2 && st->global[0] % st->local[0] == 0 &&
+                           st->local_mem >= st->local[0] * 4;
+                }
+                local_ok += good && any;
+                if (!(good && any))
+                    diag("%s:\n%s", name, su_buf_str(&src));
+                su_buf_free(&src);
+            }
+    is_int(chose, chose_want, "reduce_cl schedules every reduction of two or more elements a row, default_cl the others");
+    is_int(local_ok, local_want, "their kernels keep partial results in __local arrays with barriers, launched over "
+                                 "groups of exactly their work-items");
+    is_int(loopir_ok, local_want, "their LoopIR text shows the shared arrays and the barriers");
+    is_int(cpu_ok, nc, "no cpu kernel of them has local memory or a barrier");
+    totals tot = {.default_randoms = 3, .no_naive = true};
+    check_set(t, "reductions", cs, nc, true, &tot);
+    diag("reductions: %d kernels over many work-groups, %d one work-group, %d one work-item; builds %.2f s, runs %.2f s",
+         tot.grids, tot.group, tot.single, tot.build_s, tot.run_s);
+    ok(tot.random[NDEVT - 1] >= 3 * local_want / 2, "random configs of reduce_cl match the reference (%d)",
+       tot.random[NDEVT - 1]);
+    for (int m = 0; m < nm; m++)
+        ir_module_free(mods[m]);
+    static const char *const with_reductions[] = {"bert_layer", "resnet18"};
+    totals z = {0};
+    check_zoo(t, &z, with_reductions, 2);
+}
+
+/* The distinct fused functions (by workload key) of zoo models names[0..n),
+ * model by model. */
+static void check_zoo(const tg_target *t, totals *tot, const char *const *names, int n)
 {
     const char *dir = getenv("top_srcdir");
     su_map seen = {0};
     SU_VEC(char *) keys = {0};
-    for (int z = 0; z < NZOO; z++) {
+    for (int z = 0; z < n; z++) {
         su_buf p = {0};
-        su_buf_printf(&p, "%s/benchmarks/models/%s.relay", dir ? dir : ".", zoo[z]);
+        su_buf_printf(&p, "%s/benchmarks/models/%s.relay", dir ? dir : ".", names[z]);
         size_t len;
         char *text = su_read_file(su_buf_str(&p), &len);
         if (!text)
             su_panic("cannot read %s", su_buf_str(&p));
         su_buf_free(&p);
-        ir_module *mod = hx_load(zoo[z], text);
+        ir_module *mod = hx_load(names[z], text);
         free(text);
         const ir_expr **fs;
         size_t nf = hx_primitives(mod, &fs);
@@ -415,11 +570,11 @@ static void check_zoo(const tg_target *t, totals *tot)
             }
             su_map_put(&seen, key, (void *)1);
             su_vec_push(&keys, key);
-            cs[nd++] = (fn_case){fs[f], zoo[z], -1, 1};
+            cs[nd++] = (fn_case){fs[f], names[z], -1, 1};
         }
         totals mine = {0};
-        check_set(t, zoo[z], cs, nd, false, &mine);
-        diag("%s: %d distinct functions; builds %.2f s, runs %.2f s", zoo[z], nd, mine.build_s, mine.run_s);
+        check_set(t, names[z], cs, nd, false, &mine);
+        diag("%s: %d distinct functions; builds %.2f s, runs %.2f s", names[z], nd, mine.build_s, mine.run_s);
         free(cs);
         tot->group += mine.group, tot->single += mine.single, tot->grids += mine.grids;
         tot->build_s += mine.build_s, tot->run_s += mine.run_s;
@@ -443,6 +598,18 @@ int main(void)
     diag("device: %s (%s), %s", t.cl.name, t.cl.platform_name, t.cl.version);
     target_checks(&t);
     launch_checks(&t);
+    /* (each parse before its check: arguments are evaluated in no fixed order) */
+    tg_target tr;
+    bool parsed = tg_target_parse("opencl -wg-reduce=1", &tr, &why);
+    if (ok(parsed && tr.hw.wg_reduce, "-wg-reduce=1 turns work-group reductions on"))
+        reduction_checks(&tr);
+    ok(t.hw.wg_reduce == (strcmp(t.cl.type, "cpu") != 0), "by default they are %s on this %s device",
+       t.hw.wg_reduce ? "on" : "off", t.cl.type);
+    parsed = tg_target_parse("opencl -wg-reduce=0", &tr, &why);
+    ok(parsed && !tr.hw.wg_reduce, "-wg-reduce=0 turns them off");
+    why = "";
+    parsed = tg_target_parse("opencl -wg-reduce=2", &tr, &why);
+    ok(!parsed && strstr(why, "0 or 1"), "-wg-reduce=2 is refused: %s", why);
     totals ops = {0}, zoo_tot = {0};
     ir_module *mods[NMODELS];
     static fn_case cs[MAXK];
@@ -463,8 +630,9 @@ int main(void)
          ops.group, ops.grids, ops.single, ops.build_s, ops.run_s);
     ok(ops.grids > 0, "some kernels run over many work-groups");
     for (int d = 0; d < NDEVT; d++)
-        ok(ops.random[d] > 0, "random configs of %s match the reference (%d)", device_templates[d], ops.random[d]);
-    check_zoo(&t, &zoo_tot);
+        if (t.hw.wg_reduce || strcmp(device_templates[d], "reduce_cl"))
+            ok(ops.random[d] > 0, "random configs of %s match the reference (%d)", device_templates[d], ops.random[d]);
+    check_zoo(&t, &zoo_tot, zoo, NZOO);
     diag("zoo: %d kernels ran on work-items (%d of them over many work-groups), %d as one work-item; builds %.2f s, "
          "runs %.2f s",
          zoo_tot.group, zoo_tot.grids, zoo_tot.single, zoo_tot.build_s, zoo_tot.run_s);
