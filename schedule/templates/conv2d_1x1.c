@@ -60,14 +60,19 @@ static void px_knobs(sch_tctx *t, const sch_tensor *a, px_plan *p)
     p->kb = sch_define_split(t, "tile_oc", K, 2, sch_hw_max_cols(hw), dk)[1];
     p->pb = sch_define_split(t, "tile_p", P, 2, sch_hw_max_cols(hw), dp)[1];
     p->pack = sch_define_knob(t, "pack_weight", 2, off_on, 1);
-    /* Pixel tiles outside channel tiles (an input panel of ic x tile_p
-     * reused by every channel tile, the whole weight read once per pixel
-     * tile) while the weights fit L2; else channel tiles outside (a weight
-     * panel reused over the whole image, the input streamed per panel). */
+    /* The tile loops' order moves the least data from beyond L2: channel
+     * tiles outside read each weight panel once and the input once per
+     * channel tile (once in all where it fits L2); pixel tiles outside read
+     * the input once and the whole weight once per pixel tile (once where
+     * it fits). On a tie channel tiles go outside, so that the output's
+     * stores run along the image: pixel tiles outside win where the input
+     * outgrows L2 (resnet50's 256 x 56 x 56 inputs), channel tiles where
+     * the input is small (mobilenet's 16 x 112 x 112). */
     static const char *const outer_loops[2] = {"oc", "p"};
     static const int64_t outer_orders[4] = {0, 1, 1, 0};
-    int64_t l2 = hw->l2 > 0 ? hw->l2 : 1 << 20;
-    p->ord = sch_define_reorder(t, "order_outer", 2, outer_loops, 2, outer_orders, K * IC * 4 <= l2);
+    int64_t l2 = hw->l2 > 0 ? hw->l2 : 1 << 20, x = IC * P * 4, w = K * IC * 4;
+    int64_t oc_outside = w + (x <= l2 ? x : x * (K / p->kb)), p_outside = x + (w <= l2 ? w : w * (P / p->pb));
+    p->ord = sch_define_reorder(t, "order_outer", 2, outer_loops, 2, outer_orders, p_outside < oc_outside);
 }
 
 /* The output: the pixel axis fused, tiles of kb channels x pb pixels, the
