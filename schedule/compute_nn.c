@@ -67,6 +67,37 @@ static bool pooled_in_layouts(sch_cctx *cx, sch_tensor *const *in, int nin, sch_
 
 /* ---- nn.conv2d ------------------------------------------------------------- */
 
+/* A 1x1 stride-1 unpadded conv is a matrix product over the pixels: the
+ * reducing stage is out[n, oc, p] = sum_ic w[oc, ic] * x[n, ic, p] on the
+ * fused pixel axis p = oh * OW + ow (the conv2d_1x1 template tiles it like
+ * a GEMM, so that a 7x7 image is 49 columns, not 7 rows of 7), and an
+ * injective view gives it back its four axes for the ops after it (inlined
+ * into them). A tile of p is then a contiguous range that the view reads
+ * at p itself, so the tile's region stays a range (bound.c). */
+static bool conv2d_pointwise(sch_cctx *cx, sch_tensor *data, sch_tensor *w, sch_tensor **out, int *nout)
+{
+    su_arena *a = cx->a;
+    const ir_type *ot = sch_out_type(cx, 0);
+    int64_t OW = ot->shape[3], shape[3] = {ot->shape[0], ot->shape[1], ot->shape[2] * ot->shape[3]};
+    static const char *const names[] = {"n", "oc", "p"};
+    sch_tensor *t = sch_stage_new(cx, ot->dtype, 3, shape, names);
+    sch_var *ic = sch_stage_raxis(cx, t, "ic", w->shape[1]);
+    const sch_expr *p = VAR(t->axes[2]);
+    const sch_expr *dix[4] = {VAR(t->axes[0]), VAR(ic), sch_div(a, p, I(OW)), sch_mod(a, p, I(OW))};
+    const sch_expr *wix[4] = {VAR(t->axes[1]), VAR(ic), I(0), I(0)};
+    t->body = sch_mul(a, sch_cast(a, ot->dtype, sch_read(a, data, 4, dix)), sch_cast(a, ot->dtype, sch_read(a, w, 4, wix)));
+    t->reduce = SCH_RED_SUM;
+    static const char *const vnames[] = {"n", "oc", "oh", "ow"};
+    cx->tag = "view";
+    sch_tensor *v = sch_stage_new(cx, ot->dtype, 4, ot->shape, vnames);
+    const sch_expr *pix = sch_add(a, sch_mul(a, VAR(v->axes[2]), I(OW)), VAR(v->axes[3]));
+    const sch_expr *vix[3] = {VAR(v->axes[0]), VAR(v->axes[1]), pix};
+    v->body = sch_read(a, t, 3, vix);
+    out[0] = v;
+    *nout = 1;
+    return true;
+}
+
 bool sch_compute_conv2d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout)
 {
     int dp[4], kp[4], op[4];
@@ -88,6 +119,8 @@ bool sch_compute_conv2d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor
     const ir_type *ot = sch_out_type(cx, 0);
     int64_t C = data->shape[1], H = data->shape[2], W = data->shape[3];
     int64_t K = w->shape[0], CG = w->shape[1], KH = w->shape[2], KW = w->shape[3];
+    if (groups == 1 && KH == 1 && KW == 1 && st[0] == 1 && st[1] == 1 && !(pad[0] || pad[1] || pad[2] || pad[3]))
+        return conv2d_pointwise(cx, data, w, out, nout);
     sch_tensor *src = data;
     if (pad[0] || pad[1] || pad[2] || pad[3]) {
         int64_t shape[4] = {data->shape[0], C, H + pad[0] + pad[2], W + pad[1] + pad[3]};

@@ -1056,8 +1056,20 @@ void sch_kernel_free(sch_kernel *k);
 /* templates/default.c: injective, reduction, pooling, softmax, layer_norm;
  * and the helpers every template shares. */
 void sch_template_default(sch_tctx *t);
-/* templates/conv2d.c: conv2d_nchw, depthwise_conv2d_nchw, group_conv2d_nchw. */
+/* templates/conv2d.c: conv2d_nchw, depthwise_conv2d_nchw, group_conv2d_nchw
+ * (a 1x1 stride-1 unpadded conv goes to sch_template_conv2d_1x1). */
 void sch_template_conv2d(sch_tctx *t);
+/* A register tile of *kb channels (dividing K) x *owb columns (dividing OW)
+ * for widths whose divisors leave the usual one tiny: the most useful lane
+ * FMAs per step within the accumulators (docs/targets.md). */
+void sch_tmpl_fallback_tile(int64_t K, int64_t OW, const sch_hw *hw, int64_t *kb, int64_t *owb);
+/* A conv's output loops: order[0..n) reordered (the batch, the two outer
+ * tile loops, the tile's own), the first three fused into the parallel
+ * loop *f, the last vectorized. */
+void sch_tmpl_conv_output(sch_tctx *t, sch_tensor *o, int n, sch_iter *const *order, sch_iter **f);
+/* templates/conv2d_1x1.c: a conv of compute_nn.c's pixel-fused form (1x1,
+ * stride 1, no padding, one group) tiled as a GEMM over the pixels. */
+void sch_template_conv2d_1x1(sch_tctx *t);
 /* templates/conv2d_nchwc.c: nn.contrib_conv2d_NCHWc, vectorized over the block. */
 void sch_template_conv2d_nchwc(sch_tctx *t);
 /* templates/matmul.c: dense and batch_matmul. */

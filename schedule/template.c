@@ -22,7 +22,7 @@ static const struct {
     sch_template_fn fn;
     int version;
 } templates[] = {
-    {"conv2d_nchw", sch_template_conv2d, 2},
+    {"conv2d_nchw", sch_template_conv2d, 3}, /* 3: 1x1 convs tiled over fused pixels */
     {"depthwise_conv2d_nchw", sch_template_conv2d, 2},
     {"group_conv2d_nchw", sch_template_conv2d, 2},
     {"conv2d_nchwc", sch_template_conv2d_nchwc, 1},

@@ -43,7 +43,7 @@ static sch_tensor *pad_of(const sch_schedule *s, const sch_tensor *a)
  * by useful lane-FMAs per reduction step over what bounds the step: the
  * FMAs, the loads (kb / lanes weight vectors and owb broadcasts) or the
  * accumulators the FMA pipes need in flight (sch_hw_min_acc). */
-static void fallback_tile(int64_t K, int64_t OW, const sch_hw *hw, int64_t *kb, int64_t *owb)
+void sch_tmpl_fallback_tile(int64_t K, int64_t OW, const sch_hw *hw, int64_t *kb, int64_t *owb)
 {
     int lanes = hw->lanes, regs = sch_hw_acc_regs(hw), min_acc = sch_hw_min_acc(hw);
     int64_t max_k = sch_hw_max_cols(hw), max_w = hw->vregs;
@@ -115,7 +115,7 @@ static void register_tile(sch_tctx *t, const sch_tensor *a, conv_plan *p, int64_
         *kb0 = sch_tmpl_vector_factor(K, sch_hw_row_lanes(t->hw), lanes);
         *owb0 = sch_tmpl_divisor(OW, acc / ((*kb0 + lanes - 1) / lanes));
         if (*owb0 < 4)
-            fallback_tile(K, OW, t->hw, kb0, owb0);
+            sch_tmpl_fallback_tile(K, OW, t->hw, kb0, owb0);
     }
 }
 
@@ -184,12 +184,18 @@ static void schedule_output(sch_tctx *t, sch_tensor *o, const conv_plan *p, sch_
     sch_iter *ovec = p->along_tile && !p->vec_ow ? oci : owi, *oreg = ovec == oci ? owi : oci;
     sch_iter *outer[2] = {oco, oh};
     sch_iter *oorder[6] = {n, outer[p->ord[0]], outer[p->ord[1]], *owo, oreg, ovec};
-    SCH_TRY(t, sch_reorder(s, o, 6, oorder));
-    SCH_TRY(t, sch_fuse(s, o, n, oorder[1], f));
-    SCH_TRY(t, sch_fuse(s, o, *f, oorder[2], f));
+    sch_tmpl_conv_output(t, o, 6, oorder, f);
+}
+
+void sch_tmpl_conv_output(sch_tctx *t, sch_tensor *o, int n, sch_iter *const *order, sch_iter **f)
+{
+    sch_schedule *s = t->s;
+    SCH_TRY(t, sch_reorder(s, o, n, order));
+    SCH_TRY(t, sch_fuse(s, o, order[0], order[1], f));
+    SCH_TRY(t, sch_fuse(s, o, *f, order[2], f));
     SCH_TRY(t, sch_annotate(s, o, *f, SCH_LOOP_PARALLEL));
-    if (ovec->extent > 1)
-        SCH_TRY(t, sch_annotate(s, o, ovec, SCH_LOOP_VECTORIZED));
+    if (order[n - 1]->extent > 1)
+        SCH_TRY(t, sch_annotate(s, o, order[n - 1], SCH_LOOP_VECTORIZED));
 }
 
 /* The conv: the same tiles, reductions outside the register block, computed
@@ -234,7 +240,11 @@ static bool schedule_conv(sch_tctx *t, sch_tensor *a, sch_tensor *o, const conv_
 void sch_template_conv2d(sch_tctx *t)
 {
     sch_schedule *s = t->s;
-    sch_tensor *a, *o;
+    sch_tensor *a = sch_anchor(s), *o;
+    if (a && a->ndim == 3 && !strcmp(a->op, "nn.conv2d")) {
+        sch_template_conv2d_1x1(t); /* compute_nn.c's pixel-fused form of a 1x1 conv */
+        return;
+    }
     if (!conv_stages(t, &a, &o))
         return;
     conv_plan p = {0};

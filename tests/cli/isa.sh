@@ -62,7 +62,7 @@ asm_check() { # asm_check LABEL TARGET REG NOREG TASK...
     shift 4
     fl=$(cflags "$tg")
     for task in "$@"; do
-        "$RELAY_TUNE" lower "$M" --task "$task" --target "$tg" --emit c >"$TMP/k.c" 2>"$TMP/err" &&
+        "$RELAY_TUNE" lower "${ASM_MODEL:-$M}" --task "$task" --target "$tg" --emit c >"$TMP/k.c" 2>"$TMP/err" &&
             cc $fl -S -o "$TMP/k.s" "$TMP/k.c" 2>>"$TMP/err"
         if [ $? -ne 0 ]; then
             tap_fail "$label task $task: compiles to assembly" "$(cat "$TMP/err")"
@@ -86,6 +86,21 @@ asm_check() { # asm_check LABEL TARGET REG NOREG TASK...
 # the stem, a 3x3 conv, a 1x1 projection, a 512-channel 3x3, the dense
 asm_check avx512 "$AVX512" zmm xxnone 0 2 5 13 15
 asm_check avx2 "$ZEN1" ymm zmm 0 2 5 13 15
+# 1x1 stride-1 convs tiled over their fused pixels (conv2d_1x1.c): 56x56
+# (vectors of pixels), 14x14 and 7x7 (vectors of channels), on AVX-512 and
+# on Haswell's AVX2
+R50="$top_srcdir/benchmarks/models/resnet50.relay"
+HASWELL="cpu -mcpu=haswell -cores=2"
+tap_run "lower resnet50's 56x56 1x1 conv for avx512" 0 "$RELAY_TUNE" lower "$R50" --task 1 --target "$AVX512" --emit config
+tap_has "avx512: 8 channels by 32 pixels (two vectors) of 3136" "$TMP/out" '"vec_p":1,"tile_oc":[8,8],"tile_p":[98,32]'
+tap_run "  for haswell" 0 "$RELAY_TUNE" lower "$R50" --task 1 --target "$HASWELL" --emit config
+tap_has "avx2: 4 channels by 16 pixels (two vectors)" "$TMP/out" '"vec_p":1,"tile_oc":[16,4],"tile_p":[196,16]'
+tap_run "lower its 7x7 1x1 conv for avx512" 0 "$RELAY_TUNE" lower "$R50" --task 22 --target "$AVX512" --emit config
+tap_has "49 pixels make no vector: 32 channels (two vectors) by 7 pixels" "$TMP/out" '"vec_p":0,"tile_oc":[16,32],"tile_p":[7,7]'
+ASM_MODEL=$R50
+asm_check "avx512 1x1" "$AVX512" zmm xxnone 1 16 22
+asm_check "haswell 1x1" "$HASWELL" ymm zmm 1 16 22
+ASM_MODEL=
 
 # ---- row reductions (softmax, layer_norm) run as SIMD reductions ----------
 RELAY_TUNE_CACHE="$TMP/cache" "$RELAY_TUNE" compile "$top_srcdir/benchmarks/models/bert_layer.relay" --random-params 1 \

@@ -18,6 +18,15 @@ static const struct op_model {
                                              "{ nn.conv2d(%x, %w, strides=[2, 2], padding=[2, 1, 0, 1], dilation=[2, 1]) }"},
     {"conv2d 1x1 + residual", -1, 1, HDR "def @main(%x: Tensor[(1, 32, 7, 7), float32], %w: Tensor[(48, 32, 1, 1), float32], "
                                          "%r: Tensor[(1, 48, 7, 7), float32]) { add(nn.conv2d(%x, %w), %r) }"},
+    /* 1x1 convs in the pixel-fused form (conv2d_1x1.c): 13x13 = 169 pixels
+     * in no whole vector, a batch of 2, odd channel counts; 8x8 = 64 in
+     * whole vectors; 3 input channels across a 109-wide image */
+    {"conv2d 1x1 13x13 batch 2", -1, 1, HDR "def @main(%x: Tensor[(2, 19, 13, 13), float32], %w: Tensor[(40, 19, 1, 1), float32], "
+                                            "%b: Tensor[(40), float32]) { nn.relu(nn.bias_add(nn.conv2d(%x, %w), %b)) }"},
+    {"conv2d 1x1 8x8", -1, 1, HDR "def @main(%x: Tensor[(1, 24, 8, 8), float32], %w: Tensor[(20, 24, 1, 1), float32]) "
+                                  "{ nn.conv2d(%x, %w) }"},
+    {"conv2d 1x1 ic=3 109 wide", -1, 1, HDR "def @main(%x: Tensor[(1, 3, 2, 109), float32], %w: Tensor[(16, 3, 1, 1), float32]) "
+                                            "{ nn.conv2d(%x, %w) }"},
     {"depthwise conv2d + clip", -1, 1, HDR "def @main(%x: Tensor[(1, 24, 10, 10), float32], %w: Tensor[(24, 1, 3, 3), float32]) "
                                            "{ clip(nn.conv2d(%x, %w, padding=[1, 1], groups=24), a_min=0f, a_max=6f) }"},
     {"group conv2d", -1, 1, HDR "def @main(%x: Tensor[(1, 8, 6, 6), float32], %w: Tensor[(12, 2, 3, 3), float32]) "

@@ -1,6 +1,7 @@
 /* test_random_configs.c — the property that every valid schedule computes
  * the same function: for a few zoo tasks of different templates (a conv
- * with a residual epilogue, a 1x1 conv with many input channels, a strided
+ * with a residual epilogue, a 1x1 conv with many input channels and one
+ * whose 144 pixels tile in vectors (conv2d_1x1.c), a strided
  * depthwise conv, a dense with bias, a batched matmul) and small functions
  * of the default template (pooling, softmax, layer_norm, a mean, an
  * elementwise sum), random configs of each space (split, choice, reorder
@@ -24,6 +25,8 @@ static const struct { const char *model; int task; const char *name, *text; } ca
     {"mobilenet_v2", 23, NULL, NULL}, /* depthwise conv2d, stride 2, + scale + shift + clip */
     {"bert_layer", 0, NULL, NULL},    /* dense + bias */
     {"bert_layer", 1, NULL, NULL},    /* batch_matmul / 8 */
+    {NULL, 0, "conv2d 1x1 12x12", HDR "def @main(%x: Tensor[(1, 16, 12, 12), float32], %w: Tensor[(24, 16, 1, 1), float32], "
+                                  "%b: Tensor[(24, 1, 1), float32]) { nn.relu(add(nn.conv2d(%x, %w), %b)) }"},
     {NULL, 0, "max_pool2d", HDR "def @main(%x: Tensor[(1, 8, 12, 12), float32]) "
                             "{ nn.max_pool2d(%x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1]) }"},
     {NULL, 0, "avg_pool2d", HDR "def @main(%x: Tensor[(2, 3, 9, 9), float32]) "

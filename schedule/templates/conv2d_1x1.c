@@ -1,0 +1,138 @@
+/* conv2d_1x1.c — the template for 1x1 stride-1 unpadded convs (resnet's
+ * projections, mobilenet's pointwise convs), which compute_nn.c defines as
+ * a matrix product over the fused pixel axis: out[n, oc, p] = sum_ic
+ * w[oc, ic] x[n, ic, p], p = oh * OW + ow. Tiling p rather than a row means
+ * a 7x7 image is 49 columns and a 56x56 one 3136, a whole number of vectors,
+ * where a row of 56 is not. The output (the conv's view and its epilogue,
+ * inlined) is tiled into tile_oc channels x tile_p pixels, the tile loops
+ * fused and parallel (order_outer: which of them is outside); the product
+ * is computed at that loop into a register tile, either vectorized along
+ * the pixels (knob vec_p: loads of x contiguous, the weights broadcast,
+ * stores along the image) or along the channels (the weight vectors
+ * contiguous, the pixels broadcast) where the pixels make no whole vector.
+ * The weights are packed to OIHW[tile_oc]o (knob pack_weight), once at
+ * compile time for constants: a tile's channels of one ic are then one
+ * contiguous run, whichever way it vectorizes. */
+#include <string.h>
+
+#include "schedule/schedule.h"
+
+/* What the knobs decided. */
+typedef struct px_plan {
+    int64_t vec_p;              /* the register tile vectorizes along the pixels */
+    int64_t kb, pb;             /* the register tile: output channels x pixels */
+    int64_t pack;               /* the weights packed to OIHW[kb]o */
+    const int64_t *ord;         /* order_outer: the order of the (oc, p) tile loops */
+} px_plan;
+
+/* The register tile's default: vectorized along the pixels where they make
+ * whole vectors (a row of two vectors, as many channel rows as the
+ * accumulators allow), else along the channels with as many pixels as the
+ * accumulators allow (the conv template's fallback where only a tiny
+ * divisor of the pixels fits). */
+static void default_tile(const sch_hw *hw, int64_t K, int64_t P, bool vec_p, int64_t *kb, int64_t *pb)
+{
+    int lanes = hw->lanes;
+    int64_t acc = sch_hw_acc_regs(hw), max_rows = sch_hw_max_rows(hw);
+    if (vec_p) {
+        *pb = sch_tmpl_vector_factor(P, sch_hw_row_lanes(hw), lanes);
+        int64_t rows = acc / ((*pb + lanes - 1) / lanes);
+        *kb = sch_tmpl_divisor(K, rows < max_rows ? rows : max_rows);
+    } else {
+        *kb = sch_tmpl_vector_factor(K, sch_hw_row_lanes(hw), lanes);
+        *pb = sch_tmpl_divisor(P, acc / ((*kb + lanes - 1) / lanes));
+        if (*pb < 4)
+            sch_tmpl_fallback_tile(K, P, hw, kb, pb);
+    }
+}
+
+static void px_knobs(sch_tctx *t, const sch_tensor *a, px_plan *p)
+{
+    const sch_hw *hw = t->hw;
+    int64_t K = a->shape[1], P = a->shape[2], IC = a->rext[0], kb0, pb0;
+    static const int64_t off_on[2] = {0, 1};
+    p->vec_p = sch_define_knob(t, "vec_p", 2, off_on, P % hw->lanes == 0);
+    default_tile(hw, K, P, p->vec_p, &kb0, &pb0);
+    const int64_t dk[2] = {K / kb0, kb0}, dp[2] = {P / pb0, pb0};
+    /* both within four vectors (machine.c): the candidates of a knob may
+     * not depend on another knob's value (vec_p), so the unrolled one is
+     * bounded where it is unrolled (px_product) */
+    p->kb = sch_define_split(t, "tile_oc", K, 2, sch_hw_max_cols(hw), dk)[1];
+    p->pb = sch_define_split(t, "tile_p", P, 2, sch_hw_max_cols(hw), dp)[1];
+    p->pack = sch_define_knob(t, "pack_weight", 2, off_on, 1);
+    /* The tile loops' order moves the least data from beyond L2: channel
+     * tiles outside read each weight panel once and the input once per
+     * channel tile (once in all where it fits L2); pixel tiles outside read
+     * the input once and the whole weight once per pixel tile (once where
+     * it fits). On a tie channel tiles go outside, so that the output's
+     * stores run along the image: pixel tiles outside win where the input
+     * outgrows L2 (resnet50's 256 x 56 x 56 inputs), channel tiles where
+     * the input is small (mobilenet's 16 x 112 x 112). */
+    static const char *const outer_loops[2] = {"oc", "p"};
+    static const int64_t outer_orders[4] = {0, 1, 1, 0};
+    int64_t l2 = hw->l2 > 0 ? hw->l2 : 1 << 20, x = IC * P * 4, w = K * IC * 4;
+    int64_t oc_outside = w + (x <= l2 ? x : x * (K / p->kb)), p_outside = x + (w <= l2 ? w : w * (P / p->pb));
+    p->ord = sch_define_reorder(t, "order_outer", 2, outer_loops, 2, outer_orders, p_outside < oc_outside);
+}
+
+/* The output: the pixel axis fused, tiles of kb channels x pb pixels, the
+ * tile loops fused and parallel into *f. */
+static void px_output(sch_tctx *t, sch_tensor *o, const px_plan *p, sch_iter **f)
+{
+    sch_schedule *s = t->s;
+    sch_iter *n = o->leaves.data[0], *oc = o->leaves.data[1], *px, *oco, *oci, *po, *pi;
+    SCH_TRY(t, sch_fuse(s, o, o->leaves.data[2], o->leaves.data[3], &px));
+    if (t->err)
+        return;
+    SCH_TRY(t, sch_split(s, o, oc, p->kb, &oco, &oci));
+    SCH_TRY(t, sch_split(s, o, px, p->pb, &po, &pi));
+    if (t->err)
+        return;
+    sch_iter *outer[2] = {oco, po}, *vec = p->vec_p ? pi : oci, *reg = p->vec_p ? oci : pi;
+    sch_iter *order[5] = {n, outer[p->ord[0]], outer[p->ord[1]], reg, vec};
+    sch_tmpl_conv_output(t, o, 5, order, f);
+}
+
+/* The product at the output's tile loop at: ic outside the register tile. */
+static void px_product(sch_tctx *t, sch_tensor *a, sch_tensor *o, const px_plan *p, sch_iter *at)
+{
+    sch_schedule *s = t->s;
+    sch_iter *n = a->leaves.data[0], *oc = a->leaves.data[1], *px = a->leaves.data[2], *ic = a->leaves.data[3];
+    sch_iter *oco, *oci, *po, *pi;
+    SCH_TRY(t, sch_split(s, a, oc, p->kb, &oco, &oci));
+    SCH_TRY(t, sch_split(s, a, px, p->pb, &po, &pi));
+    if (t->err)
+        return;
+    sch_iter *vec = p->vec_p ? pi : oci, *reg = p->vec_p ? oci : pi;
+    sch_iter *order[6] = {n, oco, po, ic, reg, vec};
+    SCH_TRY(t, sch_reorder(s, a, 6, order));
+    /* an unrolled dimension beyond what the registers hold stays a loop:
+     * channel rows beyond the accumulators, pixels beyond the registers */
+    if (reg->extent > 1 && reg->extent <= (p->vec_p ? sch_hw_max_rows(t->hw) : t->hw->vregs))
+        SCH_TRY(t, sch_annotate(s, a, reg, SCH_LOOP_UNROLLED));
+    if (vec->extent > 1)
+        SCH_TRY(t, sch_annotate(s, a, vec, SCH_LOOP_VECTORIZED));
+    SCH_TRY(t, sch_compute_at(s, a, o, at));
+}
+
+void sch_template_conv2d_1x1(sch_tctx *t)
+{
+    sch_schedule *s = t->s;
+    sch_tensor *a = sch_anchor(s), *o = a ? sch_tmpl_reader(s, a) : NULL;
+    if (!o || a->ndim != 3 || a->nraxes != 1 || o->output < 0 || o->ndim != 4) {
+        sch_template_default(t);
+        return;
+    }
+    px_plan p = {0};
+    px_knobs(t, a, &p);
+    sch_tensor *w = a->call ? sch_param_tensor(s, a->call->u.call.args[1]) : NULL;
+    if (p.pack && w && w->ndim == 4)
+        SCH_TRY(t, sch_pack(s, a, w, 0, p.kb, NULL));
+    sch_iter *f = NULL;
+    px_output(t, o, &p, &f);
+    if (t->err)
+        return;
+    px_product(t, a, o, &p, f);
+    if (!t->err)
+        sch_tmpl_finish(t);
+}
