@@ -108,7 +108,7 @@ fi
 
 # ---- rank 0 killed: at most the batch in flight is lost, the same command resumes ----
 # (plain mpirun: the job ends with rank 0; a kernel cache of its own and a
-# compiler that takes a second a unit, so the run is still going when the
+# compiler that takes three seconds a unit, so the run is still going when the
 # first batch is reported, however fast the host)
 MPI0="$MPIRUN --oversubscribe --mca btl self,tcp --mca btl_tcp_if_include lo --mca oob_tcp_if_include lo"
 RELAY_TUNE_CACHE="$TMP/cache-k0" RELAY_TUNE_CC="$top_srcdir/tests/dist/slow-cc.sh" timeout 300 \
