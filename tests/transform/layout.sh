@@ -106,8 +106,8 @@ compiled_same "resnet18 (blocks chosen by the DP, lanes 8)" "$(small resnet18)" 
 # the template's kernel, for a named target: the block is the vector loop of the register tile
 T="cpu -mcpu=skylake-avx512 -cores=2"
 if "$RELAY_TUNE" lower -O3 --layout-block 16 --random-params 7 --target "$T" --task 1 "$(small resnet18)" \
-    >"$TMP/k" 2>"$TMP/err" && grep -q "unrolled for ow in 0..16" "$TMP/k" &&
-    grep -A1 "unrolled for ow in 0..16" "$TMP/k" | grep -q "vectorized for oc in 0..16"; then
+    >"$TMP/k" 2>"$TMP/err" && grep -q "unrolled for ow.i in 0..16" "$TMP/k" &&
+    grep -A1 "unrolled for ow.i in 0..16" "$TMP/k" | grep -q "vectorized for oc in 0..16"; then
     tap_ok "layout: the blocked conv's register tile is 16 columns x one 16-lane block (AVX-512)"
 else
     tap_fail "layout: the blocked conv's register tile is 16 columns x one 16-lane block (AVX-512)" \
@@ -115,7 +115,7 @@ else
 fi
 T="cpu -mcpu=haswell -cores=2"
 if "$RELAY_TUNE" lower -O3 --layout-block 8 --random-params 7 --target "$T" --task 1 "$(small resnet18)" \
-    >"$TMP/k" 2>"$TMP/err" && grep -A1 "unrolled for ow in 0..8" "$TMP/k" | grep -q "vectorized for oc in 0..8"; then
+    >"$TMP/k" 2>"$TMP/err" && grep -A1 "unrolled for ow.i in 0..8" "$TMP/k" | grep -q "vectorized for oc in 0..8"; then
     tap_ok "layout: on AVX2 with blocks of 8 the tile is 8 columns x one 8-lane block (12 accumulators at most)"
 else
     tap_fail "layout: on AVX2 with blocks of 8 the tile is 8 columns x one 8-lane block" "$(cat "$TMP/err")" \
