@@ -122,9 +122,10 @@ void rt_module_free(rt_module *m)
 }
 
 /* The graphs of alter-layout's variants (every conv in its k-th candidate
- * block), kept in m->variants for rt_module_tasks: one pipeline run each on
- * the definitions as they are now, which the nodes' immutability keeps
- * valid; the definitions are put back after. False after an error in d. */
+ * block), kept in m->variants for rt_module_tasks: the pipeline from
+ * alter-layout on, once each, on the definitions as they are now (the
+ * passes before it run once, by the caller), which the nodes' immutability
+ * keeps valid; the definitions are put back after. False after an error in d. */
 static bool block_variants(rt_module *m, const tr_options *to, su_diags *d)
 {
     ir_module *ir = m->ir;
@@ -136,6 +137,7 @@ static bool block_variants(rt_module *m, const tr_options *to, su_diags *d)
     vo.print_after_all = false;
     vo.check = NULL;
     vo.layout_cost = NULL;  /* a forced variant does not search */
+    vo.from_pass = "alter-layout";
     bool okk = true;
     for (int k = 0; okk && k < TR_LAYOUT_VARIANTS; k++) {
         vo.layout_force = k + 1;
@@ -186,8 +188,15 @@ int rt_module_optimize(rt_module *m, const rt_opt_options *o, FILE *errs)
     su_diags d = {0};
     /* the passes and everything after them take first-order tensor code:
        interpreter-only constructs are refused by name, unused ADT code dropped */
-    bool okk = ir_module_first_order(m->ir, &d) && (!o->layout_tasks || o->level < 3 || block_variants(m, &to, &d)) &&
-               tr_optimize(m->ir, &to, &d);
+    bool okk = ir_module_first_order(m->ir, &d);
+    if (okk && o->layout_tasks && o->level >= 3) {
+        /* the passes before alter-layout once, then the rest per variant and for the DP's choice */
+        tr_options pre = to;
+        pre.until_pass = "alter-layout";
+        okk = tr_optimize(m->ir, &pre, &d) && block_variants(m, &to, &d);
+        to.from_pass = "alter-layout";
+    }
+    okk = okk && tr_optimize(m->ir, &to, &d);
     tr_checker_free(checker);
     api_layout_costs_free(costs);
     report(&d, errs);

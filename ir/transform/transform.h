@@ -87,6 +87,9 @@ struct tr_options {
                                    tasks are those of block k (0: the DP's choice) */
     tr_layout_cost_fn layout_cost;  /* layout_dp.c: known kernel times (NULL: the analytic model only) */
     void *layout_cost_ctx;
+    const char *from_pass;      /* run the pipeline from this pass on (NULL: from the first) */
+    const char *until_pass;     /* stop before this pass (NULL: run to the end); the two let a
+                                   caller run the passes before one once and the rest several times */
     tr_check_fn check;          /* check mode: compare before/after each pass */
     void *check_ctx;
 };
