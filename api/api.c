@@ -114,9 +114,46 @@ void rt_module_free(rt_module *m)
     if (!m)
         return;
     ir_module_free(m->ir);
+    for (int k = 0; k < TR_LAYOUT_VARIANTS; k++)
+        free(m->variants[k]);
     tun_tasks_free(&m->tasks);
     free(m->pub);
     free(m);
+}
+
+/* The graphs of alter-layout's variants (every conv in its k-th candidate
+ * block), kept in m->variants for rt_module_tasks: the pipeline from
+ * alter-layout on, once each, on the definitions as they are now (the
+ * passes before it run once, by the caller), which the nodes' immutability
+ * keeps valid; the definitions are put back after. False after an error in d. */
+static bool block_variants(rt_module *m, const tr_options *to, su_diags *d)
+{
+    ir_module *ir = m->ir;
+    size_t n = ir->defs.len;
+    ir_global_def *orig = su_malloc(sizeof *orig * (n + 1));
+    memcpy(orig, ir->defs.data, sizeof *orig * n);
+    tr_options vo = *to;
+    vo.print_after = NULL;
+    vo.print_after_all = false;
+    vo.check = NULL;
+    vo.layout_cost = NULL;  /* a forced variant does not search */
+    vo.from_pass = "alter-layout";
+    bool okk = true;
+    for (int k = 0; okk && k < TR_LAYOUT_VARIANTS; k++) {
+        vo.layout_force = k + 1;
+        okk = tr_optimize(ir, &vo, d);
+        if (okk) {
+            free(m->variants[k]);
+            m->variants[k] = su_malloc(sizeof *orig * (ir->defs.len + 1));
+            memcpy(m->variants[k], ir->defs.data, sizeof *orig * ir->defs.len);
+            m->nvariant_defs[k] = ir->defs.len;
+        }
+        /* the pipeline keeps or drops definitions, never moves them: the array holds n */
+        memcpy(ir->defs.data, orig, sizeof *orig * n);
+        ir->defs.len = n;
+    }
+    free(orig);
+    return okk;
 }
 
 int rt_module_optimize(rt_module *m, const rt_opt_options *o, FILE *errs)
@@ -124,13 +161,25 @@ int rt_module_optimize(rt_module *m, const rt_opt_options *o, FILE *errs)
     rt_opt_options none = {0};
     if (!o)
         o = &none;
+    FILE *err = errs ? errs : stderr;
     if (o->layout_auto && o->layout_block <= 0) {
-        fprintf(errs ? errs : stderr, "error: --layout-auto needs --layout-block N (N: the vector lanes the blocks are multiples of)\n");
+        fprintf(err, "error: --layout-auto needs --layout-block N (N: the vector lanes the blocks are multiples of)\n");
+        return -1;
+    }
+    if ((o->layout_tasks || o->layout_db) && !o->layout_auto) {
+        fprintf(err, "error: %s needs --layout-auto\n", o->layout_db ? "the layout DP's database" : "the tasks of every block");
         return -1;
     }
     tr_options to = {.level = o->level, .print_after = o->print_after, .print_after_all = o->print_after_all != 0,
-                     .print_to = errs ? errs : stderr, .max_fuse_depth = o->max_fuse_depth,
+                     .print_to = err, .max_fuse_depth = o->max_fuse_depth,
                      .layout_block = o->layout_block, .layout_auto = o->layout_auto != 0};
+    api_layout_costs *costs = NULL;
+    if (o->layout_db && o->level >= 3 && !(costs = api_layout_costs_load(o->layout_db, o->layout_target, err)))
+        return -1;
+    if (costs) {
+        to.layout_cost = api_layout_cost;
+        to.layout_cost_ctx = costs;
+    }
     tr_checker *checker = o->check ? tr_checker_new(o->check_seed, 0) : NULL;
     if (checker) {
         to.check = tr_check_interp;
@@ -139,8 +188,17 @@ int rt_module_optimize(rt_module *m, const rt_opt_options *o, FILE *errs)
     su_diags d = {0};
     /* the passes and everything after them take first-order tensor code:
        interpreter-only constructs are refused by name, unused ADT code dropped */
-    bool okk = ir_module_first_order(m->ir, &d) && tr_optimize(m->ir, &to, &d);
+    bool okk = ir_module_first_order(m->ir, &d);
+    if (okk && o->layout_tasks && o->level >= 3) {
+        /* the passes before alter-layout once, then the rest per variant and for the DP's choice */
+        tr_options pre = to;
+        pre.until_pass = "alter-layout";
+        okk = tr_optimize(m->ir, &pre, &d) && block_variants(m, &to, &d);
+        to.from_pass = "alter-layout";
+    }
+    okk = okk && tr_optimize(m->ir, &to, &d);
     tr_checker_free(checker);
+    api_layout_costs_free(costs);
     report(&d, errs);
     return okk ? 0 : -1;
 }
@@ -170,6 +228,9 @@ void rt_module_tasks(rt_module *m, const rt_task **tasks, size_t *n)
     tun_tasks_free(&m->tasks);
     free(m->pub);
     tun_extract_tasks(m->ir, &m->tasks);
+    for (int k = 0; k < TR_LAYOUT_VARIANTS; k++)
+        if (m->variants[k])
+            tun_extract_tasks_add(m->variants[k], m->nvariant_defs[k], &m->tasks);
     m->pub = su_calloc(m->tasks.len + 1, sizeof *m->pub);
     for (size_t i = 0; i < m->tasks.len; i++) {
         const tun_task *t = &m->tasks.items[i];

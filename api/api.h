@@ -8,6 +8,7 @@
 #include "db/db.h"
 #include "dist/dist.h"
 #include "ir/ir.h"
+#include "ir/transform/transform.h"
 #include "tuner/tuner.h"
 
 /* ---- api.c: modules ------------------------------------------------------ */
@@ -16,7 +17,25 @@ struct rt_module {
     ir_module *ir;          /* parsed and type-checked */
     tun_tasks tasks;        /* filled by rt_module_tasks */
     rt_task *pub;           /* the same, as the public struct */
+    /* rt_opt_options.layout_tasks: @main and the rest as alter-layout's
+       variant k + 1 makes them (every conv in its k + 1-th candidate block),
+       whose tasks rt_module_tasks adds; NULL where not made */
+    ir_global_def *variants[TR_LAYOUT_VARIANTS];
+    size_t nvariant_defs[TR_LAYOUT_VARIANTS];
 };
+
+/* ---- layout_cost.c: the layout DP's kernel times from a database -------- */
+
+typedef struct api_layout_costs api_layout_costs;
+/* The best record of every conv2d_nchwc workload of target (NULL: "cpu") in
+ * the database at path, by conv and blocks; NULL after a message to errs. */
+api_layout_costs *api_layout_costs_load(const char *path, const char *target, FILE *errs);
+/* A tr_layout_cost_fn over them (ctx: the api_layout_costs): the least cost
+ * of a record of conv in blocks (ib, ob), seconds, or -1 without one. */
+double api_layout_cost(void *ctx, const ir_expr *conv, int64_t ib, int64_t ob);
+/* The (conv, blocks) pairs known; *records (unless NULL) gets the records read. */
+size_t api_layout_costs_count(const api_layout_costs *c, size_t *records);
+void api_layout_costs_free(api_layout_costs *c);
 
 /* ---- run.c: tensors, inputs, rt_run -------------------------------------- */
 

@@ -25,7 +25,8 @@ static void help(FILE *out)
             "  --db DB                 build each task with its best config in tuning database DB\n"
             "  -j N                    run N compilers at once (default: one per core)\n"
             "  --layout-block N        convs and the ops between them in NCHW[x]c, x up to N\n"
-            "  --layout-auto           with --layout-block N: blocks chosen by a DP over the graph, N the vector lanes\n"
+            "  --layout-auto           with --layout-block N: blocks chosen by a DP over the graph, N the vector lanes,\n"
+            "                          by --db's kernel times where it has them\n"
             "                          (docs/layouts.md; default 0: NCHW)\n"
             "  -o MODEL.so             the object to write (default: MODEL's name with .so, here)\n"
             "  The parameters left unbound are the model's inputs.\n");
@@ -42,6 +43,10 @@ char *cli_compile(const char *model, const char *const *params, int nparams, boo
     opt.level = 3;
     opt.layout_block = layout_block;
     opt.layout_auto = layout_auto;
+    if (layout_auto) {
+        opt.layout_db = o->db_path; /* the DP picks blocks by the database's kernel times */
+        opt.layout_target = o->target;
+    }
     if (rt_module_optimize(m, &opt, stderr) != 0)
         goto done;
     path = rt_model_compile(m, out, o, rep, stderr);

@@ -75,7 +75,9 @@ static int lower(const cli_opts *o, int what, const char *cfg)
 {
     rt_module *m = cli_load_model(o->model, o->params.v, o->params.n, o->random, o->seed);
     int rc = 1;
-    if (m && rt_module_optimize(m, &o->opt, stderr) == 0) {
+    rt_opt_options opt = o->opt;
+    opt.layout_tasks = opt.layout_auto; /* the task numbers of `tasks`: every candidate block */
+    if (m && rt_module_optimize(m, &opt, stderr) == 0) {
         char *text = rt_task_lower(m, (size_t)o->task, cfg, o->target ? o->target : "cpu", what, stderr);
         if (text) {
             fputs(text, stdout);

@@ -27,6 +27,8 @@ static void help(FILE *out)
             "  --layout-block N     -O3: convs and the ops between them in NCHW[x]c, x up to N (default 0: NCHW)\n"
             "  --layout-auto        with --layout-block N: each conv's blocks chosen by a DP over the graph\n"
             "                       (kernel + transform time), N the vector lanes (docs/layouts.md)\n"
+            "  --db DB              with --layout-auto: the DP's kernel times from DB's best records\n"
+            "                       of --target (default cpu); the analytic model for those without\n"
             "  --check [SEED]       run @main in the interpreter before and after every pass on\n"
             "                       seeded random inputs; stop at the first pass that changes the result\n"
             "  --stats              print operator and fused-function counts to stderr\n"
@@ -49,6 +51,8 @@ int cli_cmd_opt(int argc, char **argv)
     long ops0, prim0, ops1, prim1;
     rt_module_counts(m, &ops0, &prim0);
     rc = 1;
+    o.opt.layout_db = o.db; /* the DP's kernel times (docs/layouts.md); refused without --layout-auto */
+    o.opt.layout_target = o.target;
     if (rt_module_optimize(m, &o.opt, stderr) == 0) {
         rt_module_counts(m, &ops1, &prim1);
         if (o.stats)

@@ -19,7 +19,9 @@ static void help(FILE *out)
             "  --json   machine-readable output (keys, hashes, shapes, GFLOP, counts)\n"
             "  --keys   also print each task's full workload key\n"
             "  --space  also print each task's config space for the target: its template (and the\n"
-            "           template's version), knobs, their candidates (* the default) and total size\n");
+            "           template's version), knobs, their candidates (* the default) and total size\n"
+            "  --layout-block N [--layout-auto]   convs in NCHW[x]c; with --layout-auto a conv2d_nchwc\n"
+            "           task per conv and candidate block, as tune tunes them (docs/layouts.md)\n");
 }
 
 int cli_cmd_tasks(int argc, char **argv)
@@ -32,6 +34,7 @@ int cli_cmd_tasks(int argc, char **argv)
         rc = 2;
     }
     rt_module *m = NULL;
+    o.opt.layout_tasks = o.opt.layout_auto; /* the tasks tune would tune: every candidate block */
     if (rc < 0 && (m = cli_load_model(o.model, o.params.v, o.params.n, o.random, o.seed)) &&
         rt_module_optimize(m, &o.opt, stderr) != 0) {
         rt_module_free(m);

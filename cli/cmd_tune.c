@@ -42,6 +42,8 @@ static void help(FILE *out)
             "                      a task leaves unused (early stop, space exhausted) go to the others\n"
             "  --no-transfer       tuners do not learn from the records of similar workloads\n"
             "  --tasks SELECTION   task indices, ranges and hash prefixes: 0,3-5,e6a6 (relay-tune tasks)\n"
+            "  --layout-block N [--layout-auto]   tune the convs in NCHW[x]c; with --layout-auto a task per\n"
+            "                      conv and candidate block, which compile --layout-auto --db then chooses among\n"
             "  --early-stopping N  stop a task after N trials without improvement\n"
             "  --seed S            the tuners' and the inputs' seed (default 0)\n"
             "  --jobs J            compilers at once (default: the cores)\n"
@@ -187,7 +189,9 @@ static char *command_line(int argc, char **argv)
 static rt_module *load_model(const cli_opts *o)
 {
     rt_module *m = cli_load_model(o->model, o->params.v, o->params.n, o->random || !o->params.n, o->seed);
-    if (m && rt_module_optimize(m, &o->opt, stderr) != 0) {
+    rt_opt_options opt = o->opt;
+    opt.layout_tasks = opt.layout_auto; /* --layout-auto tunes every candidate block (docs/layouts.md) */
+    if (m && rt_module_optimize(m, &opt, stderr) != 0) {
         rt_module_free(m);
         m = NULL;
     }

@@ -48,11 +48,11 @@ static const opt_row rows[] = {
     {"--random-params", MODEL_CMDS, OPT_SEED, AT(seed), AS_ULL, 0, 0, false},
     {"--input", CLI_RUN | CLI_BENCH, OPT_LIST, AT(inputs), AS_INT, 0, 0, false},
     /* the target, and the tuned configs of the commands that compile */
-    {"--target", MODEL_CMDS & ~CLI_OPT & ~CLI_TUNE, OPT_STR, AT(target), AS_INT, 0, 0, false},
+    {"--target", MODEL_CMDS & ~CLI_TUNE, OPT_STR, AT(target), AS_INT, 0, 0, false},
     /* tune: one or several targets at once (a task per task and target) */
     {"--target", CLI_TUNE, OPT_LIST, AT(targets), AS_INT, 0, 0, false},
     {"--rank-target", CLI_TUNE, OPT_STR, AT(tune.rank_target), AS_INT, 0, 0, false},
-    {"--db", COMPILED_CMDS, OPT_STR, AT(db), AS_INT, 0, 0, false},
+    {"--db", COMPILED_CMDS | CLI_OPT, OPT_STR, AT(db), AS_INT, 0, 0, false},
     /* the optimization */
     {"-O", CLI_TUNE | CLI_OPT | CLI_TASKS | CLI_LOWER, OPT_LEVEL, AT(opt.level), AS_INT, 0, 0, false},
     /* run */

@@ -70,6 +70,12 @@ typedef struct rt_opt_options {
     int layout_block;           /* alter-layout (-O3): convs in NCHW[x]c with x up to this (0: plain NCHW) */
     int layout_auto;            /* nonzero: each conv's blocks chosen by a DP over the graph (kernel
                                    and transform time), layout_block being the vector lanes */
+    int layout_tasks;           /* with layout_auto, nonzero: the module's tasks (rt_module_tasks,
+                                   rt_tune) cover every candidate block of every conv, not only the
+                                   chosen ones (the graph is optimized once more per candidate) */
+    const char *layout_db;      /* with layout_auto: the DP's kernel times from this tuning database's
+                                   best records (a conv and blocks without one: the analytic model) */
+    const char *layout_target;  /* the target of those records (NULL: "cpu") */
 } rt_opt_options;
 
 /* Runs the optimization pipeline (passes, fusion) on m in place. Returns 0,

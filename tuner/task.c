@@ -92,26 +92,63 @@ static void post(ir_visitor *v, const ir_expr *e)
         add_call(v->ctx, e);
 }
 
-void tun_extract_tasks(const ir_module *m, tun_tasks *out)
+static void task_free(tun_task *t)
+{
+    free(t->key);
+    free(t->template_name);
+    free(t->anchor);
+    free(t->shapes);
+    free(t->param_const);
+}
+
+static void extract(const ir_global_def *defs, size_t n, tun_tasks *out)
 {
     extractor x = {out, {0}};
+    for (size_t i = 0; i < out->len; i++)
+        su_map_put(&x.by_key, out->items[i].key, (void *)(uintptr_t)(i + 1));
     ir_visitor v;
     ir_visitor_init(&v, pre, post, &x);
-    for (size_t i = 0; i < m->defs.len; i++)
-        ir_visit(&v, m->defs.data[i].func->u.func.body);
+    for (size_t i = 0; i < n; i++)
+        ir_visit(&v, defs[i].func->u.func.body);
     ir_visitor_free(&v);
     su_map_free(&x.by_key);
 }
 
+void tun_extract_tasks(const ir_module *m, tun_tasks *out)
+{
+    memset(out, 0, sizeof *out);
+    extract(m->defs.data, m->defs.len, out);
+}
+
+void tun_extract_tasks_add(const ir_global_def *defs, size_t n, tun_tasks *out)
+{
+    /* another graph of the same model: its tasks that out has are the same
+       kernels, not more calls of them, so only new keys are added (with the
+       calls that graph makes) */
+    size_t had = out->len;
+    tun_tasks more = {0};
+    extract(defs, n, &more);
+    for (size_t i = 0; i < more.len; i++) {
+        bool known = false;
+        for (size_t j = 0; j < had && !known; j++)
+            known = !strcmp(out->items[j].key, more.items[i].key);
+        if (known) {
+            task_free(&more.items[i]);
+            continue;
+        }
+        if (out->len == out->cap) {
+            out->cap = out->cap ? out->cap * 2 : 16;
+            out->items = su_realloc(out->items, out->cap * sizeof *out->items);
+        }
+        out->items[out->len++] = more.items[i];
+    }
+    free(more.items);
+}
+
 void tun_tasks_free(tun_tasks *t)
 {
-    for (size_t i = 0; i < t->len; i++) {
-        free(t->items[i].key);
-        free(t->items[i].template_name);
-        free(t->items[i].anchor);
-        free(t->items[i].shapes);
-        free(t->items[i].param_const);
-    }
+    for (size_t i = 0; i < t->len; i++)
+        task_free(&t->items[i]);
     free(t->items);
     memset(t, 0, sizeof *t);
 }

@@ -47,6 +47,10 @@ typedef struct tun_tasks {
 /* Extracts the tasks of every primitive function called in m (a fused module),
  * in order of first call; functions without a tunable anchor are skipped. */
 void tun_extract_tasks(const ir_module *m, tun_tasks *out);
+/* Adds to out the tasks of the functions defs[0..n) (another graph of the
+ * same model, such as one of alter-layout's block variants) whose keys out
+ * lacks. */
+void tun_extract_tasks_add(const ir_global_def *defs, size_t n, tun_tasks *out);
 /* Frees the tasks' strings and the array. */
 void tun_tasks_free(tun_tasks *t);
 

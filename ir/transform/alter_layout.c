@@ -14,7 +14,8 @@
  * them), or the largest divisor of its channels up to options->layout_block
  * at a graph input; its output block is the largest divisor of its output
  * channels up to layout_block. With layout_auto both come from layout_dp.c's
- * graph-level choice instead. The pass runs only when layout_block > 0. */
+ * graph-level choice instead (or its forced variant layout_force, the
+ * graph whose tasks are those of one candidate block). The pass runs only when layout_block > 0. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

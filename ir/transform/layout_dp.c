@@ -188,6 +188,47 @@ static void fix_preds(dp_ctx *cx, int k)
     }
 }
 
+/* The program: forward, each conv's cost by output block (its predecessors'
+ * already known); backward, the last conv's best state, then each
+ * predecessor's given what its consumers fixed. */
+static void choose(dp_ctx *cx)
+{
+    for (size_t k = 0; k < cx->convs.len; k++)
+        for (int j = 0; j < cx->convs.data[k].nout; j++) {
+            int ib;
+            cx->convs.data[k].cost[j] = conv_cost(cx, (int)k, j, &ib);
+        }
+    for (size_t k = cx->convs.len; k-- > 0;) {
+        dp_conv *c = &cx->convs.data[k];
+        if (c->fixed < 0)
+            for (int j = 0; j < c->nout; j++)
+                if (c->fixed < 0 || c->cost[j] < c->cost[c->fixed])
+                    c->fixed = j;
+        conv_cost(cx, (int)k, c->fixed, &c->ib);
+        fix_preds(cx, (int)k);
+    }
+}
+
+/* Variant f (layout_force): every conv's f-th candidate output block (its
+ * last when it has fewer) and its producer's block as input, so that the
+ * graph is consistent and its fused functions are the ones a DP choice of
+ * those blocks compiles: tuning extracts the tasks of each variant. */
+static void force(dp_ctx *cx, int f)
+{
+    for (size_t k = 0; k < cx->convs.len; k++) {
+        dp_conv *c = &cx->convs.data[k];
+        c->fixed = (f < c->nout ? f : c->nout) - 1;
+        c->ib = (f < c->nin ? f : c->nin) - 1;
+        for (size_t e = cx->first[k]; e < cx->first[k + 1]; e++) {
+            const dp_edge *d = &cx->edges.data[e];
+            const dp_conv *p = &cx->convs.data[d->from];
+            for (int i = 0; !d->side && i < c->nin; i++)
+                if (c->in[i] == p->out[p->fixed])
+                    c->ib = i;
+        }
+    }
+}
+
 static int by_to(const void *a, const void *b)
 {
     const dp_edge *x = a, *y = b;
@@ -211,24 +252,15 @@ void tr_layout_dp(ir_module *m, const tr_options *o, tr_block_choices *out)
         cx.first[cx.edges.data[e].to + 1]++;
     for (size_t k = 0; k < cx.convs.len; k++)
         cx.first[k + 1] += cx.first[k];
-    /* forward: each conv's cost by output block, its predecessors' already known */
-    for (size_t k = 0; k < cx.convs.len; k++)
-        for (int j = 0; j < cx.convs.data[k].nout; j++) {
-            int ib;
-            cx.convs.data[k].cost[j] = conv_cost(&cx, (int)k, j, &ib);
-        }
-    /* backward: the last conv's best state, then each predecessor's given it */
+    if (o->layout_force > 0)
+        force(&cx, o->layout_force);
+    else
+        choose(&cx);
     out->n = cx.convs.len;
     out->v = su_calloc(cx.convs.len + 1, sizeof *out->v);
     out->total_s = 0;
-    for (size_t k = cx.convs.len; k-- > 0;) {
-        dp_conv *c = &cx.convs.data[k];
-        if (c->fixed < 0)
-            for (int j = 0; j < c->nout; j++)
-                if (c->fixed < 0 || c->cost[j] < c->cost[c->fixed])
-                    c->fixed = j;
-        conv_cost(&cx, (int)k, c->fixed, &c->ib);
-        fix_preds(&cx, (int)k);
+    for (size_t k = 0; k < cx.convs.len; k++) {
+        const dp_conv *c = &cx.convs.data[k];
         out->v[k] = (tr_block_choice){c->e->id, c->in[c->ib], c->out[c->fixed]};
         out->total_s += c->ker[c->ib][c->fixed];
     }

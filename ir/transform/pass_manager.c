@@ -46,9 +46,13 @@ bool tr_optimize(ir_module *m, const tr_options *o, su_diags *d)
 {
     if (!ir_infer_types(m, d))
         return false;
+    bool started = !o->from_pass;
     for (size_t i = 0; i < sizeof passes / sizeof *passes; i++) {
         const tr_pass *p = &passes[i];
-        if (p->level > o->level)
+        started = started || strcmp(p->name, o->from_pass) == 0;
+        if (o->until_pass && strcmp(p->name, o->until_pass) == 0)
+            break;
+        if (p->level > o->level || !started)
             continue;
         ir_global_def *before = NULL;
         size_t nbefore = m->defs.len;

@@ -82,8 +82,14 @@ struct tr_options {
     int max_fuse_depth;         /* fuse-ops: most ops in one function (0: 256) */
     int layout_block;           /* alter-layout: the most channels in a block (0: the pass is off) */
     bool layout_auto;           /* alter-layout: blocks chosen by layout_dp.c, layout_block = the vector lanes */
+    int layout_force;           /* with layout_auto, k > 0: every conv takes its k-th candidate block
+                                   (the last when it has fewer), its input its producer's: the graph whose
+                                   tasks are those of block k (0: the DP's choice) */
     tr_layout_cost_fn layout_cost;  /* layout_dp.c: known kernel times (NULL: the analytic model only) */
     void *layout_cost_ctx;
+    const char *from_pass;      /* run the pipeline from this pass on (NULL: from the first) */
+    const char *until_pass;     /* stop before this pass (NULL: run to the end); the two let a
+                                   caller run the passes before one once and the rest several times */
     tr_check_fn check;          /* check mode: compare before/after each pass */
     void *check_ctx;
 };
@@ -162,9 +168,14 @@ typedef struct tr_block_choices {
     double dp_s;                /* what the choice took */
 } tr_block_choices;
 
+/* The most candidate blocks a conv has (multiples of the lanes up to 4x the
+ * lanes): layout_force's variants 1..TR_LAYOUT_VARIANTS cover them all. */
+#define TR_LAYOUT_VARIANTS 4
+
 /* Chooses every rewritable conv's blocks among the multiples of
  * o->layout_block (the lanes) dividing its channels, minimizing kernel time
- * (o->layout_cost, else analytic) plus the transforms between neighbours;
+ * (o->layout_cost, else analytic) plus the transforms between neighbours
+ * (o->layout_force > 0: the forced variant instead, no search);
  * free out->v with free(). O(edges x blocks^2). */
 void tr_layout_dp(ir_module *m, const tr_options *o, tr_block_choices *out);
 

@@ -40,14 +40,22 @@ void sch_template_conv2d_nchwc(sch_tctx *t)
         SCH_TRY(t, sch_annotate(s, o, oorder[5], SCH_LOOP_VECTORIZED));
     if (t->err)
         return;
-    /* the conv at the column tile: reduction outside, columns unrolled, block vectorized */
-    sch_iter *const *l = a->leaves.data;
-    sch_iter *aorder[9] = {l[0], l[1], l[2], l[5], l[6], l[7], l[8], l[3], l[4]};
-    SCH_TRY(t, sch_reorder(s, a, 9, aorder));
+    /* the conv at the column tile: reduction outside, columns unrolled, block
+       vectorized. Its columns are split by the tile too (the outer part has
+       one iteration once computed at owo), so that the unrolled loop is the
+       tile's, not the whole row, however wide the row. */
+    sch_iter *aowo, *aowi, *al[9];
+    for (int i = 0; i < 9; i++)
+        al[i] = a->leaves.data[i];
+    SCH_TRY(t, sch_split(s, a, al[3], owb, &aowo, &aowi));
+    if (t->err)
+        return;
+    sch_iter *aorder[10] = {al[0], al[1], al[2], aowo, al[5], al[6], al[7], al[8], aowi, al[4]};
+    SCH_TRY(t, sch_reorder(s, a, 10, aorder));
     if (owb > 1)
-        SCH_TRY(t, sch_annotate(s, a, aorder[7], SCH_LOOP_UNROLLED));
+        SCH_TRY(t, sch_annotate(s, a, aowi, SCH_LOOP_UNROLLED));
     if (ob > 1)
-        SCH_TRY(t, sch_annotate(s, a, aorder[8], SCH_LOOP_VECTORIZED));
+        SCH_TRY(t, sch_annotate(s, a, al[4], SCH_LOOP_VECTORIZED));
     SCH_TRY(t, sch_compute_at(s, a, o, owo));
     sch_tmpl_finish(t);
 }

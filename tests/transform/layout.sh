@@ -106,8 +106,8 @@ compiled_same "resnet18 (blocks chosen by the DP, lanes 8)" "$(small resnet18)" 
 # the template's kernel, for a named target: the block is the vector loop of the register tile
 T="cpu -mcpu=skylake-avx512 -cores=2"
 if "$RELAY_TUNE" lower -O3 --layout-block 16 --random-params 7 --target "$T" --task 1 "$(small resnet18)" \
-    >"$TMP/k" 2>"$TMP/err" && grep -q "unrolled for ow in 0..16" "$TMP/k" &&
-    grep -A1 "unrolled for ow in 0..16" "$TMP/k" | grep -q "vectorized for oc in 0..16"; then
+    >"$TMP/k" 2>"$TMP/err" && grep -q "unrolled for ow.i in 0..16" "$TMP/k" &&
+    grep -A1 "unrolled for ow.i in 0..16" "$TMP/k" | grep -q "vectorized for oc in 0..16"; then
     tap_ok "layout: the blocked conv's register tile is 16 columns x one 16-lane block (AVX-512)"
 else
     tap_fail "layout: the blocked conv's register tile is 16 columns x one 16-lane block (AVX-512)" \
@@ -115,11 +115,20 @@ else
 fi
 T="cpu -mcpu=haswell -cores=2"
 if "$RELAY_TUNE" lower -O3 --layout-block 8 --random-params 7 --target "$T" --task 1 "$(small resnet18)" \
-    >"$TMP/k" 2>"$TMP/err" && grep -A1 "unrolled for ow in 0..8" "$TMP/k" | grep -q "vectorized for oc in 0..8"; then
+    >"$TMP/k" 2>"$TMP/err" && grep -A1 "unrolled for ow.i in 0..8" "$TMP/k" | grep -q "vectorized for oc in 0..8"; then
     tap_ok "layout: on AVX2 with blocks of 8 the tile is 8 columns x one 8-lane block (12 accumulators at most)"
 else
     tap_fail "layout: on AVX2 with blocks of 8 the tile is 8 columns x one 8-lane block" "$(cat "$TMP/err")" \
         "$(head -n 20 "$TMP/k")"
+fi
+# a full-size model: resnet18's stem writes rows of 112 columns, more than a
+# loop may unroll; the unrolled loop is the column tile's, so it lowers
+T="cpu -mcpu=skylake-avx512 -cores=2"
+if "$RELAY_TUNE" lower -O3 --layout-block 16 --random-params 7 --target "$T" --task 0 \
+    "$top_srcdir/benchmarks/models/resnet18.relay" >"$TMP/k" 2>"$TMP/err" && grep -q "unrolled for ow.i in 0..16" "$TMP/k"; then
+    tap_ok "layout: resnet18's stem at 224x224 (112 columns a row) lowers blocked, its tile unrolled"
+else
+    tap_fail "layout: resnet18's stem at 224x224 (112 columns a row) lowers blocked" "$(tail -n 3 "$TMP/err")"
 fi
 # tuning sees the blocked convs: their tasks use the conv2d_nchwc template
 if "$RELAY_TUNE" tasks -O3 --layout-block 8 --random-params 7 "$L/convnet.relay" >"$TMP/t" 2>"$TMP/err" &&

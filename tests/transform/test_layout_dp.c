@@ -1,11 +1,15 @@
 /* test_layout_dp.c — the graph-level choice of block factors (layout_dp.c):
  * on a two-conv chain with kernel times handed in, a transform between the
  * convs when it is cheaper than either kernel's slow block, consistent
- * blocks when it is not; the rewritten module uses the chosen blocks; and
- * the DP's time on resnet50 (53 convs), printed and bounded. */
+ * blocks when it is not; the rewritten module uses the chosen blocks; the
+ * forced variants that tuning extracts the tasks of each block from; and
+ * the DP's time on resnet50 (53 convs), with the analytic model and with
+ * api/'s database callback, printed and bounded. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "api/api.h"
 #include "ir/transform/transform.h"
 #include "tests/tap.h"
 #include "tests/transform/load.h"
@@ -79,6 +83,48 @@ static void chain_tests(void)
     ir_module_free(m);
 }
 
+/* layout_force k: every conv in its k-th candidate block (8, 16, 32 for 32
+ * channels at lanes 8; 8, 16 for the 16 input channels), the last when it
+ * has fewer, each input in its producer's block: no search, no transform. */
+static void forced_tests(void)
+{
+    ir_module *m = load(chain);
+    if (!ok(m != NULL, "the chain parses"))
+        return;
+    static const int64_t want[5][3] = {{0}, {8, 8, 8}, {16, 16, 16}, {16, 32, 32}, {16, 32, 32}};
+    for (int k = 1; k <= TR_LAYOUT_VARIANTS; k++) {
+        double slow = 1e-3; /* kernel times that would make the DP choose otherwise */
+        tr_options o = {.level = 3, .layout_block = 8, .layout_auto = true, .layout_force = k,
+                        .layout_cost = chain_cost, .layout_cost_ctx = &slow};
+        tr_block_choices c = {0};
+        tr_layout_dp(m, &o, &c);
+        ok(c.n == 2 && c.v[0].ib == want[k][0] && c.v[0].ob == want[k][1] && c.v[1].ib == want[k][1] &&
+               c.v[1].ob == want[k][2],
+           "variant %d: blocks %lld -> %lld -> %lld (got %lld -> %lld, %lld -> %lld)", k, (long long)want[k][0],
+           (long long)want[k][1], (long long)want[k][2], c.n == 2 ? (long long)c.v[0].ib : 0,
+           c.n == 2 ? (long long)c.v[0].ob : 0, c.n == 2 ? (long long)c.v[1].ib : 0, c.n == 2 ? (long long)c.v[1].ob : 0);
+        free(c.v);
+    }
+    ir_module_free(m);
+}
+
+/* A database with no records (removed by the caller), as api/ reads it for
+ * the DP: every lookup is made and misses, so the time is the callback's. */
+static api_layout_costs *empty_db_costs(char *dir, size_t n)
+{
+    snprintf(dir, n, "/tmp/rt-layout-dp-XXXXXX");
+    if (!mkdtemp(dir))
+        return NULL;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/t.db", dir);
+    su_buf err = {0};
+    db_open_opts dopts = {0, 0, 0};
+    db *d = db_open(path, &dopts, &err);
+    su_buf_free(&err);
+    db_close(d);
+    return d ? api_layout_costs_load(path, "cpu", stdout) : NULL;
+}
+
 static void resnet50_time(void)
 {
     const char *dir = getenv("top_srcdir");
@@ -120,13 +166,35 @@ static void resnet50_time(void)
     diag("layout DP on resnet50: %zu convs, %zu edges, %.3f ms, estimated kernel time %.1f ms", c.n, c.edges,
          1e3 * c.dp_s, 1e3 * c.total_s);
     ok(c.dp_s < 0.5, "resnet50: the DP takes under 0.5 s (%.3f ms)", 1e3 * c.dp_s);
+    char tmp[64];
+    api_layout_costs *costs = empty_db_costs(tmp, sizeof tmp);
+    if (ok(costs != NULL, "an empty database's kernel times load")) {
+        o.layout_cost = api_layout_cost;
+        o.layout_cost_ctx = costs;
+        tr_block_choices cb = {0};
+        tr_layout_dp(m, &o, &cb);
+        bool same = cb.n == 53;
+        for (size_t i = 0; same && i < cb.n; i++)
+            same = cb.v[i].ib == c.v[i].ib && cb.v[i].ob == c.v[i].ob;
+        ok(same, "resnet50: with no record the callback's DP chooses as the analytic model does");
+        diag("layout DP on resnet50 with the database callback (every lookup made, none found): %.3f ms",
+             1e3 * cb.dp_s);
+        ok(cb.dp_s < 0.5, "resnet50: the DP with the callback takes under 0.5 s (%.3f ms)", 1e3 * cb.dp_s);
+        free(cb.v);
+    }
+    api_layout_costs_free(costs);
     free(c.v);
+    char dbpath[4200];
+    snprintf(dbpath, sizeof dbpath, "%s/t.db", tmp);
+    unlink(dbpath);
+    rmdir(tmp);
     ir_module_free(m);
 }
 
 int main(void)
 {
     chain_tests();
+    forced_tests();
     resnet50_time();
     return tap_done();
 }
