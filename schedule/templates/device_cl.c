@@ -26,7 +26,7 @@
  * output, at most 256 work-items each (docs/opencl.md). */
 #include "schedule/schedule.h"
 
-enum { MAX_ITEMS = 1024, DEFAULT_MAX_ITEMS = 256, GROUPS_PER_UNIT = 4, MAX_UNROLLED_VECTORS = 16 };
+enum { MAX_ITEMS = 1024, DEFAULT_MAX_ITEMS = 256, GROUPS_PER_UNIT = 4, MAX_UNROLLED_VECTORS = 4 };
 
 /* The first parallel leaf of root stage st when every leaf before it has
  * extent 1 (so its iterations are all the stage's outer work), else NULL. */
@@ -117,7 +117,9 @@ static int64_t pow2_divisor(int64_t n, int64_t w)
  * power of two at most N dividing its extent, the vector loop innermost
  * and the loop over vectors unrolled, so that the vector prints as an
  * OpenCL vector type (targets/lang_opencl.c) and the tile's accumulators
- * stay vector registers. A loop whose extent has no such divisor stays
+ * stay vector registers (up to MAX_UNROLLED_VECTORS: a tile of 64 channels
+ * in float8 times 14 unrolled columns, 112 vectors, spills and takes PoCL
+ * over 10 s to compile; such a loop over vectors stays a loop). A loop whose extent has no such divisor stays
  * serial. Candidates: 1 and the powers of two from 4 up to the device's
  * preferred float vector width (sch_hw.lanes; 2 where that is 2 or 3);
  * default: that width (docs/opencl.md). */
