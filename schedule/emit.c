@@ -483,7 +483,9 @@ static bool vector_value(emitter *m, const sch_expr *e, sch_var *v, const sch_st
     if (!sch_expr_uses(e, v))
         return !sch_expr_any(e, is_load_of, st->buf);
     switch (e->kind) {
-    case SCH_LOAD: return lane0(m, e->a, v) && (e->buf != st->buf || sch_expr_equal(e->a, st->index));
+    case SCH_LOAD:
+        return lane0(m, e->a, v) && !sch_expr_any(e->a, is_load_of, st->buf) &&
+               (e->buf != st->buf || sch_expr_equal(e->a, st->index));
     case SCH_ADD: case SCH_SUB: case SCH_MUL: case SCH_DIV: case SCH_MIN: case SCH_MAX:
         return vector_value(m, e->a, v, st) && vector_value(m, e->b, v, st);
     case SCH_CALL:

@@ -135,7 +135,9 @@ static void float_lit(su_buf *b, ir_dtype dt, double v)
  * chains where one unaligned load would do); clang (PoCL's compiler)
  * takes a vector type of float alignment instead, loaded and stored
  * through overloaded functions per address space. Other compilers (and
- * a program that defines RT_VLOADN) get vloadN/vstoreN. Operands are at + precedence in the address. Lanes are at
+ * a program that defines RT_VLOADN) get vloadN/vstoreN, and so do 3 lanes
+ * everywhere: a float3 is four floats in memory, so a float3 store through
+ * a pointer would write the element after its lanes. Operands are at + precedence in the address. Lanes are at
  * most 16, OpenCL C's widest vector; a template that wants narrower vectors
  * splits its loop (device_cl.c's knob vec). */
 #define VECTOR_FORMS                                                                           \
@@ -156,15 +158,17 @@ static void float_lit(su_buf *b, ir_dtype dt, double v)
     "    RT_VMEM(N, __global) RT_VMEM(N, __local) RT_VMEM(N, __private)\n"                               \
     "#else\n"                                                                                            \
     "#define RT_VACCESS(N)\n"                                                                            \
-    "#define rt_vload2(p) vload2(0, p)\n#define rt_vload3(p) vload3(0, p)\n#define rt_vload4(p) vload4(0, p)\n" \
+    "#define rt_vload2(p) vload2(0, p)\n#define rt_vload4(p) vload4(0, p)\n"                             \
     "#define rt_vload8(p) vload8(0, p)\n#define rt_vload16(p) vload16(0, p)\n"                          \
-    "#define rt_vstore2(v, p) vstore2(v, 0, p)\n#define rt_vstore3(v, p) vstore3(v, 0, p)\n"              \
+    "#define rt_vstore2(v, p) vstore2(v, 0, p)\n"                                                        \
     "#define rt_vstore4(v, p) vstore4(v, 0, p)\n#define rt_vstore8(v, p) vstore8(v, 0, p)\n"              \
     "#define rt_vstore16(v, p) vstore16(v, 0, p)\n"                                                      \
     "#endif\n"                                                                                           \
-    "#define RT_VMINMAX(N) RT_VACCESS(N) \\\n"                                                          \
+    "#define rt_vload3(p) vload3(0, p)\n#define rt_vstore3(v, p) vstore3(v, 0, p)\n"                     \
+    "#define RT_VMINMAX(N) \\\n"                                                                        \
     "    float##N rt_min_float##N(float##N a, float##N b) { return select(b, a, a < b); } \\\n"          \
     "    float##N rt_max_float##N(float##N a, float##N b) { return select(b, a, a > b); }\n"             \
+    "RT_VACCESS(2)\nRT_VACCESS(4)\nRT_VACCESS(8)\nRT_VACCESS(16)\n"                                   \
     "RT_VMINMAX(2)\nRT_VMINMAX(3)\nRT_VMINMAX(4)\nRT_VMINMAX(8)\nRT_VMINMAX(16)\n"
 
 /* A loop bound to a work-item axis (sch_bind): its counter is that axis's
