@@ -22,6 +22,13 @@ typedef struct emitter {
     int next_loop, next_let, next_acc;
     int par_depth;                  /* enclosing parallel loops */
     sch_bounds_ctx bc;              /* bounds of the enclosing loop counters and lets */
+    /* a vectorized loop printed as vector types (sch_lang_vector): its
+     * counter (NULL outside one), lanes and stored buffer; expressions
+     * using the counter print as vectors */
+    sch_var *vec_var;
+    int vec_lanes;
+    su_arena arena;                 /* lane 0's indices of vector accesses */
+    bool arena_live;
 } emitter;
 
 /* What the slots of one form stand for; unset slots are NULL (or -1). */
@@ -47,6 +54,7 @@ typedef struct slots {
     const sch_func *func;           /* $A $W $P */
     const sch_stmt *body, *other;   /* $B $O */
     bool stored;                    /* $t, $z: of a buffer that holds the storage type (an argument) */
+    int lanes;                      /* $t: a vector of this many (0: a scalar) */
 } slots;
 
 #define NO_SLOTS {.nargs = -1, .dtype = -1, .extent = -1, .axis = -1, .acc = -1, .index = -1}
@@ -159,6 +167,8 @@ static void render(emitter *m, const char *p, const slots *x)
             break;
         case 't':
             su_buf_puts(b, x->stored && storage_of(m, x->dtype) ? storage_of(m, x->dtype)->type : type_name(m, x->dtype));
+            if (x->lanes)
+                su_buf_printf(b, "%d", x->lanes);
             break;
         case 'b': su_buf_puts(b, x->buf); break;
         case 's':
@@ -346,8 +356,12 @@ static bool needs_paren(const emitter *m, int pr, int ctx, bool right)
     return pr < ctx || (pr == ctx && right) || (pr <= mx && ctx > 0 && ctx <= mx && pr != ctx);
 }
 
+static bool vector_expr(emitter *m, const sch_expr *e, int ctx, bool right);
+
 static void expr(emitter *m, const sch_expr *e, int ctx, bool right)
 {
+    if (m->vec_var && vector_expr(m, e, ctx, right))
+        return;
     switch (e->kind) {
     case SCH_INT: m->l->int_lit(m->b, e->dtype, e->i); return;
     case SCH_FLOAT: m->l->float_lit(m->b, e->dtype, e->f); return;
@@ -365,6 +379,7 @@ static void expr(emitter *m, const sch_expr *e, int ctx, bool right)
     x.ctx = o->prec;
     x.infix = o->infix;
     x.dtype = e->dtype;
+    x.lanes = m->vec_var ? m->vec_lanes : 0;
     if (e->kind == SCH_CALL || e->kind == SCH_READ) {
         x.nargs = e->n;
         x.args = e->args;
@@ -435,6 +450,114 @@ static bool carried_store(const sch_stmt *s, const sch_var *v)
     }
 }
 
+/* ---- vector types (sch_lang_vector) ---------------------------------------- */
+
+static su_arena *scratch_arena(emitter *m)
+{
+    if (!m->arena_live) {
+        su_arena_init(&m->arena);
+        m->arena_live = true;
+    }
+    return &m->arena;
+}
+
+/* Lane 0's index of an access at `index` in a loop over v, when the lanes
+ * are contiguous (index is base + v, base free of v); else NULL. */
+static const sch_expr *lane0(emitter *m, const sch_expr *index, sch_var *v)
+{
+    su_arena *a = scratch_arena(m);
+    const sch_expr *zero = sch_int(a, 0);
+    const sch_expr *base = sch_simplify(a, &m->bc, sch_substitute(a, index, 1, &v, &zero));
+    const sch_expr *d = sch_simplify(a, &m->bc, sch_sub(a, index, base));
+    return d->kind == SCH_VAR && d->var == v && !sch_expr_uses(base, v) ? base : NULL;
+}
+
+/* Whether e, the value stored into buf[index] in the loop over v, prints as
+ * a float32 vector: what does not use v is broadcast (and reads no element
+ * the loop writes), loads using v are contiguous (of buf, only the element
+ * stored), and every operator using v has a vector form. */
+static bool vector_value(emitter *m, const sch_expr *e, sch_var *v, const sch_stmt *st)
+{
+    if (e->dtype != IR_FLOAT32)
+        return false;
+    if (!sch_expr_uses(e, v))
+        return !sch_expr_any(e, is_load_of, st->buf);
+    switch (e->kind) {
+    case SCH_LOAD:
+        return lane0(m, e->a, v) && !sch_expr_any(e->a, is_load_of, st->buf) &&
+               (e->buf != st->buf || sch_expr_equal(e->a, st->index));
+    case SCH_ADD: case SCH_SUB: case SCH_MUL: case SCH_DIV: case SCH_MIN: case SCH_MAX:
+        return vector_value(m, e->a, v, st) && vector_value(m, e->b, v, st);
+    case SCH_CALL:
+        for (int i = 0; i < e->n; i++)
+            if (!vector_value(m, e->args[i], v, st))
+                return false;
+        return true;
+    default: return false;
+    }
+}
+
+/* Inside a vector statement (m->vec_var set): prints e where it does not
+ * use the counter (a float broadcast to the lanes, anything else, such as
+ * an index, as a scalar) or is a contiguous load; false for an operator
+ * over vectors, which expr prints with its vector type. */
+static bool vector_expr(emitter *m, const sch_expr *e, int ctx, bool right)
+{
+    const sch_lang_vector *vl = &m->l->vector;
+    sch_var *v = m->vec_var;
+    bool uses = sch_expr_uses(e, v);
+    if (uses && e->kind != SCH_LOAD)
+        return false;
+    /* the operands within (lane 0's index, the broadcast scalar) are scalars */
+    m->vec_var = NULL;
+    slots x = NO_SLOTS;
+    x.dtype = e->dtype;
+    x.lanes = x.extent = m->vec_lanes;
+    if (uses) {
+        x.buf = e->buf->name;
+        x.op[0] = lane0(m, e->a, v);
+        x.ctx = vl->load.prec;
+        render(m, vl->load.form, &x);
+    } else if (e->dtype == IR_FLOAT32) {
+        x.op[0] = e;
+        x.ctx = vl->broadcast.prec;
+        render(m, vl->broadcast.form, &x);
+    } else {
+        expr(m, e, ctx, right);
+    }
+    m->vec_var = v;
+    return true;
+}
+
+/* Prints vectorized loop s as one vector store where the language has
+ * vector types of its extent and its body is one contiguous float32 store
+ * of a vector value; false (nothing printed) otherwise. */
+static bool vector_loop(emitter *m, const sch_stmt *s)
+{
+    const sch_lang_vector *vl = &m->l->vector;
+    const sch_stmt *st = s->body;
+    int64_t n = s->extent;
+    bool width = n == 2 || n == 3 || n == 4 || n == 8 || n == 16;
+    if (!vl->max || s->loop != SCH_LOOP_VECTORIZED || !width || n > vl->max || !st || st->kind != SCH_S_STORE ||
+        st->buf->dtype != IR_FLOAT32 || storage_of(m, IR_FLOAT32))
+        return false;
+    const sch_expr *base = lane0(m, st->index, s->var);
+    if (!base || !vector_value(m, st->value, s->var, st))
+        return false;
+    slots x = NO_SLOTS;
+    x.buf = st->buf->name;
+    x.op[0] = base;
+    x.op[1] = st->value;
+    x.ctx = vl->load.prec;
+    x.dtype = IR_FLOAT32;
+    x.lanes = x.extent = (int)n;
+    m->vec_var = s->var;
+    m->vec_lanes = (int)n;
+    lines(m, vl->store, &x, NULL);
+    m->vec_var = NULL;
+    return true;
+}
+
 static sch_loop_mark loop_mark(const emitter *m, const sch_stmt *s)
 {
     switch (s->loop) {
@@ -469,6 +592,8 @@ static void loop(emitter *m, const sch_stmt *s)
         lines(m, l->reduction.lines, &x, s);
         return;
     }
+    if (vector_loop(m, s))
+        return;
     sch_loop_mark mk = loop_mark(m, s);
     x.mark = l->mark[mk];
     x.body = s->body;
@@ -543,6 +668,8 @@ static void emitter_free(emitter *m)
     su_vec_free(&m->names);
     su_vec_free(&m->vars);
     sch_bounds_free(&m->bc);
+    if (m->arena_live)
+        su_arena_free(&m->arena);
 }
 
 void sch_emit_expr(su_buf *b, const sch_lang *l, const sch_expr *e)

@@ -359,6 +359,21 @@ typedef struct sch_lang_storage {
     const sch_lang_line *store;     /* a STORE into an argument: $1 rounded into $b[$0] (NULL: the store form) */
 } sch_lang_storage;
 
+/* Vector types (OpenCL C's float4, float8...): a vectorized loop of N
+ * iterations (N one of 2, 3, 4, 8, 16 and at most max) whose body is one
+ * store of float32 lanes, contiguous in the loop's counter, prints as one
+ * vector statement instead of a loop. In the value, loads contiguous in the
+ * counter take `load`, operands that do not use it `broadcast`, and the
+ * operators +, -, *, /, min, max and math calls their ops[] forms with $t
+ * the vector type (types[dtype] followed by N). Every other loop (a strided
+ * or carried access, a cast, a comparison) prints as a loop. */
+typedef struct sch_lang_vector {
+    int max;                        /* widest vector (0: vectorized loops print as loops) */
+    sch_lang_op load;               /* $b, $0 lane 0's index, $N */
+    sch_lang_op broadcast;          /* $0 a scalar, $t the vector type */
+    const sch_lang_line *store;     /* $b, $0 lane 0's index, $1 the vector value, $N */
+} sch_lang_vector;
+
 /* A language: C + OpenMP (targets/), LoopIR text (print.c). */
 typedef struct sch_lang {
     const char *name;               /* "C", for messages */
@@ -394,6 +409,7 @@ typedef struct sch_lang {
      * loop that is a work-item index in OpenCL C */
     const sch_lang_line *loops[SCH_MARK_COUNT];
     sch_lang_reduction reduction;
+    sch_lang_vector vector;                 /* vectorized loops as vector types */
     const sch_lang_line *alloc[SCH_SCOPE_COUNT]; /* by buffer scope: $b $t $s $e $z; $B (SHARED:
                                                NULL in languages without work-groups) */
     const sch_lang_line *barrier;           /* a work-group barrier (NULL: the language has none) */

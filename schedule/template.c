@@ -30,11 +30,11 @@ static const struct {
     {"batch_matmul", sch_template_matmul, 2},
     {"default", sch_template_default, 2},
     /* the device templates (templates/device_cl.c), which sch_device_template names */
-    {"conv2d_nchw_cl", sch_template_conv2d_cl, 1},
-    {"depthwise_conv2d_nchw_cl", sch_template_conv2d_cl, 1},
-    {"group_conv2d_nchw_cl", sch_template_conv2d_cl, 1},
-    {"dense_cl", sch_template_matmul_cl, 1},
-    {"batch_matmul_cl", sch_template_matmul_cl, 1},
+    {"conv2d_nchw_cl", sch_template_conv2d_cl, 2},
+    {"depthwise_conv2d_nchw_cl", sch_template_conv2d_cl, 2},
+    {"group_conv2d_nchw_cl", sch_template_conv2d_cl, 2},
+    {"dense_cl", sch_template_matmul_cl, 2},
+    {"batch_matmul_cl", sch_template_matmul_cl, 2},
     {"default_cl", sch_template_default_cl, 1},
     {"reduce_cl", sch_template_reduce_cl, 1},
 };

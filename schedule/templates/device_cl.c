@@ -26,7 +26,7 @@
  * output, at most 256 work-items each (docs/opencl.md). */
 #include "schedule/schedule.h"
 
-enum { MAX_ITEMS = 1024, DEFAULT_MAX_ITEMS = 256, GROUPS_PER_UNIT = 4 };
+enum { MAX_ITEMS = 1024, DEFAULT_MAX_ITEMS = 256, GROUPS_PER_UNIT = 4, MAX_UNROLLED_VECTORS = 4 };
 
 /* The first parallel leaf of root stage st when every leaf before it has
  * extent 1 (so its iterations are all the stage's outer work), else NULL. */
@@ -107,16 +107,69 @@ void sch_tmpl_device_grid(sch_tctx *t)
     to_grid(t);
 }
 
+/* The largest power of two at most w (and 16) dividing n (1 where none). */
+static int64_t pow2_divisor(int64_t n, int64_t w)
+{
+    int64_t f = 1;
+    while (f * 2 <= w && f * 2 <= 16 && n % (f * 2) == 0)
+        f *= 2;
+    return f;
+}
+
+/* The knob vec: the vector width of every work-item's vectorized loops.
+ * 1 makes them serial (scalar work-items, which PoCL vectorizes across
+ * work-items along dimension 0); N splits each into vectors of the largest
+ * power of two at most N dividing its extent, the vector loop innermost
+ * and the loop over vectors unrolled, so that the vector prints as an
+ * OpenCL vector type (targets/lang_opencl.c) and the tile's accumulators
+ * stay vector registers (up to MAX_UNROLLED_VECTORS: a tile of 64 channels
+ * in float8 times 14 unrolled columns, 112 vectors, spills and takes PoCL
+ * over 10 s to compile; such a loop over vectors stays a loop). A loop whose extent has no such divisor stays
+ * serial. Candidates: 1 and the powers of two from 4 up to the device's
+ * preferred float vector width (sch_hw.lanes; 2 where that is 2 or 3);
+ * default: that width (docs/opencl.md). */
+static void vector_width(sch_tctx *t)
+{
+    if (t->err)
+        return;
+    int64_t values[4], lanes = t->hw->lanes < 16 ? t->hw->lanes : 16;
+    int n = 0;
+    values[n++] = 1;
+    for (int64_t v = lanes >= 4 ? 4 : 2; v <= lanes; v *= 2)
+        values[n++] = v;
+    int64_t w = sch_define_knob(t, "vec", n, values, values[n - 1]);
+    sch_schedule *s = t->s;
+    for (size_t i = 0; i < s->tensors.len && !t->err; i++) {
+        sch_tensor *st = s->tensors.data[i];
+        for (size_t j = 0; st->kind == SCH_TENSOR_COMPUTE && j < st->leaves.len && !t->err; j++) {
+            sch_iter *it = st->leaves.data[j], *outer, *inner;
+            if (it->kind != SCH_LOOP_VECTORIZED || it->reduce)
+                continue;
+            int64_t f = pow2_divisor(it->extent, w);
+            if (f < 2) {
+                SCH_TRY(t, sch_annotate(s, st, it, SCH_LOOP_SERIAL));
+            } else if (f < it->extent) {
+                SCH_TRY(t, sch_split(s, st, it, f, &outer, &inner));
+                SCH_TRY(t, sch_annotate(s, st, inner, SCH_LOOP_VECTORIZED));
+                if (outer && outer->extent <= MAX_UNROLLED_VECTORS)
+                    SCH_TRY(t, sch_annotate(s, st, outer, SCH_LOOP_UNROLLED));
+            }
+        }
+    }
+}
+
 void sch_template_conv2d_cl(sch_tctx *t)
 {
     sch_template_conv2d(t);
     to_grid(t);
+    vector_width(t);
 }
 
 void sch_template_matmul_cl(sch_tctx *t)
 {
     sch_template_matmul(t);
     to_grid(t);
+    vector_width(t);
 }
 
 void sch_template_default_cl(sch_tctx *t)

@@ -113,7 +113,9 @@ static void target_checks(const tg_target *t)
  * op models check. */
 static const char *const device_templates[] = {"conv2d_nchw_cl", "depthwise_conv2d_nchw_cl", "group_conv2d_nchw_cl",
                                                "dense_cl", "batch_matmul_cl", "default_cl", "reduce_cl"};
-enum { NDEVT = sizeof device_templates / sizeof *device_templates, RANDOM_CONFIGS = 2 };
+enum { NDEVT = sizeof device_templates / sizeof *device_templates, RANDOM_CONFIGS = 2, MAX_WIDTHS = 4 };
+/* The device templates with the knob vec (all but default_cl and reduce_cl). */
+static const bool has_vec[NDEVT] = {true, true, true, true, true, false, false};
 
 /* ---- launches of hand-made LoopIR (tg_cl_func's choices) ---------------- */
 
@@ -124,6 +126,17 @@ typedef struct hand {
     uint32_t vars;
     sch_buffer *in, *out, *tmp;
 } hand;
+
+/* Buffers p0 (input), o0 (output) and t0 (a temporary) of LN floats. */
+static void hand_init(hand *h)
+{
+    memset(h, 0, sizeof *h);
+    su_arena_init(&h->a);
+    int64_t n = LN;
+    h->in = sch_buffer_new(&h->a, "p0", IR_FLOAT32, 1, &n, SCH_SCOPE_INPUT);
+    h->out = sch_buffer_new(&h->a, "o0", IR_FLOAT32, 1, &n, SCH_SCOPE_OUTPUT);
+    h->tmp = sch_buffer_new(&h->a, "t0", IR_FLOAT32, 1, &n, SCH_SCOPE_GLOBAL);
+}
 
 static const sch_expr *at(hand *h, sch_buffer *b, const sch_expr *i) { return sch_load(&h->a, b, i); }
 
@@ -152,12 +165,15 @@ static const sch_stmt *bound_nest(hand *h, int64_t items, double times)
     return outer;
 }
 
-/* Writes f for device d, builds it, runs it on in[i] = i and compares o0
- * with want(i) = i * mul + add; returns the launch in *l. */
-static bool run_hand(const tg_target *t, const tg_cl_device *d, const sch_func *f, double mul, double add,
-                     tg_cl_launch *l)
+/* Writes f for device d after `defines` (text before the prelude), builds
+ * it, runs it on in[i] = i and compares o0 with want(i) = i * mul + add;
+ * returns the launch in *l and, where text is not NULL, the source (the
+ * caller frees it). */
+static bool run_hand_text(const tg_target *t, const tg_cl_device *d, const sch_func *f, double mul, double add,
+                          tg_cl_launch *l, const char *defines, char **text)
 {
     su_buf src = {0};
+    su_buf_puts(&src, defines);
     su_buf_puts(&src, tg_lang_cl_group.prelude);
     tg_cl_func(&src, f, "hand", d, l);
     char *log = NULL;
@@ -175,8 +191,16 @@ static bool run_hand(const tg_target *t, const tg_cl_device *d, const sch_func *
         diag("%s\n%s", log ? log : "", su_buf_str(&src));
     free(log);
     tg_cl_free(p);
+    if (text)
+        *text = su_buf_take(&src);
     su_buf_free(&src);
     return good;
+}
+
+static bool run_hand(const tg_target *t, const tg_cl_device *d, const sch_func *f, double mul, double add,
+                     tg_cl_launch *l)
+{
+    return run_hand_text(t, d, f, mul, add, l, "", NULL);
 }
 
 /* tg_cl_func's choices on functions made by hand: a nest per launch over
@@ -187,12 +211,8 @@ static bool run_hand(const tg_target *t, const tg_cl_device *d, const sch_func *
  * work-group. */
 static void launch_checks(const tg_target *t)
 {
-    hand h = {0};
-    su_arena_init(&h.a);
-    int64_t n = LN;
-    h.in = sch_buffer_new(&h.a, "p0", IR_FLOAT32, 1, &n, SCH_SCOPE_INPUT);
-    h.out = sch_buffer_new(&h.a, "o0", IR_FLOAT32, 1, &n, SCH_SCOPE_OUTPUT);
-    h.tmp = sch_buffer_new(&h.a, "t0", IR_FLOAT32, 1, &n, SCH_SCOPE_GLOBAL);
+    hand h;
+    hand_init(&h);
     sch_buffer *args[2] = {h.in, h.out};
     /* t0 = p0 * 2 (parallel); o0 = t0 + 1 (serial); o0 *= 3 (bound) */
     const sch_stmt *three[3] = {nest(&h, SCH_LOOP_PARALLEL, h.tmp, h.in, 2, 0), nest(&h, SCH_LOOP_SERIAL, h.out, h.tmp, 1, 1),
@@ -227,6 +247,63 @@ static void launch_checks(const tg_target *t)
     su_arena_free(&h.a);
 }
 
+/* for g in [0, LN / w) parallel, v in [0, w) vectorized:
+ * o0[g * w + v] = max(p0[g * w + v] * 2 + 1, 0); strided: the lanes v * LN / w
+ * + g apart instead, which no vector load reads. */
+static sch_func vector_nest(hand *h, int64_t w, bool strided, sch_buffer **args)
+{
+    sch_var *g = sch_var_new(&h->a, &h->vars, "g", IR_INT64), *v = sch_var_new(&h->a, &h->vars, "v", IR_INT64);
+    const sch_expr *gi = sch_varref(&h->a, g), *vi = sch_varref(&h->a, v);
+    const sch_expr *i = strided ? sch_add(&h->a, sch_mul(&h->a, vi, sch_int(&h->a, LN / w)), gi)
+                                : sch_add(&h->a, sch_mul(&h->a, gi, sch_int(&h->a, w)), vi);
+    const sch_expr *e = sch_add(&h->a, sch_mul(&h->a, at(h, h->in, i), sch_float(&h->a, IR_FLOAT32, 2)),
+                                sch_float(&h->a, IR_FLOAT32, 1));
+    e = sch_max(&h->a, e, sch_float(&h->a, IR_FLOAT32, 0));
+    const sch_stmt *body = sch_for(&h->a, v, w, SCH_LOOP_VECTORIZED, sch_store(&h->a, h->out, i, e));
+    return (sch_func){"hand", 2, args, sch_for(&h->a, g, LN / w, SCH_LOOP_PARALLEL, body)};
+}
+
+/* Vectorized loops as OpenCL vector types (lang_opencl.c's vector forms):
+ * a contiguous loop of 2 to 16 lanes is one vector statement (loads,
+ * broadcast constants, vector max), through clang's float-aligned vectors
+ * and through vloadN/vstoreN (RT_VLOADN, what other compilers get); a
+ * strided one, or one wider than a vector, stays a loop; all give the same
+ * results. */
+static void vector_checks(const tg_target *t)
+{
+    hand h;
+    hand_init(&h);
+    sch_buffer *args[2] = {h.in, h.out};
+    static const int64_t widths[] = {2, 4, 8, 16};
+    for (size_t k = 0; k < sizeof widths / sizeof *widths; k++) {
+        int64_t w = widths[k];
+        char want[64], maxf[64];
+        snprintf(want, sizeof want, "rt_vstore%lld(rt_max_float%lld(rt_vload%lld(p0 + ", (long long)w, (long long)w,
+                 (long long)w);
+        snprintf(maxf, sizeof maxf, "((float%lld)(2.0f))", (long long)w);
+        sch_func f = vector_nest(&h, w, false, args);
+        for (int portable = 0; portable < 2; portable++) {
+            tg_cl_launch l;
+            char *text = NULL;
+            bool good = run_hand_text(t, &t->cl, &f, 2, 1, &l, portable ? "#define RT_VLOADN\n" : "", &text);
+            ok(good && strstr(text, want) && strstr(text, maxf), "%lld contiguous lanes: one vector statement%s",
+               (long long)w, portable ? " (vloadN/vstoreN)" : "");
+            free(text);
+        }
+    }
+    const struct { int64_t w; bool strided; const char *what; } loops[] = {
+        {4, true, "strided lanes"}, {32, false, "32 lanes (wider than a vector)"}};
+    for (size_t k = 0; k < sizeof loops / sizeof *loops; k++) {
+        sch_func f = vector_nest(&h, loops[k].w, loops[k].strided, args);
+        tg_cl_launch l;
+        char *text = NULL;
+        bool good = run_hand_text(t, &t->cl, &f, 2, 1, &l, "", &text);
+        ok(good && !strstr(strstr(text, "__kernel"), "rt_vload"), "%s: a loop", loops[k].what);
+        free(text);
+    }
+    su_arena_free(&h.a);
+}
+
 /* What the runs add up to. */
 typedef struct totals {
     int group, single;      /* kernels run as one work-group, as one work-item */
@@ -234,6 +311,8 @@ typedef struct totals {
     int random[NDEVT];      /* random configs checked, per device template */
     int default_randoms;    /* random configs of each default-family function (0: one) */
     bool no_naive;          /* all ways but the unscheduled one (the op models check it) */
+    int widths[NDEVT];      /* configs of each vector width (knob vec) checked, per device template */
+    int vectors;            /* kernels with vector types */
     double build_s, run_s;
 } totals;
 
@@ -250,21 +329,29 @@ static bool many_groups(const tg_cl_launch *l)
     return false;
 }
 
-/* Lowers func for t under a random config of its template's space (seeded
- * by *seed); false when none of a few draws lowers (the CPU knobs under a
- * device template can ask for a loop too long to unroll). *tmpl gets the
- * space's template name. */
-static bool prepare_random(hx_kernel *k, const ir_expr *func, const tg_target *t, unsigned *seed, const char **tmpl)
+/* The space of func's template for t in *sp (*tmpl: its name); false
+ * where the template does not apply. */
+static bool space_of(const ir_expr *func, const tg_target *t, sch_space *sp, const char **tmpl)
 {
     su_diags d = {0};
     sch_schedule *s = sch_create(func, &d);
     su_diags_free(&d);
     if (!s)
         return false;
-    sch_space sp = {0};
-    bool done = sch_apply_template(s, NULL, &t->hw, NULL, &sp) == SCH_E_OK;
+    bool done = sch_apply_template(s, NULL, &t->hw, NULL, sp) == SCH_E_OK;
     sch_free(s);
-    *tmpl = sp.template_name;
+    *tmpl = sp->template_name;
+    return done;
+}
+
+/* Lowers func for t under a random config of its template's space (seeded
+ * by *seed); false when none of a few draws lowers (the CPU knobs under a
+ * device template can ask for a loop too long to unroll). *tmpl gets the
+ * space's template name. */
+static bool prepare_random(hx_kernel *k, const ir_expr *func, const tg_target *t, unsigned *seed, const char **tmpl)
+{
+    sch_space sp = {0};
+    bool done = space_of(func, t, &sp, tmpl);
     for (int tries = 0; done && tries < 8; tries++) {
         sch_config c = {0};
         sch_config_random(&sp, seed, &c);
@@ -274,6 +361,37 @@ static bool prepare_random(hx_kernel *k, const ir_expr *func, const tg_target *t
             break;
         hx_kernel_free(k);
         done = true;
+    }
+    sch_space_free(&sp);
+    return done && k->l;
+}
+
+/* Knob k of sp named name, or -1. */
+static int knob_of(const sch_space *sp, const char *name)
+{
+    for (size_t k = 0; k < sp->knobs.len; k++)
+        if (!strcmp(sp->knobs.data[k].name, name))
+            return (int)k;
+    return -1;
+}
+
+/* Lowers func for t with its template's defaults but candidate `cand` of
+ * the knob vec; false where its space has no such candidate. *tmpl gets
+ * the space's template name, *width the vector width. */
+static bool prepare_width(hx_kernel *k, const ir_expr *func, const tg_target *t, int cand, const char **tmpl,
+                          int64_t *width)
+{
+    sch_space sp = {0};
+    bool done = space_of(func, t, &sp, tmpl);
+    int v = done ? knob_of(&sp, "vec") : -1;
+    done = v >= 0 && cand < sp.knobs.data[v].ncand;
+    if (done) {
+        sch_config c = {0};
+        sch_config_default(&sp, &c);
+        c.choice[v] = cand;
+        *width = sp.knobs.data[v].cands[cand];
+        done = hx_prepare_hw(k, func, NULL, &c, false, false, &t->hw);
+        sch_config_free(&c);
     }
     sch_space_free(&sp);
     return done && k->l;
@@ -297,6 +415,8 @@ static void check_set(const tg_target *t, const char *label, const fn_case *fs, 
     static hx_kernel ks[MAXK];
     static cl_job jobs[MAXK];
     static const char *hows[MAXK], *from[MAXK], *tmpls[MAXK];
+    static char vecs[MAXK][16];
+    static bool vector[MAXK], widths[MAXK];
     static double lo[MAXK], hi[MAXK];
     int nk = 0, lowered = 0, wanted = 0;
     unsigned seed = 20261201u;
@@ -307,14 +427,23 @@ static void check_set(const tg_target *t, const char *label, const fn_case *fs, 
          * config each */
         const char *family = NULL;
         free(sch_workload_key(fs[f].func, &family, NULL));
-        int ways = all_ways ? 2 + (family ? RANDOM_CONFIGS : tot->default_randoms ? tot->default_randoms : 1) : 1;
+        int nrandom = family ? RANDOM_CONFIGS : tot->default_randoms ? tot->default_randoms : 1;
+        int ways = all_ways ? 2 + nrandom + MAX_WIDTHS : 1;
         for (int way = 0; way < ways && nk < MAXK; way++) {
             hx_kernel *k = &ks[nk];
-            bool naive = way == 1, random = way >= 2;
+            bool naive = way == 1, random = way >= 2 && way < 2 + nrandom, width = way >= 2 + nrandom;
             tmpls[nk] = NULL;
             if (naive && tot->no_naive)
                 continue;
-            if (random) {
+            int64_t w = 0;
+            if (width) {
+                /* each candidate of the knob vec, where the template has it */
+                if (!prepare_width(k, fs[f].func, t, way - 2 - nrandom, &tmpls[nk], &w)) {
+                    hx_kernel_free(k);
+                    continue;
+                }
+                snprintf(vecs[nk], sizeof vecs[nk], "vec %lld", (long long)w);
+            } else if (random) {
                 if (!prepare_random(k, fs[f].func, t, &seed, &tmpls[nk])) {
                     diag("%s: no random config of %s lowers", fs[f].from, tmpls[nk] ? tmpls[nk] : "its template");
                     hx_kernel_free(k);
@@ -336,8 +465,11 @@ static void check_set(const tg_target *t, const char *label, const fn_case *fs, 
                 snprintf(pn, sizeof pn, "%s_p%d", j->name, p);
                 tg_cl_func(&src, k->l->prologues[p].fn, pn, t ? &t->cl : NULL, &j->pro[p]);
             }
+            size_t start = src.len;
             tg_cl_func(&src, k->l->kernel, j->name, t ? &t->cl : NULL, &j->launch);
-            hows[nk] = naive ? "naive" : random ? "random config" : "default";
+            vector[nk] = strstr(su_buf_str(&src) + start, "rt_vload") != NULL;
+            hows[nk] = naive ? "naive" : random ? "random config" : width ? vecs[nk] : "default";
+            widths[nk] = width;
             from[nk] = fs[f].from;
             lo[nk] = fs[f].lo, hi[nk] = fs[f].hi;
             nk++;
@@ -375,7 +507,8 @@ static void check_set(const tg_target *t, const char *label, const fn_case *fs, 
         tot->grids += grid;
         bool good = rc == 0 && err < 1e-4;
         for (int d = 0; d < NDEVT && tmpls[i]; d++)
-            tot->random[d] += good && !strcmp(tmpls[i], device_templates[d]);
+            *(widths[i] ? &tot->widths[d] : &tot->random[d]) += good && !strcmp(tmpls[i], device_templates[d]);
+        tot->vectors += good && vector[i];
         if (!ok(good, "%s (%s, %s, %s, %d launches): error %.2g", from[i], hows[i],
                 tmpls[i] ? tmpls[i] : sch_template_name(k->s),
                 single ? "one work-item" : grid ? "work-groups" : "one work-group", j->launch.n, err))
@@ -577,7 +710,7 @@ static void check_zoo(const tg_target *t, totals *tot, const char *const *names,
         diag("%s: %d distinct functions; builds %.2f s, runs %.2f s", names[z], nd, mine.build_s, mine.run_s);
         free(cs);
         tot->group += mine.group, tot->single += mine.single, tot->grids += mine.grids;
-        tot->build_s += mine.build_s, tot->run_s += mine.run_s;
+        tot->build_s += mine.build_s, tot->run_s += mine.run_s, tot->vectors += mine.vectors;
         free(fs);
         ir_module_free(mod);
     }
@@ -610,6 +743,7 @@ int main(void)
     why = "";
     parsed = tg_target_parse("opencl -wg-reduce=2", &tr, &why);
     ok(!parsed && strstr(why, "0 or 1"), "-wg-reduce=2 is refused: %s", why);
+    vector_checks(&t);
     totals ops = {0}, zoo_tot = {0};
     ir_module *mods[NMODELS];
     static fn_case cs[MAXK];
@@ -632,10 +766,16 @@ int main(void)
     for (int d = 0; d < NDEVT; d++)
         if (t.hw.wg_reduce || strcmp(device_templates[d], "reduce_cl"))
             ok(ops.random[d] > 0, "random configs of %s match the reference (%d)", device_templates[d], ops.random[d]);
+    for (int d = 0; d < NDEVT; d++)
+        if (has_vec[d])
+            ok(ops.widths[d] > 0, "each vector width of %s matches the reference (%d configs)", device_templates[d],
+               ops.widths[d]);
+    ok(ops.vectors > 0, "op models: %d kernels with vector types match", ops.vectors);
     check_zoo(&t, &zoo_tot, zoo, NZOO);
     diag("zoo: %d kernels ran on work-items (%d of them over many work-groups), %d as one work-item; builds %.2f s, "
          "runs %.2f s",
          zoo_tot.group, zoo_tot.grids, zoo_tot.single, zoo_tot.build_s, zoo_tot.run_s);
     ok(zoo_tot.grids * 2 > zoo_tot.group + zoo_tot.single, "most zoo kernels run over many work-groups");
+    ok(zoo_tot.vectors > 0, "zoo: %d kernels with vector types by default match", zoo_tot.vectors);
     return tap_done();
 }
