@@ -134,6 +134,7 @@ typedef struct tun_tuner_conf {
     double epsilon;         /* share of each batch drawn at random */
     tun_objective objective;
     int walkers;            /* parallel simulated-annealing walkers */
+    int64_t plan_new;       /* xgb, a space scored whole: configs each plan featurizes beyond the last one's */
 } tun_tuner_conf;
 
 /* The settings a tuner gets when none are given. */
@@ -164,6 +165,7 @@ struct tun_tuner {
     tun_tuner_conf conf;    /* model-based tuners' settings */
     int64_t transfer_dropped_at; /* own results when it dropped what transfer gave it, which ranked
                                   * its held-out configs worse (0: kept, or none given) */
+    int64_t featurized;     /* feature vectors a model-based tuner computed (its search's main cost) */
 };
 
 extern const tun_tuner_ops tun_random_ops, tun_grid_ops, tun_ga_ops;

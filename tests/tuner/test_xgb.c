@@ -6,12 +6,15 @@
  * from each config's knob values (best inner tiles, vectorized, unrolled):
  * it proposes each config once, never one measured before, exhausts the
  * space, finds the optimum in far fewer trials than the space holds, both
- * scoring the space whole and annealing, reproducibly for a seed;
+ * scoring the space whole and annealing, reproducibly for a seed, with
+ * any number of threads computing features; a plan that reaches only part
+ * of the space featurizes no more than it should and still covers it;
  * records of the other convolution, given through transfer, make its very
  * first batch better than random; and transfer is checked: truthful records
  * find the optimum sooner and are kept, records that rank the configs
  * backwards are dropped once the task's own results show it. */
 #include <math.h>
+#include <omp.h>
 #include <string.h>
 #include <time.h>
 
@@ -302,6 +305,45 @@ static void first_batches(const tun_space *s, const tun_tuner_conf *conf, uint64
     tun_tuner_free(t);
 }
 
+/* Plans that score a space whole reach plan_new configs further each: the
+ * first costs about plan_new feature vectors, and the whole space is still
+ * proposed once and searched as well; features computed on one thread or
+ * two give the same proposals. */
+static void test_plan_new(const tun_space *conv)
+{
+    tun_tuner_conf conf = tun_tuner_conf_default;
+    conf.plan_new = 256;
+    ok(conv->size > 4 * conf.plan_new, "the space (%lld configs) takes several plans of %lld new configs",
+       (long long)conv->size, (long long)conf.plan_new);
+    tun_tuner *t = tun_tuner_new_conf(&tun_xgb_ops, conv, 3, &conf);
+    int64_t buf[8];
+    double c[8];
+    int64_t at[4] = {0};
+    for (int round = 0; round < 4; round++) {
+        int n = tun_next_batch(t, 8, buf);
+        for (int i = 0; i < n; i++)
+            c[i] = cost(conv, buf[i]);
+        tun_update(t, n, buf, c);
+        at[round] = t->featurized;
+    }
+    /* round 0 is random (no model yet); rounds 1-3 plan: plan_new more each,
+     * give or take the 8 measured configs of each round (featurized to teach
+     * the model, and perhaps already among those a plan reaches) */
+    diag("configs featurized after each batch: %lld %lld %lld %lld", (long long)at[0], (long long)at[1],
+         (long long)at[2], (long long)at[3]);
+    ok(at[0] <= 8 && at[1] - at[0] >= conf.plan_new - 8 && at[1] - at[0] <= conf.plan_new + 8 &&
+           at[3] - at[1] <= 2 * (conf.plan_new + 8),
+       "each plan featurizes plan_new configs more (and the batch's own)");
+    tun_tuner_free(t);
+    drive(conv, &conf, 5, "xgb scoring 256 new configs a plan");
+    int64_t one[48], two[48];
+    omp_set_num_threads(1);
+    first_batches(conv, &conf, 9, 48, one);
+    omp_set_num_threads(2);
+    first_batches(conv, &conf, 9, 48, two);
+    ok(!memcmp(one, two, sizeof one), "features on one thread or two: the same proposals");
+}
+
 static void test_tuner(const tun_space *conv)
 {
     ok(tun_tuner_find("xgb") == &tun_xgb_ops, "the tuner is registered as xgb");
@@ -317,6 +359,7 @@ static void test_tuner(const tun_space *conv)
     first_batches(conv, &conf, 9, 48, a);
     first_batches(conv, &conf, 9, 48, b);
     ok(!memcmp(a, b, sizeof a), "the same seed: the same proposals");
+    test_plan_new(conv);
 }
 
 /* Mean penalty of n configs relative to the space's mean. */
