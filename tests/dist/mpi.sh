@@ -108,10 +108,13 @@ fi
 
 # ---- rank 0 killed: at most the batch in flight is lost, the same command resumes ----
 # (plain mpirun: the job ends with rank 0; a kernel cache of its own and a
-# compiler that takes three seconds a unit, so the run is still going when the
-# first batch is reported, however fast the host)
+# compiler that waits while a gate file exists, which the test creates once
+# the first batch is reported, so the run cannot finish before the kill
+# however fast the host or however slow this shell)
 MPI0="$MPIRUN --oversubscribe --mca btl self,tcp --mca btl_tcp_if_include lo --mca oob_tcp_if_include lo"
-RELAY_TUNE_CACHE="$TMP/cache-k0" RELAY_TUNE_CC="$top_srcdir/tests/dist/slow-cc.sh" timeout 300 \
+gate="$TMP/cc-gate"
+rm -f "$gate"
+SLOW_CC_GATE="$gate" RELAY_TUNE_CACHE="$TMP/cache-k0" RELAY_TUNE_CC="$top_srcdir/tests/dist/slow-cc.sh" timeout 300 \
     $MPI0 -np 2 "$RELAY_TUNE" tune "$M" --trials 24 --db "$TMP/k0.db" --mpi $Q \
     >"$TMP/out" 2>"$TMP/err" &
 job=$!
@@ -119,9 +122,11 @@ for i in $(seq 600); do
     grep -q "^\[.*trials" "$TMP/err" 2>/dev/null && break
     sleep 0.1
 done
+touch "$gate"
 pid0=$(sed -n 's/.*rank 0 on .* (pid \([0-9]*\)) tunes.*/\1/p' "$TMP/err")
 [ -n "$pid0" ] && kill -9 "$pid0"
 wait $job
+rm -f "$gate"
 before=$(records "$TMP/k0.db" records)
 timeout 300 $MPI -np 2 "$RELAY_TUNE" tune "$M" --trials 24 --db "$TMP/k0.db" --mpi $Q >"$TMP/out" 2>"$TMP/err"
 rc=$?
