@@ -118,13 +118,15 @@ SLOW_CC_GATE="$gate" RELAY_TUNE_CACHE="$TMP/cache-k0" RELAY_TUNE_CC="$top_srcdir
     $MPI0 -np 2 "$RELAY_TUNE" tune "$M" --trials 24 --db "$TMP/k0.db" --mpi $Q \
     >"$TMP/out" 2>"$TMP/err" &
 job=$!
-for i in $(seq 600); do
-    grep -q "^\[.*trials" "$TMP/err" 2>/dev/null && break
+# (up to 5 minutes: under the sanitizers and a loaded CI host mpirun alone
+# can take a minute to start its ranks)
+for i in $(seq 3000); do
+    grep -q "^\[.*trials" "$TMP/err" 2>/dev/null && grep -q "rank 0 on .* (pid [0-9]*) tunes" "$TMP/err" && break
     sleep 0.1
 done
 touch "$gate"
 pid0=$(sed -n 's/.*rank 0 on .* (pid \([0-9]*\)) tunes.*/\1/p' "$TMP/err")
-[ -n "$pid0" ] && kill -9 "$pid0"
+if [ -n "$pid0" ]; then kill -9 "$pid0"; else rm -f "$gate"; fi
 wait $job
 rm -f "$gate"
 before=$(records "$TMP/k0.db" records)
