@@ -9,6 +9,7 @@
 typedef struct extractor {
     tun_tasks *out;
     su_map by_key;      /* key → task index + 1 */
+    size_t known;       /* out's tasks before this extraction: another graph's, whose calls it does not count */
 } extractor;
 
 /* The kernel parameters of call's function, as the schedule flattens them
@@ -46,7 +47,8 @@ static void add_call(extractor *x, const ir_expr *call)
     }
     uintptr_t idx = (uintptr_t)su_map_get(&x->by_key, key);
     if (idx) {
-        x->out->items[idx - 1].count++;
+        if (idx > x->known)
+            x->out->items[idx - 1].count++;
         free(key);
         return;
     }
@@ -101,9 +103,11 @@ static void task_free(tun_task *t)
     free(t->param_const);
 }
 
+/* Appends the tasks of defs[0..n) whose keys out lacks; calls of the tasks
+ * out had are not counted (they are another graph's). */
 static void extract(const ir_global_def *defs, size_t n, tun_tasks *out)
 {
-    extractor x = {out, {0}};
+    extractor x = {out, {0}, out->len};
     for (size_t i = 0; i < out->len; i++)
         su_map_put(&x.by_key, out->items[i].key, (void *)(uintptr_t)(i + 1));
     ir_visitor v;
@@ -125,24 +129,7 @@ void tun_extract_tasks_add(const ir_global_def *defs, size_t n, tun_tasks *out)
     /* another graph of the same model: its tasks that out has are the same
        kernels, not more calls of them, so only new keys are added (with the
        calls that graph makes) */
-    size_t had = out->len;
-    tun_tasks more = {0};
-    extract(defs, n, &more);
-    for (size_t i = 0; i < more.len; i++) {
-        bool known = false;
-        for (size_t j = 0; j < had && !known; j++)
-            known = !strcmp(out->items[j].key, more.items[i].key);
-        if (known) {
-            task_free(&more.items[i]);
-            continue;
-        }
-        if (out->len == out->cap) {
-            out->cap = out->cap ? out->cap * 2 : 16;
-            out->items = su_realloc(out->items, out->cap * sizeof *out->items);
-        }
-        out->items[out->len++] = more.items[i];
-    }
-    free(more.items);
+    extract(defs, n, out);
 }
 
 void tun_tasks_free(tun_tasks *t)
