@@ -263,6 +263,8 @@ const sch_stmt *sch_seq2(su_arena *a, const sch_stmt *x, const sch_stmt *y);
 const sch_stmt *sch_barrier(su_arena *a);
 /* Calls fn on every expression of s (not recursing into expressions). */
 void sch_stmt_visit_exprs(const sch_stmt *s, void (*fn)(void *ctx, const sch_expr *e), void *ctx);
+/* Whether an expression of s loads from buffer b. */
+bool sch_stmt_reads(const sch_stmt *s, const sch_buffer *b);
 /* s with vars[i] replaced by vals[i] in every expression. */
 const sch_stmt *sch_stmt_substitute(su_arena *a, const sch_stmt *s, int n, sch_var *const *vars,
                                     const sch_expr *const *vals);

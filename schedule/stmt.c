@@ -171,6 +171,29 @@ void sch_stmt_visit_exprs(const sch_stmt *s, void (*fn)(void *ctx, const sch_exp
     }
 }
 
+static bool loads_buf(const void *b, const sch_expr *n)
+{
+    return n->kind == SCH_LOAD && n->buf == b;
+}
+
+typedef struct reads_ctx {
+    const sch_buffer *b;
+    bool found;
+} reads_ctx;
+
+static void note_reads(void *ctx, const sch_expr *e)
+{
+    reads_ctx *r = ctx;
+    r->found = r->found || sch_expr_any(e, loads_buf, r->b);
+}
+
+bool sch_stmt_reads(const sch_stmt *s, const sch_buffer *b)
+{
+    reads_ctx r = {b, false};
+    sch_stmt_visit_exprs(s, note_reads, &r);
+    return r.found;
+}
+
 const sch_stmt *sch_stmt_substitute(su_arena *a, const sch_stmt *s, int n, sch_var *const *vars,
                                     const sch_expr *const *vals)
 {

@@ -443,22 +443,6 @@ static bool grid_of(const sch_stmt *s, const tg_cl_device *d, tg_cl_step *st)
     return true;
 }
 
-static bool loads_buf(const void *b, const sch_expr *n)
-{
-    return n->kind == SCH_LOAD && n->buf == b;
-}
-
-typedef struct buf_use {
-    const sch_buffer *b;
-    bool used;
-} buf_use;
-
-static void note_load(void *ctx, const sch_expr *e)
-{
-    buf_use *u = ctx;
-    u->used = u->used || sch_expr_any(e, loads_buf, u->b);
-}
-
 static bool stores_to(const sch_stmt *s, const sch_buffer *b)
 {
     if (!s)
@@ -479,9 +463,7 @@ static bool stores_to(const sch_stmt *s, const sch_buffer *b)
 /* Whether s reads or writes buffer b. */
 static bool uses_buf(const sch_stmt *s, const sch_buffer *b)
 {
-    buf_use u = {b, false};
-    sch_stmt_visit_exprs(s, note_load, &u);
-    return u.used || stores_to(s, b);
+    return sch_stmt_reads(s, b) || stores_to(s, b);
 }
 
 /* Nest n with its wrappers, rebuilt as a function body (arena a); of the

@@ -379,38 +379,6 @@ static void eval(mctx *c, const ir_expr *e, int_vec *out)
     su_vec_push(&c->memo, mv);
 }
 
-/* ---- which parameters a kernel body reads -------------------------------- */
-
-typedef struct reads_ctx {
-    const sch_buffer *buf;
-    bool found;
-} reads_ctx;
-
-static void expr_reads(reads_ctx *r, const sch_expr *e)
-{
-    if (!e || r->found)
-        return;
-    if (e->kind == SCH_LOAD && e->buf == r->buf)
-        r->found = true;
-    expr_reads(r, e->a);
-    expr_reads(r, e->b);
-    expr_reads(r, e->c);
-    for (int i = 0; i < e->n && e->args; i++)
-        expr_reads(r, e->args[i]);
-}
-
-static void visit_reads(void *ctx, const sch_expr *e)
-{
-    expr_reads(ctx, e);
-}
-
-static bool body_reads(const sch_func *f, const sch_buffer *b)
-{
-    reads_ctx r = {b, false};
-    sch_stmt_visit_exprs(f->body, visit_reads, &r);
-    return r.found;
-}
-
 /* ---- emitting C ----------------------------------------------------------- */
 
 /* s as a C string literal: printable ASCII but quote and backslash as is,
@@ -671,7 +639,7 @@ static void mark_stored(mctx *c)
     for (size_t k = 0; k < c->kernels.len; k++) {
         mkernel *kn = &c->kernels.data[k];
         for (int i = 0; i < kn->np; i++)
-            kn->reads[i] = body_reads(kn->l->kernel, kn->l->kernel->args[i]);
+            kn->reads[i] = sch_stmt_reads(kn->l->kernel->body, kn->l->kernel->args[i]);
     }
     for (size_t s = 0; s < c->calls.len; s++) {
         const mcall *cl = &c->calls.data[s];
