@@ -212,6 +212,13 @@ static void place_child(lower *L, sch_tensor *c, int ne, const sch_expr *const *
         shape[i] = w->ext[order[i]];
     }
     char name[16];
+    if (c->shared) {
+        /* a staged tile (cache_read): __local, allocated at the kernel's top */
+        snprintf(name, sizeof name, "s%d", L->nshared++);
+        w->buf = sch_buffer_new(a, name, c->dtype, c->ndim, shape, SCH_SCOPE_SHARED);
+        su_vec_push(&L->shared, w->buf);
+        return;
+    }
     snprintf(name, sizeof name, "l%d", L->nlocal++);
     w->buf = sch_buffer_new(a, name, c->dtype, c->ndim, shape, SCH_SCOPE_LOCAL);
 }
@@ -324,6 +331,8 @@ typedef struct nest {
     const sch_expr *loaded;     /* the value with its reads turned into loads */
     const sch_expr *lidx;       /* the element of the stage's buffer that one iteration writes */
     const sch_stmt **at;        /* per leaf: the children computed at that loop */
+    const sch_stmt **after;     /* per leaf: what follows the body inside that loop (the barrier
+                                   after a staged tile's use, before the next copy); may be NULL */
     SU_VEC(sch_tensor *) kids;  /* the children computed at t's loops, in dependency order */
     int first_red;              /* the outermost reduction leaf (-1: none) */
     const sch_stmt *body;       /* the innermost statement, then the nest around it */
@@ -441,6 +450,9 @@ static void stage_value(lower *L, nest *n)
     n->value = sch_substitute(a, L->inl[t->id], nv, from, to);
 }
 
+static const sch_stmt *shared_copy(lower *L, const nest *n, sch_tensor *c, int p);
+static void shared_barriers(lower *L, nest *n);
+
 /* The children computed at t's loops, in dependency order, placed (their
  * regions and buffers) and lowered into n->at; false when one is attached
  * to a loop t no longer has. */
@@ -467,9 +479,10 @@ static bool children(lower *L, nest *n)
     for (size_t i = 0; i < n->kids.len; i++) {
         sch_tensor *c = n->kids.data[i];
         int p = sch_leaf_pos(t, c->attach_iter);
-        n->at[p] = sch_seq2(L->a, n->at[p], stage_nest(L, c));
+        n->at[p] = sch_seq2(L->a, n->at[p], c->shared ? shared_copy(L, n, c, p) : stage_nest(L, c));
     }
-    return true;
+    shared_barriers(L, n);
+    return !L->failed;
 }
 
 /* The store into the stage's buffer (a reduction combines into it) and a
@@ -501,8 +514,12 @@ static void store_and_init(lower *L, nest *n)
     }
     /* over the spatial loops inside the outermost reduction loop */
     for (int l = n->nl; l-- > n->first_red + 1;)
-        if (!t->leaves.data[l]->reduce)
+        if (!t->leaves.data[l]->reduce) {
             init = sch_for(a, n->lvars[l], n->lext[l], t->leaves.data[l]->kind, init);
+            /* (a work-item loop inside the reduction's: dense_cl's, its k blocks staged) */
+            if (init && t->leaves.data[l]->kind == SCH_LOOP_THREAD)
+                ((sch_stmt *)init)->thread_axis = t->leaves.data[l]->thread_axis;
+        }
     n->init = init;
 }
 
@@ -544,7 +561,7 @@ static const sch_stmt *leaf_loop(lower *L, const nest *n, int l, const sch_stmt 
 {
     const sch_tensor *t = n->t;
     for (size_t i = n->kids.len; i-- > 0;)
-        if (sch_leaf_pos(t, n->kids.data[i]->attach_iter) == l)
+        if (sch_leaf_pos(t, n->kids.data[i]->attach_iter) == l && !n->kids.data[i]->shared)
             inner = sch_alloc(L->a, n->kids.data[i]->lw->buf, inner);
     const sch_stmt *body = sch_for(L->a, n->lvars[l], n->lext[l], t->leaves.data[l]->kind, inner);
     if (body && t->leaves.data[l]->kind == SCH_LOOP_THREAD)
@@ -560,8 +577,9 @@ static const sch_stmt *wrap_loops(lower *L, nest *n)
     su_arena *a = L->a;
     const sch_stmt *body = n->body;
     for (int l = n->nl; l-- > 0;) {
-        const sch_stmt *items[3] = {n->at[l], n->first_red == l + 1 ? n->init : NULL, body};
-        body = leaf_loop(L, n, l, sch_seq(a, 3, items));
+        const sch_stmt *items[4] = {n->at[l], n->first_red == l + 1 ? n->init : NULL, body,
+                                    n->after ? n->after[l] : NULL};
+        body = leaf_loop(L, n, l, sch_seq(a, 4, items));
         if (l == n->tp) {
             const sch_stmt *steps[3] = {n->tile_in, body, n->tile_out};
             body = sch_alloc(a, n->tile, sch_seq(a, 3, steps));
@@ -702,6 +720,90 @@ static const sch_stmt *stage_nest(lower *L, sch_tensor *t)
     }
     su_vec_free(&n.kids);
     return body;
+}
+
+/* ---- staged tiles (cache_read) -------------------------------------------- */
+
+/* The copy of SHARED stage c (computed at t's leaf p) into its buffer: the
+ * region's elements in the producer's row-major order shared out over the
+ * work-items of t's item loops inside p (the same axes and extents, so the
+ * launch's group is the consumer's), work-item i of W copying elements i,
+ * i + W, ...: consecutive work-items read consecutive elements. */
+static const sch_stmt *shared_copy(lower *L, const nest *n, sch_tensor *c, int p)
+{
+    su_arena *a = L->a;
+    sch_tensor *t = n->t;
+    struct sch_lowering *w = c->lw;
+    int items[3], ni = 0;
+    for (int l = 0; l < n->nl; l++) {
+        const sch_iter *it = t->leaves.data[l];
+        if (it->kind != SCH_LOOP_THREAD || it->thread_axis < 3)
+            continue;
+        if (l <= p || ni == 3) {
+            L->failed = true;
+            sch_fail(L->s, SCH_E_BAD_ATTACH, "lower: the shared stage %s is computed at %s of %s, inside its "
+                     "work-item loop %s", c->name, c->attach_iter->name, t->name, it->name);
+            return NULL;
+        }
+        items[ni++] = l;
+    }
+    if (!ni) {
+        L->failed = true;
+        sch_fail(L->s, SCH_E_BAD_ATTACH, "lower: the shared stage %s is computed at %s of %s, which has no "
+                 "work-item loops inside it to share the copy", c->name, c->attach_iter->name, t->name);
+        return NULL;
+    }
+    /* the work-item's position in its group, W work-items in all */
+    sch_var *iv[3];
+    const sch_expr *item = sch_int(a, 0);
+    int64_t W = 1, R = 1;
+    for (int k = ni; k-- > 0;) {
+        iv[k] = sch_var_new(a, &L->s->next_var, t->leaves.data[items[k]]->name, IR_INT64);
+        item = sch_add(a, item, sch_mul(a, sch_varref(a, iv[k]), sch_int(a, W)));
+        W *= n->lext[items[k]];
+    }
+    for (int d = 0; d < c->ndim; d++)
+        R *= w->ext[d];
+    sch_var *fo = sch_var_new(a, &L->s->next_var, "f", IR_INT64);
+    const sch_expr *f = sch_add(a, sch_mul(a, sch_varref(a, fo), sch_int(a, W)), item);
+    const sch_expr *guard = R % W ? sch_bin(a, SCH_LT, f, sch_int(a, R)) : NULL;
+    /* f's position in the region, row-major, and in the producer */
+    const sch_expr *idx[IR_MAX_DIMS + 1], *bidx = sch_int(a, 0);
+    int64_t inner = 1;
+    for (int d = c->ndim; d-- > 0;) {
+        const sch_expr *pos = sch_mod(a, sch_div(a, f, sch_int(a, inner)), sch_int(a, w->ext[d]));
+        inner *= w->ext[d];
+        idx[d] = sch_add(a, w->mins[d], pos);
+        bidx = sch_add(a, bidx, sch_mul(a, pos, sch_int(a, w->strides[d])));
+        if (w->ext[d] != c->shape[d]) /* a tile may reach past the domain's edge */
+            guard = sch_and(a, guard, sch_and(a, sch_bin(a, SCH_GE, idx[d], sch_int(a, 0)),
+                                              sch_bin(a, SCH_LT, idx[d], sch_int(a, c->shape[d]))));
+    }
+    const sch_expr *value = sch_map_reads(a, sch_substitute(a, L->inl[c->id], c->ndim, c->axes, idx), read_to_load, L);
+    const sch_stmt *copy = sch_for(a, fo, (R + W - 1) / W, SCH_LOOP_SERIAL,
+                                   sch_if(a, guard, sch_store(a, w->buf, bidx, value), NULL));
+    for (int k = ni; k-- > 0;) {
+        const sch_iter *it = t->leaves.data[items[k]];
+        copy = items_loop(L, iv[k], n->lext[items[k]], it->thread_axis, copy);
+    }
+    return copy;
+}
+
+/* Where a loop of t has SHARED children: a barrier after their copies, so
+ * that the consumer's loops see whole tiles, and one after the body in that
+ * loop, so that no work-item's next copy overwrites a tile another one
+ * still reads. */
+static void shared_barriers(lower *L, nest *n)
+{
+    for (size_t i = 0; i < n->kids.len; i++) {
+        int p = sch_leaf_pos(n->t, n->kids.data[i]->attach_iter);
+        if (!n->kids.data[i]->shared || (n->after && n->after[p]))
+            continue;
+        if (!n->after)
+            n->after = su_arena_alloc(L->a, (size_t)n->nl * sizeof *n->after);
+        n->after[p] = sch_barrier(L->a);
+        n->at[p] = sch_seq2(L->a, n->at[p], sch_barrier(L->a));
+    }
 }
 
 /* ---- the function -------------------------------------------------------- */

@@ -529,6 +529,8 @@ struct sch_tensor {
     SU_VEC(sch_rel) rels;       /* splits and fuses in order */
     /* lowering state (valid during sch_lower) */
     struct sch_lowering *lw;
+    bool shared;            /* a cache_read stage in SHARED memory (cache_read.c): lowering
+                               copies its region cooperatively, between barriers */
 };
 
 /* Context of one op's compute definition. */
@@ -746,6 +748,18 @@ sch_err sch_compute_root(sch_schedule *s, sch_tensor *t);
  * stage's results in an accumulator tile local to a loop of t. */
 sch_err sch_cache_write(sch_schedule *s, sch_tensor *t, sch_tensor **cache);
 
+/* ---- cache_read.c: a producer's tile staged in work-group memory -------- */
+
+/* A new stage *cache copies tensor p (a parameter or a stage read directly
+ * by consumer's body) and consumer reads the copy instead (TVM's
+ * cache_read). Only scope SHARED: computed (sch_compute_at) at a loop of
+ * consumer that lies outside its work-item loops, lowering copies the
+ * region one iteration of that loop reads into a __local buffer, each
+ * work-item a strided share, with a barrier after the copy and one after
+ * the consumer's use. Lowering fails where the consumer has no work-item
+ * loops inside that loop; templates ask only on devices (sch_tmpl_stage). */
+sch_err sch_cache_read(sch_schedule *s, sch_tensor *consumer, sch_tensor *p, sch_scope scope, sch_tensor **cache);
+
 /* ---- pack.c: layout packing ------------------------------------------- */
 
 /* Repacks parameter p, as read by stage t, splitting axis `axis` by factor
@@ -772,7 +786,8 @@ sch_err sch_pack_axes(sch_schedule *s, sch_tensor *t, sch_tensor *p, int n, cons
     X(COMPUTE_INLINE, "compute_inline") \
     X(COMPUTE_ROOT, "compute_root")     \
     X(CACHE_WRITE, "cache_write")       \
-    X(PACK, "pack")
+    X(PACK, "pack")                     \
+    X(CACHE_READ, "cache_read")
 
 typedef enum {
 #define X(id, name) SCH_P_##id,
@@ -936,6 +951,7 @@ typedef struct sch_hw {
     bool wg_reduce;             /* a device's reductions as work-group reductions
                                    (templates/reduce_cl.c): on where local memory pays
                                    (not a cpu device; the target option -wg-reduce=0|1) */
+    int64_t wg_axis_max[3];     /* a device's largest work-group along each axis (0: wg_max) */
 } sch_hw;
 
 /* The defaults when nothing is known: AVX-512, two cores, two FMA pipes,
@@ -1099,6 +1115,16 @@ void sch_template_matmul(sch_tctx *t);
 void sch_template_conv2d_cl(sch_tctx *t);
 void sch_template_matmul_cl(sch_tctx *t);
 void sch_template_default_cl(sch_tctx *t);
+/* templates/dense_cl.c: dense_cl, nn.dense on a 2-D work-group (wg_m x
+ * wg_n work-items, each a tile_m x tile_n register tile, k blocked by
+ * tile_k), its operands' k-block tiles staged in local memory with knob
+ * local_stage; other matmuls go to sch_template_matmul_cl. */
+void sch_template_dense_cl(sch_tctx *t);
+/* Stages tensor p of stage consumer in SHARED memory at consumer's loop at
+ * (sch_cache_read + sch_compute_at); its copy's buffer in the order of
+ * p's axes order[0..p->ndim) (NULL: p's own). Fails (t->err) on a target
+ * without work-groups (hw->wg_max 0), whose C has no __local memory. */
+sch_tensor *sch_tmpl_stage(sch_tctx *t, sch_tensor *consumer, sch_tensor *p, sch_iter *at, const int *order);
 /* The device step every template above ends with, for other device
  * templates: each root stage's parallel loop as work-groups of wg_items
  * work-items (defines the knob wg_items). */

@@ -49,7 +49,7 @@ void sch_trace_print(su_buf *b, const sch_schedule *s)
     for (size_t i = 0; i < s->trace.len; i++) {
         const sch_step *st = &s->trace.data[i];
         su_buf_printf(b, "%s(%s", prim_names[st->prim], st->stage);
-        if (st->prim == SCH_P_COMPUTE_AT)
+        if (st->prim == SCH_P_COMPUTE_AT || st->prim == SCH_P_CACHE_READ)
             su_buf_printf(b, ", %s", st->other);
         for (int j = 0; j < st->n; j++)
             su_buf_printf(b, ", %s", st->iters[j]);
@@ -178,6 +178,13 @@ static sch_err replay_step(sch_schedule *s, json_t *o)
         return sch_compute_root(s, t);
     if (!strcmp(p, "cache_write"))
         return sch_cache_write(s, t, NULL);
+    if (!strcmp(p, "cache_read")) {
+        /* (the scope is the one cache_read builds: shared) */
+        sch_tensor *prm = other ? sch_find_tensor(s, other) : NULL;
+        if (!prm)
+            return sch_fail(s, SCH_E_BAD_TRACE, "trace: cache_read needs the tensor it stages");
+        return sch_cache_read(s, t, prm, SCH_SCOPE_SHARED, NULL);
+    }
     if (!strcmp(p, "pack")) {
         sch_tensor *prm = other ? sch_find_tensor(s, other) : NULL;
         json_t *ax = json_object_get(o, "axes"), *fs = json_object_get(o, "factors");

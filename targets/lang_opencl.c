@@ -291,9 +291,21 @@ typedef struct nests {
     nest item[TG_CL_MAX_STEPS];
 } nests;
 
+/* Whether sequence s has a barrier among its items: a work-group's steps
+ * (dense_cl's staged tiles where the group loops had one iteration and
+ * the simplifier dropped them), which one launch must keep together. */
+static bool barrier_in(const sch_stmt *s)
+{
+    for (int i = 0; i < s->n; i++)
+        if (s->items[i]->kind == SCH_S_BARRIER)
+            return true;
+    return false;
+}
+
 /* Collects the nests under s (wrapped in w[0..nw)): the leaves of the tree
  * of sequences, lets and kernel-wide temporaries. A per-iteration (private)
- * array around several nests cannot span launches, so it stays one nest. */
+ * array around several nests cannot span launches, so it stays one nest,
+ * and so does a sequence with barriers. */
 static void collect(const sch_stmt *s, const sch_stmt **w, int nw, nests *out)
 {
     if (!s || out->over)
@@ -304,7 +316,7 @@ static void collect(const sch_stmt *s, const sch_stmt **w, int nw, nests *out)
         collect(s->body, w, nw + 1, out);
         return;
     }
-    if (s->kind == SCH_S_SEQ) {
+    if (s->kind == SCH_S_SEQ && !barrier_in(s)) {
         for (int i = 0; i < s->n; i++)
             collect(s->items[i], w, nw, out);
         return;
@@ -338,41 +350,58 @@ static bool has_thread(const sch_stmt *s)
 }
 
 /* The body of a work-group nest below its leading work-group loops (a
- * work-group reduction, lower.c): loops over the group's work-items (axes
- * 3..5, not nested in one another, one extent per axis, which *items gets)
- * hold every store; what lies outside them (serial loops, lets, private
+ * work-group reduction, dense_cl's staged k blocks; lower.c): loops over
+ * the group's work-items (axes 3..5, one extent per axis, which *items
+ * gets; a loop of one axis may hold one of another: a 2-D group) hold
+ * every store, inside loops of every axis the group has (need: their
+ * mask, 0 while *items is being found), so that no two work-items store
+ * the same element; what lies outside them (serial loops, lets, private
  * arrays, barriers) every work-item runs alike, so a barrier there is
  * reached by all of them (none under a condition, none inside an item
  * loop). False for anything else. */
-static bool group_body(const sch_stmt *s, bool in_items, bool in_if, int64_t *items)
+static bool group_body(const sch_stmt *s, unsigned in_items, bool in_if, int64_t *items, unsigned need)
 {
     if (!s)
         return true;
     switch (s->kind) {
-    case SCH_S_STORE: return in_items;
+    case SCH_S_STORE: return need ? in_items == need : in_items != 0;
     case SCH_S_BARRIER: return !in_items && !in_if;
     case SCH_S_FOR:
         if (s->loop == SCH_LOOP_PARALLEL)
             return false;
         if (s->loop == SCH_LOOP_THREAD) {
+            if (s->thread_axis < 3 || (in_items & (1u << (s->thread_axis - 3))))
+                return false;
             int64_t *n = &items[s->thread_axis - 3];
-            if (s->thread_axis < 3 || in_items || (*n && *n != s->extent))
+            if (*n && *n != s->extent)
                 return false;
             *n = s->extent;
-            return group_body(s->body, true, in_if, items);
+            return group_body(s->body, in_items | 1u << (s->thread_axis - 3), in_if, items, need);
         }
-        return group_body(s->body, in_items, in_if, items);
-    case SCH_S_LET: return group_body(s->body, in_items, in_if, items);
-    case SCH_S_ALLOC: return s->buf->scope == SCH_SCOPE_LOCAL && group_body(s->body, in_items, in_if, items);
+        return group_body(s->body, in_items, in_if, items, need);
+    case SCH_S_LET: return group_body(s->body, in_items, in_if, items, need);
+    case SCH_S_ALLOC: return s->buf->scope == SCH_SCOPE_LOCAL && group_body(s->body, in_items, in_if, items, need);
     case SCH_S_IF:
-        return group_body(s->then_s, in_items, true, items) && group_body(s->else_s, in_items, true, items);
+        return group_body(s->then_s, in_items, true, items, need) && group_body(s->else_s, in_items, true, items, need);
     case SCH_S_SEQ:
         for (int i = 0; i < s->n; i++)
-            if (!group_body(s->items[i], in_items, in_if, items))
+            if (!group_body(s->items[i], in_items, in_if, items, need))
                 return false;
         return true;
     }
     return false;
+}
+
+/* group_body's two walks: the group's extents, then every store inside
+ * loops of all its axes. */
+static bool group_nest(const sch_stmt *s, int64_t *items)
+{
+    if (!group_body(s, 0, false, items, 0))
+        return false;
+    unsigned need = 0;
+    for (int a = 0; a < 3; a++)
+        need |= items[a] ? 1u << a : 0;
+    return group_body(s, 0, false, items, need);
 }
 
 /* The power of two work-items of a work-group for a parallel loop of n
@@ -420,7 +449,7 @@ static bool grid_of(const sch_stmt *s, const tg_cl_device *d, tg_cl_step *st)
     if (has_thread(s)) {
         /* a work-group nest: the group's work-items are its item loops' */
         int64_t below[3] = {0, 0, 0};
-        if (items[0] * items[1] * items[2] != 1 || !group_body(s, false, false, below))
+        if (items[0] * items[1] * items[2] != 1 || !group_nest(s, below))
             return false;
         for (int a = 0; a < 3; a++)
             if (below[a]) {

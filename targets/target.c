@@ -396,6 +396,8 @@ static bool opencl_parse(const char *p, tg_target *t, const char **why)
     t->hw.l3 = t->l3;
     t->hw.parallel_min = 1; /* every nest spreads over the work-items */
     t->hw.wg_max = d->max_wg > 0 ? d->max_wg : 1; /* the device templates */
+    for (int a = 0; a < 3; a++) /* the 2-D work-groups of dense_cl */
+        t->hw.wg_axis_max[a] = d->wg_dims <= 0 ? 0 : a < d->wg_dims ? d->max_items[a] : 1;
     /* work-group reductions: where local memory is on chip; a cpu device's
      * is ordinary memory, and PoCL measured them slower (docs/opencl.md) */
     t->hw.wg_reduce = wg_reduce >= 0 ? wg_reduce == 1 : strcmp(d->type, "cpu") != 0;

@@ -107,4 +107,29 @@ fi
 tap_run "-wg-reduce takes 0 or 1" 1 "$RELAY_TUNE" targets "opencl -wg-reduce=3"
 tap_has "and says so" "$TMP/err" "-wg-reduce takes 0 or 1"
 
+# dense_cl (schedule/templates/dense_cl.c): 2-D work-groups, and with the
+# knob local_stage the k block's tiles of both operands staged in __local
+# memory (cache_read) between barriers; the cpu target's C has neither.
+BERT="$top_srcdir/benchmarks/models/bert_layer.relay"
+tap_run "the dense device template's space" 0 "$RELAY_TUNE" lower "$BERT" --task 0 --emit space --target opencl
+tap_has "has the work-group shape" "$TMP/out" "wg_m: choice: 1 2 "
+tap_has "of two axes" "$TMP/out" "wg_n: choice: 1 2 "
+tap_has "and local-memory staging" "$TMP/out" "local_stage: choice: "
+tap_run "its config" 0 "$RELAY_TUNE" lower "$BERT" --task 0 --emit config --target opencl
+tap_has "names dense_cl" "$TMP/out" '{"template":"dense_cl",'
+sed 's/"local_stage":[01]/"local_stage":1/' "$TMP/out" > "$TMP/stage1.json"
+sed 's/"local_stage":[01]/"local_stage":0/' "$TMP/out" > "$TMP/stage0.json"
+tap_run "lower the dense with local_stage 1" 0 "$RELAY_TUNE" lower "$BERT" --task 0 --emit c --target opencl --config "@$TMP/stage1.json"
+tap_has "its tiles are __local arrays" "$TMP/out" "__local float s0["
+tap_has "between barriers" "$TMP/out" "barrier(CLK_LOCAL_MEM_FENCE);"
+if grep -q "^/\* launch kernel_[0-9a-z]*: global [0-9]*x[0-9]* local [0-9]*x[0-9]*, __local [0-9]* bytes \*/$" "$TMP/out"; then
+    tap_ok "launched over 2-D work-groups with their local memory"
+else tap_fail "launched over 2-D work-groups with their local memory" "$(grep -n "launch" "$TMP/out" | head -3)"; fi
+tap_run "lower it with local_stage 0" 0 "$RELAY_TUNE" lower "$BERT" --task 0 --emit c --target opencl --config "@$TMP/stage0.json"
+if grep -q "__local float\|barrier(CLK" "$TMP/out"; then tap_fail "stages nothing" "$(grep -n "__local float\|barrier(CLK" "$TMP/out" | head -2)"
+else tap_ok "stages nothing"; fi
+tap_run "lower the dense for the cpu target" 0 "$RELAY_TUNE" lower "$BERT" --task 0 --emit c
+if grep -q "__local\|barrier(" "$TMP/out"; then tap_fail "its C has no __local memory or barrier" "$(grep -n "__local\|barrier(" "$TMP/out" | head -2)"
+else tap_ok "its C has no __local memory or barrier"; fi
+
 tap_done

@@ -75,6 +75,15 @@ bool hx_prepare(hx_kernel *k, const ir_expr *func, const char *tmpl, const sch_c
     return hx_prepare_hw(k, func, tmpl, cfg, naive, hoist, NULL);
 }
 
+sch_schedule *hx_schedule(const ir_expr *f)
+{
+    su_diags d = {0};
+    sch_schedule *s = sch_create(f, &d);
+    su_diags_print(stderr, &d);
+    su_diags_free(&d);
+    return s;
+}
+
 bool hx_prepare_hw(hx_kernel *k, const ir_expr *func, const char *tmpl, const sch_config *cfg, bool naive, bool hoist,
                    const sch_hw *hw)
 {

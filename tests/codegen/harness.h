@@ -45,6 +45,8 @@ ir_module *hx_load(const char *name, const char *text);
 size_t hx_primitives(const ir_module *m, const ir_expr ***out);
 /* The last primitive function @main calls (where a model's anchor is), or NULL. */
 const ir_expr *hx_last_primitive(const ir_module *m);
+/* The schedule of primitive function f (its diagnostics printed to stderr), or NULL. */
+sch_schedule *hx_schedule(const ir_expr *f);
 
 /* One generated kernel. */
 typedef struct hx_kernel {

@@ -114,8 +114,10 @@ static void target_checks(const tg_target *t)
 static const char *const device_templates[] = {"conv2d_nchw_cl", "depthwise_conv2d_nchw_cl", "group_conv2d_nchw_cl",
                                                "dense_cl", "batch_matmul_cl", "default_cl", "reduce_cl"};
 enum { NDEVT = sizeof device_templates / sizeof *device_templates, RANDOM_CONFIGS = 2, MAX_WIDTHS = 4 };
-/* The device templates with the knob vec (all but default_cl and reduce_cl). */
-static const bool has_vec[NDEVT] = {true, true, true, true, true, false, false};
+/* The device templates with the knob vec (all but dense_cl, whose register
+ * tile's columns are one vector or, tile_n 1, scalar; default_cl and
+ * reduce_cl). */
+static const bool has_vec[NDEVT] = {true, true, true, false, true, false, false};
 
 /* ---- launches of hand-made LoopIR (tg_cl_func's choices) ---------------- */
 
@@ -313,6 +315,9 @@ typedef struct totals {
     bool no_naive;          /* all ways but the unscheduled one (the op models check it) */
     int widths[NDEVT];      /* configs of each vector width (knob vec) checked, per device template */
     int vectors;            /* kernels with vector types */
+    int stage_runs[2];      /* kernels run with local_stage forced off, on */
+    int stage_ok[2];        /* of them, matching, with (on) or without (off) __local tiles and barriers */
+    int two_d;              /* matching kernels with a launch over 2-D work-groups */
     double build_s, run_s;
 } totals;
 
@@ -344,18 +349,38 @@ static bool space_of(const ir_expr *func, const tg_target *t, sch_space *sp, con
     return done;
 }
 
+/* Sets knob `name` of config c (of space sp) to the candidate of value v;
+ * false where the space has no such knob or candidate. */
+static bool force_knob(const sch_space *sp, sch_config *c, const char *name, int64_t v)
+{
+    for (size_t i = 0; name && i < sp->knobs.len && (int)i < c->n; i++) {
+        const sch_knob *k = &sp->knobs.data[i];
+        for (int j = 0; !strcmp(k->name, name) && j < k->ncand; j++)
+            if (k->nparts == 1 && k->cands[j] == v) {
+                c->choice[i] = j;
+                return true;
+            }
+    }
+    return false;
+}
+
 /* Lowers func for t under a random config of its template's space (seeded
- * by *seed); false when none of a few draws lowers (the CPU knobs under a
- * device template can ask for a loop too long to unroll). *tmpl gets the
- * space's template name. */
-static bool prepare_random(hx_kernel *k, const ir_expr *func, const tg_target *t, unsigned *seed, const char **tmpl)
+ * by *seed; NULL: the defaults), knob `knob` (NULL: none) at value; false
+ * when none of a few draws lowers (the CPU knobs under a device template
+ * can ask for a loop too long to unroll, dense_cl a work-group or tiles
+ * the device cannot hold). *tmpl gets the space's template name. */
+static bool prepare_random(hx_kernel *k, const ir_expr *func, const tg_target *t, unsigned *seed, const char **tmpl,
+                           const char *knob, int64_t value)
 {
     sch_space sp = {0};
     bool done = space_of(func, t, &sp, tmpl);
     for (int tries = 0; done && tries < 8; tries++) {
         sch_config c = {0};
-        sch_config_random(&sp, seed, &c);
-        done = hx_prepare_hw(k, func, NULL, &c, false, false, &t->hw);
+        if (seed)
+            sch_config_random(&sp, seed, &c);
+        else
+            sch_config_default(&sp, &c);
+        done = (!knob || force_knob(&sp, &c, knob, value)) && hx_prepare_hw(k, func, NULL, &c, false, false, &t->hw);
         sch_config_free(&c);
         if (done)
             break;
@@ -402,7 +427,18 @@ typedef struct fn_case {
     const ir_expr *func;
     const char *from;
     double lo, hi;
+    const char *knob;       /* a knob set to value in its default and random configs (NULL: none) */
+    int64_t value;
 } fn_case;
+
+/* Whether some launch of l runs over work-groups of two dimensions. */
+static bool two_dims(const tg_cl_launch *l)
+{
+    for (int s = 0; s < l->n; s++)
+        if (l->step[s].dims >= 2 && l->step[s].local[0] > 1 && l->step[s].local[1] > 1)
+            return true;
+    return false;
+}
 
 /* Checks functions fs[0..n) (of `label`) on the device: each lowered with its
  * template's defaults (and, when all_ways, with no schedule and with
@@ -416,7 +452,8 @@ static void check_set(const tg_target *t, const char *label, const fn_case *fs, 
     static cl_job jobs[MAXK];
     static const char *hows[MAXK], *from[MAXK], *tmpls[MAXK];
     static char vecs[MAXK][16];
-    static bool vector[MAXK], widths[MAXK];
+    static bool vector[MAXK], widths[MAXK], staged[MAXK];
+    static int stage[MAXK];
     static double lo[MAXK], hi[MAXK];
     int nk = 0, lowered = 0, wanted = 0;
     unsigned seed = 20261201u;
@@ -444,11 +481,18 @@ static void check_set(const tg_target *t, const char *label, const fn_case *fs, 
                 }
                 snprintf(vecs[nk], sizeof vecs[nk], "vec %lld", (long long)w);
             } else if (random) {
-                if (!prepare_random(k, fs[f].func, t, &seed, &tmpls[nk])) {
+                if (!prepare_random(k, fs[f].func, t, &seed, &tmpls[nk], fs[f].knob, fs[f].value)) {
                     diag("%s: no random config of %s lowers", fs[f].from, tmpls[nk] ? tmpls[nk] : "its template");
                     hx_kernel_free(k);
                     continue;
                 }
+            } else if (fs[f].knob && !naive) {
+                wanted++;
+                if (!prepare_random(k, fs[f].func, t, NULL, &tmpls[nk], fs[f].knob, fs[f].value)) {
+                    hx_kernel_free(k);
+                    continue;
+                }
+                lowered++;
             } else {
                 wanted++;
                 if (!hx_prepare_hw(k, fs[f].func, NULL, NULL, naive, false, t ? &t->hw : NULL)) {
@@ -468,6 +512,9 @@ static void check_set(const tg_target *t, const char *label, const fn_case *fs, 
             size_t start = src.len;
             tg_cl_func(&src, k->l->kernel, j->name, t ? &t->cl : NULL, &j->launch);
             vector[nk] = strstr(su_buf_str(&src) + start, "rt_vload") != NULL;
+            staged[nk] = strstr(su_buf_str(&src) + start, "__local float") &&
+                         strstr(su_buf_str(&src) + start, "barrier(CLK_LOCAL_MEM_FENCE)");
+            stage[nk] = fs[f].knob && !strcmp(fs[f].knob, "local_stage") && !naive ? (int)fs[f].value : -1;
             hows[nk] = naive ? "naive" : random ? "random config" : width ? vecs[nk] : "default";
             widths[nk] = width;
             from[nk] = fs[f].from;
@@ -509,6 +556,11 @@ static void check_set(const tg_target *t, const char *label, const fn_case *fs, 
         for (int d = 0; d < NDEVT && tmpls[i]; d++)
             *(widths[i] ? &tot->widths[d] : &tot->random[d]) += good && !strcmp(tmpls[i], device_templates[d]);
         tot->vectors += good && vector[i];
+        if (stage[i] >= 0) {
+            tot->stage_runs[stage[i]]++;
+            tot->stage_ok[stage[i]] += good && staged[i] == (stage[i] == 1);
+        }
+        tot->two_d += good && two_dims(&j->launch);
         if (!ok(good, "%s (%s, %s, %s, %d launches): error %.2g", from[i], hows[i],
                 tmpls[i] ? tmpls[i] : sch_template_name(k->s),
                 single ? "one work-item" : grid ? "work-groups" : "one work-group", j->launch.n, err))
@@ -720,6 +772,60 @@ static void check_zoo(const tg_target *t, totals *tot, const char *const *names,
     su_map_free(&seen);
 }
 
+/* ---- dense_cl: 2-D work-groups, local-memory staging ------------------- */
+
+/* nn.dense of M x K data and N x K weights (with a bias and a relu when
+ * epilogue): relay text in a static buffer. */
+static const char *dense_model(int64_t M, int64_t K, int64_t N, bool epilogue)
+{
+    static char text[512];
+    char bias[64] = "";
+    if (epilogue)
+        snprintf(bias, sizeof bias, ", %%b: Tensor[(%lld), float32]", (long long)N);
+    snprintf(text, sizeof text,
+             HDR "def @main(%%x: Tensor[(%lld, %lld), float32], %%w: Tensor[(%lld, %lld), float32]%s) { %s }",
+             (long long)M, (long long)K, (long long)N, (long long)K, bias,
+             epilogue ? "nn.relu(nn.bias_add(nn.dense(%x, %w), %b))" : "nn.dense(%x, %w)");
+    return text;
+}
+
+/* Dense functions of odd sizes (1, 7, 13, 109, 1000; K no multiple of any
+ * tile_k), one with an epilogue, each with local_stage off and on: the
+ * defaults otherwise and seeded random configs of dense_cl's space, against
+ * the reference (1e-4); the staged kernels declare __local tiles and wait
+ * at barriers, the others do not; some run over 2-D work-groups. */
+static void dense_checks(const tg_target *t)
+{
+    static const int64_t shapes[][4] = {{1, 13, 7, 0},    {7, 109, 13, 0},  {13, 1000, 109, 0},
+                                        {109, 7, 1000, 0}, {1000, 13, 1, 0}, {7, 1000, 109, 1}};
+    enum { NS = sizeof shapes / sizeof *shapes };
+    ir_module *mods[NS];
+    fn_case cs[2 * NS];
+    int nc = 0;
+    for (int i = 0; i < NS; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "dense %lldx%lldx%lld%s", (long long)shapes[i][0], (long long)shapes[i][1],
+                 (long long)shapes[i][2], shapes[i][3] ? " + bias + relu" : "");
+        mods[i] = hx_load(name, dense_model(shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3]));
+        const ir_expr *f = hx_last_primitive(mods[i]);
+        const char *from = su_arena_strdup(&mods[i]->arena, name);
+        for (int on = 0; on < 2; on++)
+            cs[nc++] = (fn_case){f, from, -1, 1, "local_stage", on};
+    }
+    totals tot = {.no_naive = true};
+    check_set(t, "dense", cs, nc, true, &tot);
+    diag("dense: %d kernels with local_stage off, %d on, %d over 2-D work-groups; builds %.2f s, runs %.2f s",
+         tot.stage_runs[0], tot.stage_runs[1], tot.two_d, tot.build_s, tot.run_s);
+    ok(tot.stage_runs[1] >= NS * 2 && tot.stage_ok[1] == tot.stage_runs[1],
+       "dense with local_stage on: all %d kernels match and stage their tiles in __local memory between barriers",
+       tot.stage_runs[1]);
+    ok(tot.stage_runs[0] >= NS * 2 && tot.stage_ok[0] == tot.stage_runs[0],
+       "dense with local_stage off: all %d kernels match, with no __local memory", tot.stage_runs[0]);
+    ok(tot.two_d > 0, "dense: %d kernels run over 2-D work-groups", tot.two_d);
+    for (int i = 0; i < NS; i++)
+        ir_module_free(mods[i]);
+}
+
 int main(void)
 {
     tg_target t;
@@ -744,6 +850,7 @@ int main(void)
     parsed = tg_target_parse("opencl -wg-reduce=2", &tr, &why);
     ok(!parsed && strstr(why, "0 or 1"), "-wg-reduce=2 is refused: %s", why);
     vector_checks(&t);
+    dense_checks(&t);
     totals ops = {0}, zoo_tot = {0};
     ir_module *mods[NMODELS];
     static fn_case cs[MAXK];

@@ -30,11 +30,7 @@ static const ir_expr *prim(ir_module *m)
 
 static sch_schedule *create(const ir_expr *f)
 {
-    su_diags d = {0};
-    sch_schedule *s = sch_create(f, &d);
-    su_diags_print(stderr, &d);
-    su_diags_free(&d);
-    return s;
+    return hx_schedule(f);
 }
 
 /* LoopIR text of a schedule (malloc'd). */

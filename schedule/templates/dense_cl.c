@@ -1,0 +1,174 @@
+/* dense_cl.c — the device template of nn.dense (data M x K, weight N x K):
+ * a GPU GEMM's shape. The output is tiled into blocks of (wg_m * tile_m)
+ * rows x (wg_n * tile_n) columns, one block a work-group (work-group axes 1
+ * and 0), each of its wg_m x wg_n work-items (work-item axes 1 and 0)
+ * computing a tile_m x tile_n register tile (rows unrolled, columns one
+ * vector). The reduction is blocked by tile_k, the k blocks outside the
+ * work-item loops: each block's partial sums go into the tile (promoted to
+ * private registers, lower.c) and back to the output between blocks.
+ *
+ * With local_stage on, a k block's tiles of both operands are staged in
+ * local memory (sch_tmpl_stage: cache_read at the k-block loop): the
+ * group's work-items copy the (wg_m * tile_m) x tile_k rows of the data and
+ * the tile_k x (wg_n * tile_n) columns of the weight (stored k-major, so
+ * that a work-item's columns are one vector), wait at a barrier, compute,
+ * and wait again before the next block's copy. Each element then comes
+ * from global memory once per work-group instead of once per work-item
+ * row or column that reads it.
+ *
+ * Knobs: wg_m and wg_n (powers of two within the device's largest
+ * work-group and its axes' limits; a config whose product exceeds the
+ * group is invalid), tile_m and tile_n (1, 2, 4, 8), tile_k (4 to 64) and
+ * local_stage (0, 1; a config whose two tiles exceed the device's local
+ * memory is invalid). Defaults (docs/opencl.md): 4 x 4 register tiles,
+ * k blocks of 16, work-groups of 8 x 16 items (a cpu device: 4 x 16), no
+ * larger than the output needs, staging on where local memory pays
+ * (sch_hw.wg_reduce: not a cpu device, whose local memory is its ordinary
+ * memory). A fused epilogue (bias, activation) reads the product from a
+ * kernel-wide temporary in a launch of its own, scheduled as default_cl
+ * schedules it (knob wg_items). Dense calls of other ranks, and those whose
+ * operands are not parameters, take matmul_cl. */
+#include <string.h>
+
+#include "schedule/schedule.h"
+
+enum { MAX_WG_M = 32, MAX_WG_N = 256, DEFAULT_TILE = 4, DEFAULT_TILE_K = 16 };
+
+sch_tensor *sch_tmpl_stage(sch_tctx *t, sch_tensor *consumer, sch_tensor *p, sch_iter *at, const int *order)
+{
+    sch_schedule *s = t->s;
+    if (t->err)
+        return NULL;
+    if (t->hw->wg_max <= 0) {
+        t->err = sch_fail(s, SCH_E_UNSUPPORTED, "cache_read: %s cannot be staged in shared memory for %s on a "
+                          "target without work-groups (C has no __local memory)", p->name, consumer->name);
+        return NULL;
+    }
+    sch_tensor *c = NULL;
+    SCH_TRY(t, sch_cache_read(s, consumer, p, SCH_SCOPE_SHARED, &c));
+    if (order && !t->err) {
+        sch_iter *ord[IR_MAX_DIMS];
+        for (int d = 0; d < c->ndim; d++)
+            ord[d] = c->leaves.data[order[d]];
+        SCH_TRY(t, sch_reorder(s, c, c->ndim, ord));
+    }
+    SCH_TRY(t, sch_compute_at(s, c, consumer, at));
+    return t->err ? NULL : c;
+}
+
+/* The largest work-group along work-item axis `axis` (0: x, 1: y); 1 on a
+ * machine without work-groups, which runs bound loops serially. */
+static int64_t axis_cap(const sch_hw *hw, int axis, int64_t cap)
+{
+    int64_t m = hw->wg_axis_max[axis] > 0 ? hw->wg_axis_max[axis] : hw->wg_max;
+    m = m < hw->wg_max ? m : hw->wg_max;
+    return m < 1 ? 1 : m < cap ? m : cap;
+}
+
+/* The largest power of two at most cap and dflt and not above the first
+ * power of two covering need. */
+static int64_t pow2_default(int64_t cap, int64_t dflt, int64_t need)
+{
+    int64_t v = 1;
+    while (v * 2 <= cap && v * 2 <= dflt && v < need)
+        v *= 2;
+    return v;
+}
+
+/* A choice among the powers of two up to cap (dflt one of them). */
+static int64_t pow2_knob(sch_tctx *t, const char *name, int64_t cap, int64_t dflt)
+{
+    int64_t values[16];
+    int n = 0;
+    for (int64_t v = 1; v <= cap && n < 16; v *= 2)
+        values[n++] = v;
+    return sch_define_knob(t, name, n, values, dflt);
+}
+
+static int64_t min64(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+
+/* The knobs, checked against the device; false (t->err) for a config the
+ * device cannot run. */
+typedef struct dense_plan { int64_t wg_m, wg_n, tm, tn, tk, stage; } dense_plan;
+
+static bool plan(sch_tctx *t, int64_t M, int64_t N, bool can_stage, dense_plan *p)
+{
+    static const int64_t tiles[4] = {1, 2, 4, 8}, tks[5] = {4, 8, 16, 32, 64}, off_on[2] = {0, 1};
+    const sch_hw *hw = t->hw;
+    bool gpu = hw->wg_reduce;
+    p->tm = sch_define_knob(t, "tile_m", 4, tiles, DEFAULT_TILE);
+    p->tn = sch_define_knob(t, "tile_n", 4, tiles, DEFAULT_TILE);
+    int64_t cap_m = axis_cap(hw, 1, MAX_WG_M), cap_n = axis_cap(hw, 0, MAX_WG_N);
+    int64_t dm = pow2_default(cap_m, gpu ? 8 : 4, (M + DEFAULT_TILE - 1) / DEFAULT_TILE);
+    int64_t dn = pow2_default(cap_n, min64(16, hw->wg_max / dm), (N + DEFAULT_TILE - 1) / DEFAULT_TILE);
+    p->wg_m = pow2_knob(t, "wg_m", cap_m, dm);
+    p->wg_n = pow2_knob(t, "wg_n", cap_n, dn);
+    p->tk = sch_define_knob(t, "tile_k", 5, tks, DEFAULT_TILE_K);
+    p->stage = can_stage ? sch_define_knob(t, "local_stage", 2, off_on, gpu ? 1 : 0) : 0;
+    if (hw->wg_max > 0 && p->wg_m * p->wg_n > hw->wg_max) {
+        t->err = sch_fail(t->s, SCH_E_BAD_CONFIG, "dense_cl: a work-group of %lld x %lld items exceeds the "
+                          "device's %lld", (long long)p->wg_m, (long long)p->wg_n, (long long)hw->wg_max);
+        return false;
+    }
+    int64_t bytes = (p->wg_m * p->tm + p->wg_n * p->tn) * p->tk * 4;
+    if (p->stage && hw->l1 > 0 && bytes > hw->l1) {
+        t->err = sch_fail(t->s, SCH_E_BAD_CONFIG, "dense_cl: staged tiles of %lld bytes exceed the device's "
+                          "%lld bytes of local memory", (long long)bytes, (long long)hw->l1);
+        return false;
+    }
+    return true;
+}
+
+/* Splits leaf it of a into groups x items x tile (factors clamped to the
+ * extent); *g, *w, *r get the three loops. */
+static void tile3(sch_tctx *t, sch_tensor *a, sch_iter *it, int64_t items, int64_t tile, sch_iter **g, sch_iter **w,
+                  sch_iter **r)
+{
+    sch_iter *rest;
+    SCH_TRY(t, sch_split(t->s, a, it, min64(items * tile, it->extent), g, &rest));
+    if (!t->err)
+        SCH_TRY(t, sch_split(t->s, a, rest, min64(tile, rest->extent), w, r));
+}
+
+void sch_template_dense_cl(sch_tctx *t)
+{
+    sch_schedule *s = t->s;
+    sch_tensor *a = sch_anchor(s);
+    const ir_expr *call = a ? a->call : NULL;
+    if (!a || strcmp(a->op, "nn.dense") || a->ndim != 2 || a->nraxes != 1 || !call || call->u.call.nargs < 2) {
+        sch_template_matmul_cl(t);
+        return;
+    }
+    sch_tensor *data = sch_param_tensor(s, call->u.call.args[0]), *weight = sch_param_tensor(s, call->u.call.args[1]);
+    bool can_stage = data && weight && data->ndim == 2;
+    dense_plan p;
+    if (!plan(t, a->shape[0], a->shape[1], can_stage, &p))
+        return;
+    sch_iter *gi, *wi, *ti, *gj, *wj, *tj, *ko, *ki;
+    sch_iter *i = a->leaves.data[0], *j = a->leaves.data[1], *k = a->leaves.data[2];
+    tile3(t, a, i, p.wg_m, p.tm, &gi, &wi, &ti);
+    tile3(t, a, j, p.wg_n, p.tn, &gj, &wj, &tj);
+    SCH_TRY(t, sch_split(s, a, k, min64(p.tk, k->extent), &ko, &ki));
+    if (t->err)
+        return;
+    sch_iter *order[8] = {gi, gj, ko, wi, wj, ki, ti, tj};
+    SCH_TRY(t, sch_reorder(s, a, 8, order));
+    SCH_TRY(t, sch_bind(s, a, gi, 1));
+    SCH_TRY(t, sch_bind(s, a, gj, 0));
+    SCH_TRY(t, sch_bind(s, a, wi, 4));
+    SCH_TRY(t, sch_bind(s, a, wj, 3));
+    SCH_TRY(t, sch_annotate(s, a, ti, SCH_LOOP_UNROLLED));
+    if (tj->extent > 1)
+        SCH_TRY(t, sch_annotate(s, a, tj, SCH_LOOP_VECTORIZED));
+    if (p.stage) {
+        static const int k_major[2] = {1, 0};
+        sch_tmpl_stage(t, a, data, ko, NULL);
+        sch_tmpl_stage(t, a, weight, ko, k_major);
+    }
+    /* an epilogue: its own launch over the product's temporary */
+    sch_tmpl_finish(t);
+    sch_tmpl_device_grid(t);
+}
