@@ -792,12 +792,18 @@ static const sch_stmt *shared_copy(lower *L, const nest *n, sch_tensor *c, int p
 /* Where a loop of t has SHARED children: a barrier after their copies, so
  * that the consumer's loops see whole tiles, and one after the body in that
  * loop, so that no work-item's next copy overwrites a tile another one
- * still reads. */
+ * still reads. A group of one work-item (its item loops of extent 1) reads
+ * only its own copies and needs none (and PoCL's compiler asserted on such
+ * a kernel). */
 static void shared_barriers(lower *L, nest *n)
 {
     for (size_t i = 0; i < n->kids.len; i++) {
         int p = sch_leaf_pos(n->t, n->kids.data[i]->attach_iter);
-        if (!n->kids.data[i]->shared || (n->after && n->after[p]))
+        int64_t items = 1;
+        for (int l = p + 1; l < n->nl; l++)
+            if (n->t->leaves.data[l]->kind == SCH_LOOP_THREAD && n->t->leaves.data[l]->thread_axis >= 3)
+                items *= n->lext[l];
+        if (!n->kids.data[i]->shared || items == 1 || (n->after && n->after[p]))
             continue;
         if (!n->after)
             n->after = su_arena_alloc(L->a, (size_t)n->nl * sizeof *n->after);

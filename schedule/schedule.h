@@ -952,6 +952,9 @@ typedef struct sch_hw {
                                    (templates/reduce_cl.c): on where local memory pays
                                    (not a cpu device; the target option -wg-reduce=0|1) */
     int64_t wg_axis_max[3];     /* a device's largest work-group along each axis (0: wg_max) */
+    int local_stage;            /* the default of the device templates' knob local_stage: 0 on
+                                   where wg_reduce is, 1 off, 2 on (the target option
+                                   -local-stage=0|1) */
 } sch_hw;
 
 /* The defaults when nothing is known: AVX-512, two cores, two FMA pipes,

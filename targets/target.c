@@ -359,7 +359,7 @@ static bool index_opt(const char *p, size_t k, const char *name, int *out, bool 
 /* The options of an opencl target after its name, then its device. */
 static bool opencl_parse(const char *p, tg_target *t, const char **why)
 {
-    int platform = 0, device = 0, wg_reduce = -1;
+    int platform = 0, device = 0, wg_reduce = -1, local_stage = -1;
     while (*p) {
         while (*p == ' ')
             p++;
@@ -368,12 +368,15 @@ static bool opencl_parse(const char *p, tg_target *t, const char **why)
             break;
         bool bad = false;
         if (!index_opt(p, k, "-platform", &platform, &bad) && !index_opt(p, k, "-device", &device, &bad) &&
-            !index_opt(p, k, "-wg-reduce", &wg_reduce, &bad))
-            return *why = "unknown opencl option (known: -platform=N -device=M -wg-reduce=0|1)", false;
+            !index_opt(p, k, "-wg-reduce", &wg_reduce, &bad) && !index_opt(p, k, "-local-stage", &local_stage, &bad))
+            return *why = "unknown opencl option (known: -platform=N -device=M -wg-reduce=0|1 -local-stage=0|1)",
+                   false;
         if (bad)
             return *why = "-platform and -device take an index (relay-tune targets lists them)", false;
         if (wg_reduce > 1)
             return *why = "-wg-reduce takes 0 or 1", false;
+        if (local_stage > 1)
+            return *why = "-local-stage takes 0 or 1", false;
         p += k;
     }
     if (!tg_cl_query(platform, device, &t->cl, why))
@@ -401,6 +404,7 @@ static bool opencl_parse(const char *p, tg_target *t, const char **why)
     /* work-group reductions: where local memory is on chip; a cpu device's
      * is ordinary memory, and PoCL measured them slower (docs/opencl.md) */
     t->hw.wg_reduce = wg_reduce >= 0 ? wg_reduce == 1 : strcmp(d->type, "cpu") != 0;
+    t->hw.local_stage = local_stage + 1; /* dense_cl's default of its knob local_stage */
     snprintf(t->cflags, sizeof t->cflags, "-cl-std=CL1.2");
     return true;
 }

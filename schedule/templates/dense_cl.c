@@ -65,12 +65,13 @@ static int64_t axis_cap(const sch_hw *hw, int axis, int64_t cap)
     return m < 1 ? 1 : m < cap ? m : cap;
 }
 
-/* The largest power of two at most cap and dflt and not above the first
- * power of two covering need. */
-static int64_t pow2_default(int64_t cap, int64_t dflt, int64_t need)
+/* The largest power of two v at most cap and dflt for which v x tile
+ * divides extent (a default with no tail: a guard in a tile's vector loop
+ * keeps it a scalar loop). */
+static int64_t pow2_default(int64_t cap, int64_t dflt, int64_t extent, int64_t tile)
 {
     int64_t v = 1;
-    while (v * 2 <= cap && v * 2 <= dflt && v < need)
+    while (v * 2 <= cap && v * 2 <= dflt && extent % (v * 2 * tile) == 0)
         v *= 2;
     return v;
 }
@@ -96,18 +97,23 @@ typedef struct dense_plan { int64_t wg_m, wg_n, tm, tn, tk, stage; } dense_plan;
 
 static bool plan(sch_tctx *t, int64_t M, int64_t N, bool can_stage, dense_plan *p)
 {
-    static const int64_t tiles[4] = {1, 2, 4, 8}, tks[5] = {4, 8, 16, 32, 64}, off_on[2] = {0, 1};
+    static const int64_t tiles[6] = {1, 2, 4, 8, 16, 32}, tks[5] = {4, 8, 16, 32, 64}, off_on[2] = {0, 1};
     const sch_hw *hw = t->hw;
     bool gpu = hw->wg_reduce;
-    p->tm = sch_define_knob(t, "tile_m", 4, tiles, DEFAULT_TILE);
-    p->tn = sch_define_knob(t, "tile_n", 4, tiles, DEFAULT_TILE);
+    /* a cpu device's work-item is a core's loop iteration: two of its
+     * vectors a row, as the CPU template's tile */
+    int64_t tn0 = pow2_default(32, gpu ? DEFAULT_TILE : 2 * hw->lanes, N, 1);
+    int64_t tm0 = pow2_default(DEFAULT_TILE, DEFAULT_TILE, M, 1);
+    p->tm = sch_define_knob(t, "tile_m", 4, tiles, tm0);
+    p->tn = sch_define_knob(t, "tile_n", 6, tiles, tn0);
     int64_t cap_m = axis_cap(hw, 1, MAX_WG_M), cap_n = axis_cap(hw, 0, MAX_WG_N);
-    int64_t dm = pow2_default(cap_m, gpu ? 8 : 4, (M + DEFAULT_TILE - 1) / DEFAULT_TILE);
-    int64_t dn = pow2_default(cap_n, min64(16, hw->wg_max / dm), (N + DEFAULT_TILE - 1) / DEFAULT_TILE);
+    int64_t dm = pow2_default(cap_m, gpu ? 8 : 4, M, tm0);
+    int64_t dn = pow2_default(cap_n, min64(16, hw->wg_max / dm), N, tn0);
     p->wg_m = pow2_knob(t, "wg_m", cap_m, dm);
     p->wg_n = pow2_knob(t, "wg_n", cap_n, dn);
     p->tk = sch_define_knob(t, "tile_k", 5, tks, DEFAULT_TILE_K);
-    p->stage = can_stage ? sch_define_knob(t, "local_stage", 2, off_on, gpu ? 1 : 0) : 0;
+    int64_t stage0 = hw->local_stage ? hw->local_stage - 1 : gpu;
+    p->stage = can_stage ? sch_define_knob(t, "local_stage", 2, off_on, stage0) : 0;
     if (hw->wg_max > 0 && p->wg_m * p->wg_n > hw->wg_max) {
         t->err = sch_fail(t->s, SCH_E_BAD_CONFIG, "dense_cl: a work-group of %lld x %lld items exceeds the "
                           "device's %lld", (long long)p->wg_m, (long long)p->wg_n, (long long)hw->wg_max);
@@ -122,6 +128,23 @@ static bool plan(sch_tctx *t, int64_t M, int64_t N, bool can_stage, dense_plan *
     return true;
 }
 
+/* Vectorizes leaf it of st (a tile's columns): one vector, or where it is
+ * longer than the device's vectors (and 16, OpenCL C's widest) vectors of
+ * that width, the loop over them unrolled (as device_cl.c's knob vec). */
+static void vector_tile(sch_tctx *t, sch_tensor *st, sch_iter *it)
+{
+    int64_t w = t->hw->lanes >= 2 && t->hw->lanes < 16 ? t->hw->lanes : 16;
+    sch_iter *outer, *inner;
+    if (t->err || it->extent < 2)
+        return;
+    if (it->extent > w && it->extent % w == 0) {
+        SCH_TRY(t, sch_split(t->s, st, it, w, &outer, &inner));
+        SCH_TRY(t, sch_annotate(t->s, st, outer, SCH_LOOP_UNROLLED));
+        it = inner;
+    }
+    SCH_TRY(t, sch_annotate(t->s, st, it, SCH_LOOP_VECTORIZED));
+}
+
 /* Splits leaf it of a into groups x items x tile (factors clamped to the
  * extent); *g, *w, *r get the three loops. */
 static void tile3(sch_tctx *t, sch_tensor *a, sch_iter *it, int64_t items, int64_t tile, sch_iter **g, sch_iter **w,
@@ -131,6 +154,51 @@ static void tile3(sch_tctx *t, sch_tensor *a, sch_iter *it, int64_t items, int64
     SCH_TRY(t, sch_split(t->s, a, it, min64(items * tile, it->extent), g, &rest));
     if (!t->err)
         SCH_TRY(t, sch_split(t->s, a, rest, min64(tile, rest->extent), w, r));
+}
+
+/* local_stage off, where the product has an output stage to be computed
+ * at (sch_tmpl_anchor_output: its epilogue, or a cache_write copy): that
+ * stage tiled and bound as above, the product computed inside the inner
+ * work-item loop over the work-item's tile, accumulating in private
+ * registers over the whole reduction (as the CPU template's tile does), the
+ * weight packed so that a tile's columns of one k are one vector load. */
+static void registers(sch_tctx *t, sch_tensor *a, sch_tensor *weight, const dense_plan *p)
+{
+    sch_schedule *s = t->s;
+    sch_tensor *o = a;
+    if (a->output >= 0) {
+        SCH_TRY(t, sch_cache_write(s, o, &a));
+    } else {
+        o = sch_tmpl_reader(s, a);
+    }
+    if (t->err)
+        return;
+    sch_iter *gi, *wi, *ti, *gj, *wj, *tj, *aio, *aii, *ajo, *aji;
+    sch_iter *i = o->leaves.data[0], *j = o->leaves.data[1];
+    tile3(t, o, i, p->wg_m, p->tm, &gi, &wi, &ti);
+    tile3(t, o, j, p->wg_n, p->tn, &gj, &wj, &tj);
+    if (t->err)
+        return;
+    sch_iter *order[6] = {gi, gj, wi, wj, ti, tj};
+    SCH_TRY(t, sch_reorder(s, o, 6, order));
+    SCH_TRY(t, sch_bind(s, o, gi, 1));
+    SCH_TRY(t, sch_bind(s, o, gj, 0));
+    SCH_TRY(t, sch_bind(s, o, wi, 4));
+    SCH_TRY(t, sch_bind(s, o, wj, 3));
+    vector_tile(t, o, tj);
+    /* the product over the work-item's tile */
+    sch_iter *ai = a->leaves.data[0], *aj = a->leaves.data[1], *k = a->leaves.data[2];
+    SCH_TRY(t, sch_split(s, a, ai, min64(p->tm, ai->extent), &aio, &aii));
+    SCH_TRY(t, sch_split(s, a, aj, min64(p->tn, aj->extent), &ajo, &aji));
+    if (t->err)
+        return;
+    sch_iter *aorder[5] = {aio, ajo, k, aii, aji};
+    SCH_TRY(t, sch_reorder(s, a, 5, aorder));
+    SCH_TRY(t, sch_annotate(s, a, aii, SCH_LOOP_UNROLLED));
+    vector_tile(t, a, aji);
+    if (weight && p->tn > 1 && a->shape[1] % p->tn == 0)
+        SCH_TRY(t, sch_pack(s, a, weight, 0, p->tn, NULL));
+    SCH_TRY(t, sch_compute_at(s, a, o, wj));
 }
 
 void sch_template_dense_cl(sch_tctx *t)
@@ -147,6 +215,13 @@ void sch_template_dense_cl(sch_tctx *t)
     dense_plan p;
     if (!plan(t, a->shape[0], a->shape[1], can_stage, &p))
         return;
+    sch_tensor *reader = a->output >= 0 ? NULL : sch_tmpl_reader(s, a);
+    if (!p.stage && (a->output >= 0 || (reader && reader->output >= 0 && reader->ndim == 2))) {
+        registers(t, a, weight, &p);
+        sch_tmpl_finish(t);
+        sch_tmpl_device_grid(t);
+        return;
+    }
     sch_iter *gi, *wi, *ti, *gj, *wj, *tj, *ko, *ki;
     sch_iter *i = a->leaves.data[0], *j = a->leaves.data[1], *k = a->leaves.data[2];
     tile3(t, a, i, p.wg_m, p.tm, &gi, &wi, &ti);
@@ -161,8 +236,7 @@ void sch_template_dense_cl(sch_tctx *t)
     SCH_TRY(t, sch_bind(s, a, wi, 4));
     SCH_TRY(t, sch_bind(s, a, wj, 3));
     SCH_TRY(t, sch_annotate(s, a, ti, SCH_LOOP_UNROLLED));
-    if (tj->extent > 1)
-        SCH_TRY(t, sch_annotate(s, a, tj, SCH_LOOP_VECTORIZED));
+    vector_tile(t, a, tj);
     if (p.stage) {
         static const int k_major[2] = {1, 0};
         sch_tmpl_stage(t, a, data, ko, NULL);
