@@ -3,31 +3,39 @@
  * rows x (wg_n * tile_n) columns, one block a work-group (work-group axes 1
  * and 0), each of its wg_m x wg_n work-items (work-item axes 1 and 0)
  * computing a tile_m x tile_n register tile (rows unrolled, columns one
- * vector). The reduction is blocked by tile_k, the k blocks outside the
- * work-item loops: each block's partial sums go into the tile (promoted to
- * private registers, lower.c) and back to the output between blocks.
+ * vector, or vectors of the device's width). Two forms, by the knob
+ * local_stage:
  *
- * With local_stage on, a k block's tiles of both operands are staged in
- * local memory (sch_tmpl_stage: cache_read at the k-block loop): the
- * group's work-items copy the (wg_m * tile_m) x tile_k rows of the data and
- * the tile_k x (wg_n * tile_n) columns of the weight (stored k-major, so
- * that a work-item's columns are one vector), wait at a barrier, compute,
- * and wait again before the next block's copy. Each element then comes
- * from global memory once per work-group instead of once per work-item
- * row or column that reads it.
+ *   off: the product is computed inside the inner work-item loop over the
+ *        work-item's tile, accumulating in private registers over the whole
+ *        reduction (the CPU template's tile), the weight packed so that a
+ *        tile's columns of one k are one vector load; a fused epilogue is
+ *        the same launch.
+ *   on:  the reduction is blocked by tile_k, the k blocks outside the
+ *        work-item loops, and a k block's tiles of both operands are staged
+ *        in local memory (sch_tmpl_stage: cache_read at the k-block loop):
+ *        the group's work-items copy the (wg_m * tile_m) x tile_k rows of
+ *        the data and the tile_k x (wg_n * tile_n) columns of the weight
+ *        (stored k-major, so that a work-item's columns are one vector),
+ *        wait at a barrier, accumulate into their tiles (promoted to
+ *        registers for the block, lower.c; back to the output between
+ *        blocks), and wait again before the next block's copy. Each element
+ *        then comes from global memory once per work-group instead of once
+ *        per work-item row or column that reads it. A fused epilogue reads
+ *        the product from a kernel-wide temporary in a launch of its own
+ *        (default_cl's schedule, knob wg_items).
  *
  * Knobs: wg_m and wg_n (powers of two within the device's largest
  * work-group and its axes' limits; a config whose product exceeds the
- * group is invalid), tile_m and tile_n (1, 2, 4, 8), tile_k (4 to 64) and
- * local_stage (0, 1; a config whose two tiles exceed the device's local
- * memory is invalid). Defaults (docs/opencl.md): 4 x 4 register tiles,
- * k blocks of 16, work-groups of 8 x 16 items (a cpu device: 4 x 16), no
- * larger than the output needs, staging on where local memory pays
- * (sch_hw.wg_reduce: not a cpu device, whose local memory is its ordinary
- * memory). A fused epilogue (bias, activation) reads the product from a
- * kernel-wide temporary in a launch of its own, scheduled as default_cl
- * schedules it (knob wg_items). Dense calls of other ranks, and those whose
- * operands are not parameters, take matmul_cl. */
+ * group is invalid), tile_m (1 to 8) and tile_n (1 to 32), tile_k (4 to
+ * 64) and local_stage (0, 1; a config whose two tiles exceed the device's
+ * local memory is invalid). Defaults (docs/opencl.md): tiles of 4 x 4 (a
+ * cpu device: 4 x two vectors), groups of 8 x 16 work-items (cpu: 4 x 16),
+ * each the largest power of two not above that whose block divides the
+ * output; k blocks of 16; staging on where local memory pays (sch_hw.
+ * wg_reduce: not a cpu device, whose local memory is its ordinary memory;
+ * the target option -local-stage). Dense calls of other ranks take
+ * matmul_cl; where an operand is not a parameter, local_stage is no knob. */
 #include <string.h>
 
 #include "schedule/schedule.h"
@@ -201,6 +209,16 @@ static void registers(sch_tctx *t, sch_tensor *a, sch_tensor *weight, const dens
     SCH_TRY(t, sch_compute_at(s, a, o, wj));
 }
 
+/* The stages left (an epilogue of the k-block form) as default_cl
+ * schedules them; on a machine without work-groups (a test's), as the CPU
+ * does. */
+static void epilogue(sch_tctx *t)
+{
+    sch_tmpl_finish(t);
+    if (t->hw->wg_max > 0)
+        sch_tmpl_device_grid(t);
+}
+
 void sch_template_dense_cl(sch_tctx *t)
 {
     sch_schedule *s = t->s;
@@ -218,8 +236,7 @@ void sch_template_dense_cl(sch_tctx *t)
     sch_tensor *reader = a->output >= 0 ? NULL : sch_tmpl_reader(s, a);
     if (!p.stage && (a->output >= 0 || (reader && reader->output >= 0 && reader->ndim == 2))) {
         registers(t, a, weight, &p);
-        sch_tmpl_finish(t);
-        sch_tmpl_device_grid(t);
+        epilogue(t);
         return;
     }
     sch_iter *gi, *wi, *ti, *gj, *wj, *tj, *ko, *ki;
@@ -243,6 +260,5 @@ void sch_template_dense_cl(sch_tctx *t)
         sch_tmpl_stage(t, a, weight, ko, k_major);
     }
     /* an epilogue: its own launch over the product's temporary */
-    sch_tmpl_finish(t);
-    sch_tmpl_device_grid(t);
+    epilogue(t);
 }
