@@ -349,6 +349,7 @@ static rt_tune_report *make_report(rt_module *m, rt_db *h, const tune_setup *u, 
     pr->interrupted = rep->interrupted;
     pr->out_of_time = rep->out_of_time;
     pr->seconds = rep->seconds;
+    pr->confirm_seconds = rep->confirm_seconds;
     pr->estimate = rep->estimate;
     pr->improved_at = rep->improved_at;
     pr->improved_after = rep->improved_after;
@@ -605,6 +606,8 @@ char *rt_tune_report_text(const rt_tune_report *r)
         put_profile(&b, r);
     su_buf_printf(&b, "%s: %lld measurements in ", r->interrupted ? "interrupted" : "done", r->measured);
     put_duration(&b, r->seconds);
+    if (r->confirm_seconds > 0 && r->seconds > 0)
+        su_buf_printf(&b, " (confirmations %.1f s, %.0f%%)", r->confirm_seconds, 100 * r->confirm_seconds / r->seconds);
     su_buf_printf(&b, ", session %s, scheduler %s\n", r->session[0] ? r->session : "-",
                   r->scheduler ? r->scheduler : "-");
     return su_buf_take(&b);

@@ -394,6 +394,7 @@ typedef struct rt_tune_report {
     char session[37];           /* the session's uuid in the database */
     const char *scheduler;      /* the scheduler's name (static) */
     int ntargets;               /* targets tuned for (rows: the first's tasks, then the next's ...) */
+    double confirm_seconds;     /* of `seconds`, the tasks' confirmations */
 } rt_tune_report;
 
 /* Tunes the tasks of an optimized module on the target (or on each of

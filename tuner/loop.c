@@ -198,6 +198,8 @@ typedef struct plan {
     int nold;
     size_t ti;              /* its target: the run's options os[ti] (tun_tune_targets) */
     const tun_options *o;   /* those options: its measurer, batch measurer and target */
+    double run_s;           /* seconds its runner spent on this run's good trials (load, check, time) */
+    int64_t runs;           /* those trials */
 } plan;
 
 typedef struct run {
@@ -216,6 +218,9 @@ typedef struct run {
     char owner[400];        /* this run's name on its claims ("" before the session) */
     bool failed;            /* a database or runner failure ends the run: no more measuring */
     double est_ref;         /* the model's estimate at its last fall of more than 1% */
+    su_map *built;          /* per target: the candidates built so far (tun_measurer.built) */
+    double confirm_s;       /* wall seconds of the confirmations so far */
+    double confirm_guess;   /* what confirm_cost guessed for them */
     su_arena a;             /* args */
 } run;
 
@@ -333,6 +338,16 @@ static void estimate(run *R, size_t pos, double was)
     }
 }
 
+/* Task p's measurer: its target's, keeping the candidates it builds in
+ * the run's map of that target, so that its confirmation compiles nothing
+ * its batches built. */
+static tun_measurer measurer_of(run *R, const plan *p)
+{
+    tun_measurer m = p->o->measurer;
+    m.built = &R->built[p->ti];
+    return m;
+}
+
 /* Measures and stores one batch; false on a database or runner failure. */
 static bool batch(run *R, size_t pos, const int64_t *idx, int n)
 {
@@ -345,8 +360,9 @@ static bool batch(run *R, size_t pos, const int64_t *idx, int n)
     for (int i = 0; i < n; i++)
         tun_config_decode(s, idx[i], &cfgs[i]);
     const tun_batch_measurer *bm = &o->batch_measurer;
+    tun_measurer m = measurer_of(R, p);
     bool alive = bm->measure ? bm->measure(bm->ctx, s, p->td, o->seed, n, cfgs, res)
-                             : tun_measure(&o->measurer, s, p->td, n, cfgs, res);
+                             : tun_measure(&m, s, p->td, n, cfgs, res);
     su_arena a;
     su_arena_init(&a);
     db_record *recs = su_arena_alloc(&a, (size_t)n * sizeof *recs);
@@ -369,6 +385,8 @@ static bool batch(run *R, size_t pos, const int64_t *idx, int n)
             cost[i] = res[i].error ? INFINITY : res[i].mean;
             errors += res[i].error != SU_MERR_NONE;
             account(tr, s, idx[i], res[i].error, res[i].mean, &p->since_best);
+            if (!res[i].error && res[i].run_time > 0)
+                p->run_s += res[i].run_time, p->runs++;
         }
         double t_learn = mono_now();
         tun_update(p->tuner, n, idx, cost);
@@ -467,12 +485,35 @@ static int best_configs(run *R, size_t pos, int k, int64_t *idx)
  * by side on one host: here, or on one rank of the task's target when the
  * batch measurer can send it there (a target this process does not measure
  * under MPI); false when the runner died. */
-static bool measure_together(const tun_options *o, const tun_space *s, const tun_task_data *td, int n,
-                             const sch_config *cfgs, tun_result *res)
+static bool measure_together(run *R, const plan *p, int n, const sch_config *cfgs, tun_result *res)
 {
+    const tun_options *o = p->o;
     const tun_batch_measurer *bm = &o->batch_measurer;
-    return bm->together ? bm->together(bm->ctx, s, td, o->seed, n, cfgs, res)
-                        : tun_measure(&o->measurer, s, td, n, cfgs, res);
+    tun_measurer m = measurer_of(R, p);
+    return bm->together ? bm->together(bm->ctx, &p->space, p->td, o->seed, n, cfgs, res)
+                        : tun_measure(&m, &p->space, p->td, n, cfgs, res);
+}
+
+/* What confirming task pos should cost, before it is corrected by what the
+ * run's confirmations so far cost against this guess: its best configs and
+ * its default, each run `rounds` times as long as the task's trials ran
+ * (load, check, time), plus a compile at the task's trial cost for a config
+ * this run has not built (confirming reuses the batches' objects). */
+static double confirm_cost(run *R, size_t pos)
+{
+    const plan *p = &R->plans[pos];
+    const tun_options *o = p->o;
+    const tun_task_report *tr = &R->rep->tasks[pos];
+    /* its best configs and, unless among them, its default */
+    int64_t k = tr->trials < o->confirm_top + 1 ? tr->trials : o->confirm_top + 1;
+    if (k < 2)
+        return 0;
+    double rounds = o->confirm_rounds > 0 ? o->confirm_rounds : 3;
+    double trial = tun_sched_trial_seconds(&R->sched, pos);
+    double each = p->runs ? p->run_s / (double)p->runs : trial;
+    /* configs of earlier sessions among the best are not built in this run */
+    double unbuilt = tr->trials > tr->measured ? (double)k * (double)(tr->trials - tr->measured) / (double)tr->trials : 0;
+    return (double)k * rounds * each + unbuilt * trial;
 }
 
 static int by_median(const void *a, const void *b)
@@ -511,7 +552,7 @@ static bool confirm(run *R, size_t pos)
     tun_result *res = su_calloc((size_t)n + 1, sizeof *res);
     for (int i = 0; i < n; i++)
         tun_config_decode(s, idx[i % k], &cfgs[i]);
-    bool ok = measure_together(o, s, p->td, n, cfgs, res);
+    bool ok = measure_together(R, p, n, cfgs, res);
     if (!ok)
         su_buf_puts(R->err, "the measurement runner process died");
     su_arena a;
@@ -564,7 +605,11 @@ static bool finish(run *R, size_t pos)
         tun_profile before = o->profile ? *o->profile : (tun_profile){{0}};
         double t0 = mono_now();
         tun_task_data_set_cutoff(p->td, 0); /* every round of every config, in full */
+        double guess = confirm_cost(R, pos);
         ok = confirm(R, pos);
+        R->confirm_guess += guess;
+        R->confirm_s += mono_now() - t0;
+        R->rep->confirm_seconds = R->confirm_s;
         if (o->profile) {
             for (int ph = TUN_PH_CODEGEN; ph <= TUN_PH_TIME; ph++)
                 o->profile->seconds[ph] = before.seconds[ph];
@@ -781,7 +826,10 @@ static bool prepare(run *R, const tun_tasks *tasks, const bool *selected)
 
 /* True when the time budget leaves no room for another batch: what is
  * left would not cover one more batch of the slowest-so-far kind plus the
- * confirmations of the tasks still open. */
+ * confirmations of the tasks still open, at what confirmations have cost
+ * so far against their guess (confirm_cost; the guess itself until one
+ * has run). The old reserve, each confirmed config as `rounds` whole
+ * trials, compile included, stopped runs at half their budget. */
 static bool out_of_time(run *R)
 {
     const tun_options *o = R->o;
@@ -792,9 +840,11 @@ static bool out_of_time(run *R)
         double t = tun_sched_trial_seconds(&R->sched, k);
         trial = t > trial ? t : trial;
         if (R->plans[k].begun && !R->plans[k].ended && R->rep->tasks[k].measured > 0 && o->confirm_top >= 2)
-            confirm += t * o->confirm_top * (o->confirm_rounds > 0 ? o->confirm_rounds : 3);
+            confirm += confirm_cost(R, k);
     }
-    return left < trial * R->bsize + confirm;
+    double scale = R->confirm_guess > 0 ? R->confirm_s / R->confirm_guess : 1;
+    scale = scale < 0.5 ? 0.5 : scale > 4 ? 4 : scale;
+    return left < trial * R->bsize + confirm * scale;
 }
 
 bool tun_tune(const tun_tasks *tasks, const bool *selected, db *d, const tun_options *o, tun_report *rep, su_buf *err)
@@ -834,6 +884,7 @@ bool tun_tune_targets(const tun_tasks *tasks, const bool *selected, db *d, const
     const tun_options *o = os;
     R.o = o, R.os = os, R.nt = nt > 0 ? nt : 1, R.d = d, R.rep = rep, R.err = err, R.t0 = mono_now();
     R.pools = su_calloc(R.nt + 1, sizeof *R.pools);
+    R.built = su_calloc(R.nt + 1, sizeof *R.built);
     su_arena_init(&R.a);
     R.bsize = batch_size(&R);
     bool ok = prepare(&R, tasks, selected);
@@ -893,9 +944,12 @@ bool tun_tune_targets(const tun_tasks *tasks, const bool *selected, db *d, const
         if (p->space_ok)
             tun_space_free(&p->space);
     }
-    for (size_t ti = 0; ti < R.nt; ti++)
+    for (size_t ti = 0; ti < R.nt; ti++) {
         tun_transfer_pool_free(R.pools[ti]);
+        tun_built_free(&R.built[ti]);
+    }
     free(R.pools);
+    free(R.built);
     tun_sched_free(&R.sched);
     free(R.plans);
     su_arena_free(&R.a);

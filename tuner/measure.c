@@ -12,6 +12,7 @@
 #include <math.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "tuner/tuner.h"
 
@@ -174,6 +175,76 @@ const char *tun_phase_name(tun_phase p)
     return p < TUN_PH_COUNT ? names[p] : "?";
 }
 
+/* An entry of the map of built candidates is one block, "symbol\0path":
+ * the key is the block, the value its path, so that replacing an entry
+ * (its object was removed and built again) frees the old key with it. */
+static void remember(su_map *built, const char *symbol, const char *path)
+{
+    size_t ks = strlen(symbol) + 1, ps = strlen(path) + 1;
+    char *blk = su_malloc(ks + ps);
+    memcpy(blk, symbol, ks);
+    memcpy(blk + ks, path, ps);
+    char *prev = su_map_put(built, blk, blk + ks);
+    if (prev)
+        free(prev - ks);
+}
+
+void tun_built_free(su_map *built)
+{
+    for (size_t i = 0; i < built->cap; i++)
+        free((char *)built->slots[i].key);
+    su_map_free(built);
+}
+
+/* Builds candidates c[0..n) into b, compiling each entry once: a candidate
+ * whose entry an earlier one of the batch has, or that m->built says was
+ * built before (and whose object is still there), shares that object. A
+ * task's confirmation measures its best configs round after round, each
+ * built already by the batch that first measured it: compiling them again
+ * cost as much as a batch (and a unit holding one entry twice does not
+ * compile). */
+static void build_new(const tun_measurer *m, const ms_candidate *c, int n, ms_built *b)
+{
+    ms_candidate *todo = su_calloc((size_t)n + 1, sizeof *todo);
+    ms_built *got = su_calloc((size_t)n + 1, sizeof *got);
+    int *from = su_calloc((size_t)n + 1, sizeof *from); /* i's builder: a todo index, or -1 - (earlier i) */
+    int nt = 0;
+    for (int i = 0; i < n; i++) {
+        memset(&b[i], 0, sizeof b[i]);
+        from[i] = nt;
+        for (int j = 0; j < i && from[i] == nt; j++)
+            if (strcmp(c[j].symbol, c[i].symbol) == 0)
+                from[i] = -1 - j;
+        if (from[i] != nt)
+            continue;
+        const char *path = m->built ? su_map_get(m->built, c[i].symbol) : NULL;
+        if (path && access(path, R_OK) == 0) {
+            b[i].so_path = su_strdup(path);
+            from[i] = -1 - i;
+            continue;
+        }
+        todo[nt++] = c[i];
+    }
+    if (nt)
+        ms_build(todo, nt, m->target, &m->build, got);
+    for (int i = 0; i < n; i++) {
+        if (from[i] >= 0) {
+            b[i] = got[from[i]];
+            if (!b[i].error && m->built && b[i].so_path)
+                remember(m->built, c[i].symbol, b[i].so_path);
+        } else if (-1 - from[i] < i) {
+            /* the same entry as an earlier one: its object or its error */
+            const ms_built *e = &b[-1 - from[i]];
+            b[i].error = e->error;
+            b[i].msg = e->msg ? su_strdup(e->msg) : NULL;
+            b[i].so_path = e->so_path ? su_strdup(e->so_path) : NULL;
+        }
+    }
+    free(todo);
+    free(got);
+    free(from);
+}
+
 bool tun_measure(const tun_measurer *m, const tun_space *s, const tun_task_data *td, int n, const sch_config *cfgs,
                  tun_result *out)
 {
@@ -193,7 +264,7 @@ bool tun_measure(const tun_measurer *m, const tun_space *s, const tun_task_data 
         c[i] = (ms_candidate){task->func, task->template_name, &cfgs[i], task->param_const, sym[i]};
     }
     double t0 = wall_now();
-    ms_build(c, n, m->target, &m->build, b);
+    build_new(m, c, n, b);
     if (m->profile) {
         double codegen = 0;
         for (int i = 0; i < n; i++)

@@ -267,6 +267,9 @@ typedef struct tun_measurer {
     ms_build_options build; /* compilers at once, candidates per unit, compile limit */
     ms_run_options run;     /* warm-up, number, repeat, min_repeat_ms, time limit, counters */
     tun_profile *profile;   /* where build and run times are added up (NULL: nowhere) */
+    su_map *built;          /* entry name -> shared object of the candidates built so far, which
+                               later batches load instead of compiling again (a task's
+                               confirmation); keys and values malloc'd (NULL: none kept) */
 } tun_measurer;
 
 /* The result of one measurement. */
@@ -285,11 +288,15 @@ typedef struct tun_result {
                                    the run's target) */
 } tun_result;
 
-/* Builds and runs n configs of a task; out[i] is cfgs[i]'s result. False
- * when the runner process died (the results say which were not run). */
+/* Builds and runs n configs of a task; out[i] is cfgs[i]'s result. A config
+ * given twice is built once, and one in m->built (still on disk) is not
+ * built again. False when the runner process died (the results say which
+ * were not run). */
 bool tun_measure(const tun_measurer *m, const tun_space *s, const tun_task_data *td, int n, const sch_config *cfgs,
                  tun_result *out);
 void tun_result_free(tun_result *r);
+/* Frees a tun_measurer's map of built candidates: its keys, values and slots. */
+void tun_built_free(su_map *built);
 
 /* ---- host.c: where records are measured ------------------------------------ */
 
@@ -440,6 +447,7 @@ typedef struct tun_report {
     bool interrupted;       /* the stop flag ended it early */
     bool out_of_time;       /* the time budget ended it */
     double seconds;         /* wall time of the run */
+    double confirm_seconds; /* ... of which the tasks' confirmations */
     double estimate;        /* calls x best cost over the tasks with a best, seconds (0: none) */
     double improved_at;     /* when that estimate last fell by more than 1% (run seconds; -1: never) */
     int64_t improved_after; /* ... after this many of the run's measurements */

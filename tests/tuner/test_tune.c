@@ -237,6 +237,48 @@ static void test_instantiation(ms_runner *r, const tg_target *tg, const tun_task
     su_buf_free(&err);
 }
 
+/* A measurer that keeps its built candidates: a config given twice in a
+ * batch is built once, a later batch loads what an earlier one built, and
+ * one whose object is gone is built again (a build time is 0 exactly when
+ * nothing was scheduled, written or compiled for the candidate). */
+static void test_reuse(ms_runner *r, const tg_target *tg, const tun_space *s)
+{
+    su_buf err = {0};
+    tun_task_data *td = tun_task_data_new(s->task, 1, &err);
+    su_map built = {0};
+    tun_measurer m = measurer(r, tg, 2, 30);
+    m.built = &built;
+    sch_config cfgs[3];
+    tun_config_decode(s, 1, &cfgs[0]);
+    tun_config_decode(s, 2, &cfgs[1]);
+    tun_config_decode(s, 1, &cfgs[2]);
+    tun_result res[3];
+    ok(td && tun_measure(&m, s, td, 3, cfgs, res), "a batch holding one config twice is measured");
+    ok(!res[0].error && !res[1].error && !res[2].error && res[2].mean > 0, "all three measured (%s)", res[2].msg ? res[2].msg : "");
+    ok(res[0].build_time > 0 && res[2].build_time == 0, "the second copy is not built again (%g s)", res[2].build_time);
+    is_int(built.len, 2, "the map holds the batch's two entries");
+    char sym[64];
+    snprintf(sym, sizeof sym, "k_%s_1", s->task->hash);
+    const char *path = su_map_get(&built, sym);
+    ok(path && access(path, R_OK) == 0, "config 1's object is in the map and on disk");
+    for (int i = 0; i < 3; i++)
+        tun_result_free(&res[i]);
+    ok(tun_measure(&m, s, td, 1, cfgs, res) && !res[0].error && res[0].build_time == 0,
+       "a later batch loads config 1 from the object it was built into (%s)", res[0].msg ? res[0].msg : "");
+    tun_result_free(&res[0]);
+    if (path)
+        unlink(path);
+    ok(tun_measure(&m, s, td, 1, cfgs, res) && !res[0].error && res[0].build_time > 0,
+       "its object removed, config 1 is built again (%s)", res[0].msg ? res[0].msg : "");
+    tun_result_free(&res[0]);
+    is_int(built.len, 2, "... under the same entry");
+    for (int i = 0; i < 3; i++)
+        sch_config_free(&cfgs[i]);
+    tun_built_free(&built);
+    tun_task_data_free(td);
+    su_buf_free(&err);
+}
+
 static int64_t count_records(db *d, const char *key, const char *target, int64_t *wrong)
 {
     su_arena a;
@@ -749,6 +791,7 @@ int main(void)
     test_tuners(&dense);
     test_errors(r, &tg, &conv);
     test_instantiation(r, &tg, &m->tasks.items[1]);
+    test_reuse(r, &tg, &dense);
     test_loop(r, &tg, m);
     test_confirm(r, &tg, m);
     test_scheduler();
