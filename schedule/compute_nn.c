@@ -67,6 +67,25 @@ static bool pooled_in_layouts(sch_cctx *cx, sch_tensor *const *in, int nin, sch_
 
 /* ---- nn.conv2d ------------------------------------------------------------- */
 
+/* t's body: the sum over its reduction axes of x[xi] * w[wi], both read
+ * as t's type (a conv's product, whatever form it takes). */
+static void conv_product(sch_cctx *cx, sch_tensor *t, sch_tensor *x, int nx, const sch_expr *const *xi,
+                         sch_tensor *w, const sch_expr *const *wi)
+{
+    su_arena *a = cx->a;
+    t->body = sch_mul(a, sch_cast(a, t->dtype, sch_read(a, x, nx, xi)), sch_cast(a, t->dtype, sch_read(a, w, 4, wi)));
+    t->reduce = SCH_RED_SUM;
+}
+
+/* The view that gives a conv of another form back its NCHW axes (the ops
+ * after it inline it); the caller sets its body. */
+static sch_tensor *nchw_view(sch_cctx *cx, const ir_type *ot)
+{
+    static const char *const vnames[] = {"n", "oc", "oh", "ow"};
+    cx->tag = "view";
+    return sch_stage_new(cx, ot->dtype, 4, ot->shape, vnames);
+}
+
 /* A 1x1 stride-1 unpadded conv is a matrix product over the pixels: the
  * reducing stage is out[n, oc, p] = sum_ic w[oc, ic] * x[n, ic, p] on the
  * fused pixel axis p = oh * OW + ow (the conv2d_1x1 template tiles it like
@@ -85,14 +104,68 @@ static bool conv2d_pointwise(sch_cctx *cx, sch_tensor *data, sch_tensor *w, sch_
     const sch_expr *p = VAR(t->axes[2]);
     const sch_expr *dix[4] = {VAR(t->axes[0]), VAR(ic), sch_div(a, p, I(OW)), sch_mod(a, p, I(OW))};
     const sch_expr *wix[4] = {VAR(t->axes[1]), VAR(ic), I(0), I(0)};
-    t->body = sch_mul(a, sch_cast(a, ot->dtype, sch_read(a, data, 4, dix)), sch_cast(a, ot->dtype, sch_read(a, w, 4, wix)));
-    t->reduce = SCH_RED_SUM;
-    static const char *const vnames[] = {"n", "oc", "oh", "ow"};
-    cx->tag = "view";
-    sch_tensor *v = sch_stage_new(cx, ot->dtype, 4, ot->shape, vnames);
+    conv_product(cx, t, data, 4, dix, w, wix);
+    sch_tensor *v = nchw_view(cx, ot);
     const sch_expr *pix = sch_add(a, sch_mul(a, VAR(v->axes[2]), I(OW)), VAR(v->axes[3]));
     const sch_expr *vix[3] = {VAR(v->axes[0]), VAR(v->axes[1]), pix};
     v->body = sch_read(a, t, 3, vix);
+    out[0] = v;
+    *nout = 1;
+    return true;
+}
+
+/* A stride-1 depthwise conv as a 1-D conv over each channel's padded plane
+ * laid out flat (docs/codegen.md, "the flat depthwise form"). With the
+ * input padded once to rows of Wp = W + left + right, output pixel (oh, ow)
+ * is flat position p = oh * Wp + ow of the padded grid and tap (kh, kw)
+ * reads position p + kh * Wp + kw: a constant offset per tap, so a run of
+ * p is whole vectors whatever the width (a row of 28, 14 or 7 columns is a
+ * masked vector). The Wp - OW positions at the end of each grid row are
+ * computed and never read. Stages: the pad, with zero rows below the image
+ * so that the last tiles' taps stay inside; the conv over (n, c, r, q),
+ * p = r * 16 + q, its tiles of 16 positions rounded up to a multiple of 4
+ * so that a register tile may span 1, 2 or 4 of them (the template computes
+ * it whole, at the root: a region would shrink it back to what the view
+ * reads); a view back to NCHW that the epilogue inlines. 16 is the widest
+ * float32 vector of the ISAs the templates plan for (AVX-512); narrower
+ * ones run a tile as several vectors. */
+#define DW_FLAT_LANES 16
+#define DW_FLAT_TILES 4
+static bool conv2d_depthwise_flat(sch_cctx *cx, sch_tensor *data, sch_tensor *w, const int64_t pad[4],
+                                  sch_tensor **out, int *nout)
+{
+    su_arena *a = cx->a;
+    const ir_type *ot = sch_out_type(cx, 0);
+    int64_t N = data->shape[0], C = data->shape[1], H = data->shape[2], W = data->shape[3];
+    int64_t KH = w->shape[2], KW = w->shape[3], OH = ot->shape[2], OW = ot->shape[3];
+    int64_t Wp = W + pad[1] + pad[3], used = (OH - 1) * Wp + OW, blk = DW_FLAT_LANES * DW_FLAT_TILES;
+    int64_t NT = (used + blk - 1) / blk * DW_FLAT_TILES;
+    int64_t reach = NT * DW_FLAT_LANES + (KH - 1) * Wp + KW - 1, Hp = (reach + Wp - 1) / Wp;
+    static const char *const pnames[] = {"n", "c", "h", "w"};
+    int64_t pshape[4] = {N, C, Hp, Wp};
+    cx->tag = "pad";
+    sch_tensor *pd = sch_stage_new(cx, data->dtype, 4, pshape, pnames);
+    const sch_expr *h = sch_sub(a, VAR(pd->axes[2]), I(pad[0])), *x = sch_sub(a, VAR(pd->axes[3]), I(pad[1]));
+    const sch_expr *ok = sch_and(a, in_range(a, h, 0, H, pad[0] > 0, true), in_range(a, x, 0, W, pad[1] > 0, true));
+    const sch_expr *ix[4] = {VAR(pd->axes[0]), VAR(pd->axes[1]), h, x};
+    pd->body = sch_select(a, ok, sch_read(a, data, 4, ix), sch_const(a, data->dtype, 0));
+    static const char *const names[] = {"n", "c", "r", "q"};
+    int64_t shape[4] = {N, C, NT, DW_FLAT_LANES};
+    sch_tensor *t = sch_stage_new(cx, ot->dtype, 4, shape, names);
+    sch_var *kh = sch_stage_raxis(cx, t, "kh", KH);
+    sch_var *kw = sch_stage_raxis(cx, t, "kw", KW);
+    const sch_expr *p = sch_add(a, sch_mul(a, VAR(t->axes[2]), I(DW_FLAT_LANES)), VAR(t->axes[3]));
+    const sch_expr *tap = sch_add(a, p, sch_add(a, sch_mul(a, VAR(kh), I(Wp)), VAR(kw)));
+    /* the plane read flat: the row and column of tap, which lowering's
+     * row-major address folds back into tap itself */
+    const sch_expr *dix[4] = {VAR(t->axes[0]), VAR(t->axes[1]), sch_div(a, tap, I(Wp)), sch_mod(a, tap, I(Wp))};
+    const sch_expr *wix[4] = {VAR(t->axes[1]), I(0), VAR(kh), VAR(kw)};
+    conv_product(cx, t, pd, 4, dix, w, wix);
+    sch_tensor *v = nchw_view(cx, ot);
+    const sch_expr *vp = sch_add(a, sch_mul(a, VAR(v->axes[2]), I(Wp)), VAR(v->axes[3]));
+    const sch_expr *vix[4] = {VAR(v->axes[0]), VAR(v->axes[1]), sch_div(a, vp, I(DW_FLAT_LANES)),
+                              sch_mod(a, vp, I(DW_FLAT_LANES))};
+    v->body = sch_read(a, t, 4, vix);
     out[0] = v;
     *nout = 1;
     return true;
@@ -121,6 +194,8 @@ bool sch_compute_conv2d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor
     int64_t K = w->shape[0], CG = w->shape[1], KH = w->shape[2], KW = w->shape[3];
     if (groups == 1 && KH == 1 && KW == 1 && st[0] == 1 && st[1] == 1 && !(pad[0] || pad[1] || pad[2] || pad[3]))
         return conv2d_pointwise(cx, data, w, out, nout);
+    if (groups == C && K == C && CG == 1 && st[0] == 1 && st[1] == 1 && dil[0] == 1 && dil[1] == 1)
+        return conv2d_depthwise_flat(cx, data, w, pad, out, nout);
     sch_tensor *src = data;
     if (pad[0] || pad[1] || pad[2] || pad[3]) {
         int64_t shape[4] = {data->shape[0], C, H + pad[0] + pad[2], W + pad[1] + pad[3]};
@@ -148,8 +223,7 @@ bool sch_compute_conv2d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor
         sch_add(a, sch_mul(a, VAR(t->axes[3]), I(st[1])), sch_mul(a, VAR(kw), I(dil[1]))),
     };
     const sch_expr *wix[4] = {VAR(t->axes[1]), VAR(ic), VAR(kh), VAR(kw)};
-    t->body = sch_mul(a, sch_cast(a, ot->dtype, sch_read(a, src, 4, dix)), sch_cast(a, ot->dtype, sch_read(a, w, 4, wix)));
-    t->reduce = SCH_RED_SUM;
+    conv_product(cx, t, src, 4, dix, w, wix);
     out[0] = t;
     *nout = 1;
     return true;

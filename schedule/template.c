@@ -23,7 +23,7 @@ static const struct {
     int version;
 } templates[] = {
     {"conv2d_nchw", sch_template_conv2d, 3}, /* 3: 1x1 convs tiled over fused pixels */
-    {"depthwise_conv2d_nchw", sch_template_conv2d, 2},
+    {"depthwise_conv2d_nchw", sch_template_conv2d, 3}, /* 3: stride 1 in the flat form (conv2d_dw_flat.c) */
     {"group_conv2d_nchw", sch_template_conv2d, 2},
     {"conv2d_nchwc", sch_template_conv2d_nchwc, 1},
     {"dense", sch_template_matmul, 2},

@@ -245,6 +245,10 @@ void sch_template_conv2d(sch_tctx *t)
         sch_template_conv2d_1x1(t); /* compute_nn.c's pixel-fused form of a 1x1 conv */
         return;
     }
+    if (a && a->ndim == 4 && a->nraxes == 2 && !strcmp(a->op, "nn.conv2d")) {
+        sch_template_dw_flat(t); /* compute_nn.c's flat form of a stride-1 depthwise conv */
+        return;
+    }
     if (!conv_stages(t, &a, &o))
         return;
     conv_plan p = {0};

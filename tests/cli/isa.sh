@@ -101,6 +101,21 @@ ASM_MODEL=$R50
 asm_check "avx512 1x1" "$AVX512" zmm xxnone 1 16 22
 asm_check "haswell 1x1" "$HASWELL" ymm zmm 1 16 22
 ASM_MODEL=
+# stride-1 depthwise 3x3 convs (mobilenet_v2) in the flat form
+# (conv2d_dw_flat.c): each padded plane a 1-D conv, the register tile whole
+# vectors of 16 positions whatever the width (the row form's 56-, 28-, 14-
+# and 7-wide rows were masked vectors on the stack). Channels x tiles of 16
+# by the registers' rule (docs/targets.md): 2 x 4 zmm on AVX-512, 1 x 2
+# (two ymm each) on AVX2.
+MNV2="$top_srcdir/benchmarks/models/mobilenet_v2.relay"
+tap_run "lower a 56x56 depthwise conv for avx512" 0 "$RELAY_TUNE" lower "$MNV2" --task 7 --target "$AVX512" --emit config
+tap_has "avx512: 2 channels x 4 tiles of 16 positions" "$TMP/out" '"tile_c":[72,2],"tile_r":[51,4]'
+tap_run "  for haswell" 0 "$RELAY_TUNE" lower "$MNV2" --task 7 --target "$HASWELL" --emit config
+tap_has "avx2: 1 channel x 2 tiles of 16 positions" "$TMP/out" '"tile_c":[144,1],"tile_r":[102,2]'
+ASM_MODEL=$MNV2
+asm_check "avx512 depthwise" "$AVX512" zmm xxnone 1 7 12 17 26
+asm_check "haswell depthwise" "$HASWELL" ymm zmm 1 7 12 17 26
+ASM_MODEL=
 
 # ---- row reductions (softmax, layer_norm) run as SIMD reductions ----------
 RELAY_TUNE_CACHE="$TMP/cache" "$RELAY_TUNE" compile "$top_srcdir/benchmarks/models/bert_layer.relay" --random-params 1 \

@@ -29,6 +29,25 @@ static const struct op_model {
                                             "{ nn.conv2d(%x, %w) }"},
     {"depthwise conv2d + clip", -1, 1, HDR "def @main(%x: Tensor[(1, 24, 10, 10), float32], %w: Tensor[(24, 1, 3, 3), float32]) "
                                            "{ clip(nn.conv2d(%x, %w, padding=[1, 1], groups=24), a_min=0f, a_max=6f) }"},
+    /* stride-1 depthwise convs in the flat form (compute_nn.c, conv2d_dw_flat.c):
+     * 7x7 and 13x13 planes (rows of masked vectors), a 14-wide plane whose
+     * padded row is 16, a 112-wide one with bias and relu, a batch of 2 with
+     * a 5x5 kernel and uneven padding, an unpadded one; stride 2 keeps the
+     * row form */
+    {"depthwise 7x7 + bias + relu", -1, 1, HDR "def @main(%x: Tensor[(1, 20, 7, 7), float32], %w: Tensor[(20, 1, 3, 3), float32], "
+                                               "%b: Tensor[(20), float32]) { nn.relu(nn.bias_add(nn.conv2d(%x, %w, padding=[1, 1], groups=20), %b)) }"},
+    {"depthwise 13x13", -1, 1, HDR "def @main(%x: Tensor[(1, 16, 13, 13), float32], %w: Tensor[(16, 1, 3, 3), float32]) "
+                                   "{ nn.conv2d(%x, %w, padding=[1, 1], groups=16) }"},
+    {"depthwise 14x14", -1, 1, HDR "def @main(%x: Tensor[(1, 6, 14, 14), float32], %w: Tensor[(6, 1, 3, 3), float32]) "
+                                   "{ nn.conv2d(%x, %w, padding=[1, 1], groups=6) }"},
+    {"depthwise 112 wide + bias + relu", -1, 1, HDR "def @main(%x: Tensor[(1, 8, 4, 112), float32], %w: Tensor[(8, 1, 3, 3), float32], "
+                                                    "%b: Tensor[(8), float32]) { nn.relu(nn.bias_add(nn.conv2d(%x, %w, padding=[1, 1], groups=8), %b)) }"},
+    {"depthwise 5x5 batch 2", -1, 1, HDR "def @main(%x: Tensor[(2, 3, 9, 11), float32], %w: Tensor[(3, 1, 5, 5), float32]) "
+                                         "{ nn.conv2d(%x, %w, padding=[2, 1, 0, 3], groups=3) }"},
+    {"depthwise unpadded", -1, 1, HDR "def @main(%x: Tensor[(1, 5, 6, 9), float32], %w: Tensor[(5, 1, 3, 3), float32]) "
+                                      "{ nn.conv2d(%x, %w, groups=5) }"},
+    {"depthwise stride 2", -1, 1, HDR "def @main(%x: Tensor[(1, 24, 16, 15), float32], %w: Tensor[(24, 1, 3, 3), float32]) "
+                                      "{ nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 1], groups=24) }"},
     {"group conv2d", -1, 1, HDR "def @main(%x: Tensor[(1, 8, 6, 6), float32], %w: Tensor[(12, 2, 3, 3), float32]) "
                                 "{ nn.conv2d(%x, %w, groups=4) }"},
     {"dense+bias", -1, 1, HDR "def @main(%x: Tensor[(7, 40), float32], %w: Tensor[(50, 40), float32], %b: Tensor[(50), float32]) "
