@@ -77,7 +77,7 @@ typedef struct rt_opt_options {
                                    best records (a conv and blocks without one: the analytic model) */
     const char *layout_target;  /* the target of those records (NULL: "cpu") */
     int winograd;               /* nonzero (-O3): 3x3 stride-1 convs with constant weights as Winograd
-                                   convs (docs/winograd.md; the interpreter runs them, compiling does not yet) */
+                                   convs (docs/winograd.md) */
     int winograd_tile;          /* with winograd: the output tile, 2 or 4 (0: from each conv's shape) */
 } rt_opt_options;
 
