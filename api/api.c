@@ -170,9 +170,14 @@ int rt_module_optimize(rt_module *m, const rt_opt_options *o, FILE *errs)
         fprintf(err, "error: %s needs --layout-auto\n", o->layout_db ? "the layout DP's database" : "the tasks of every block");
         return -1;
     }
+    if (o->winograd_tile && o->winograd_tile != 2 && o->winograd_tile != 4) {
+        fprintf(err, "error: --winograd-tile %d: the Winograd tile is 2 or 4\n", o->winograd_tile);
+        return -1;
+    }
     tr_options to = {.level = o->level, .print_after = o->print_after, .print_after_all = o->print_after_all != 0,
                      .print_to = err, .max_fuse_depth = o->max_fuse_depth,
-                     .layout_block = o->layout_block, .layout_auto = o->layout_auto != 0};
+                     .layout_block = o->layout_block, .layout_auto = o->layout_auto != 0,
+                     .winograd = o->winograd || o->winograd_tile, .winograd_tile = o->winograd_tile};
     api_layout_costs *costs = NULL;
     if (o->layout_db && o->level >= 3 && !(costs = api_layout_costs_load(o->layout_db, o->layout_target, err)))
         return -1;

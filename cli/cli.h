@@ -112,12 +112,13 @@ int cli_cmd_run(int argc, char **argv);
 /* relay-tune compile MODEL.relay [--params W.npz | --random-params S] [--target cpu] [--db DB] [-o OUT.so] */
 int cli_cmd_compile(int argc, char **argv);
 /* Loads MODEL.relay, binds --params files and (random) seeded weights for all
- * parameters but the first, optimizes at -O3 (convs blocked up to
- * layout_block channels, 0: NCHW; layout_auto: blocks chosen by the
- * graph-level DP, layout_block the lanes) and compiles it to out (NULL: into the
- * cache); the object's path (malloc'd) or NULL after a message. */
+ * parameters but the first, optimizes at -O3 with graph's graph-level choices
+ * (layout_block: convs blocked up to that many channels, 0: NCHW; layout_auto:
+ * blocks chosen by the graph-level DP, layout_block the lanes; winograd,
+ * winograd_tile: docs/winograd.md; the rest of graph is not read) and compiles
+ * it to out (NULL: into the cache); the object's path (malloc'd) or NULL after a message. */
 char *cli_compile(const char *model, const char *const *params, int nparams, bool random, unsigned long long seed,
-                  int layout_block, bool layout_auto, const rt_compile_options *o, const char *out, rt_compile_report *rep);
+                  const rt_opt_options *graph, const rt_compile_options *o, const char *out, rt_compile_report *rep);
 /* ---- cmd_bench.c ---- */
 /* relay-tune bench MODEL.relay|MODEL.so [--target cpu] [--db DB] [--repeat N] [--json] */
 int cli_cmd_bench(int argc, char **argv);

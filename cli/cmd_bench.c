@@ -25,7 +25,8 @@ static void help(FILE *out)
             "  Inputs come from --input, the others are seeded random values. --random-params\n"
             "  SEED seeds the random weights and inputs (default 0). Threads: as OpenMP decides\n"
             "  (OMP_NUM_THREADS). --layout-block N compiles the convs in NCHW[x]c, x up to N\n"
-            "  (docs/layouts.md; default 0: NCHW).\n");
+            "  (docs/layouts.md; default 0: NCHW). --winograd [--winograd-tile 2|4] compiles the\n"
+            "  3x3 stride-1 convs as Winograd convs (docs/winograd.md).\n");
 }
 
 static int cmp_double(const void *a, const void *b)

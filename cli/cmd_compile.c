@@ -24,6 +24,7 @@ static void help(FILE *out)
             "  --target cpu|opencl     the target (default cpu; opencl: the model runs on that device)\n"
             "  --db DB                 build each task with its best config in tuning database DB\n"
             "  -j N                    run N compilers at once (default: one per core)\n"
+            "  --winograd [--winograd-tile 2|4]  3x3 stride-1 convs as Winograd convs (docs/winograd.md)\n"
             "  --layout-block N        convs and the ops between them in NCHW[x]c, x up to N\n"
             "  --layout-auto           with --layout-block N: blocks chosen by a DP over the graph, N the vector lanes,\n"
             "                          by --db's kernel times where it has them\n"
@@ -33,7 +34,7 @@ static void help(FILE *out)
 }
 
 char *cli_compile(const char *model, const char *const *params, int nparams, bool random, unsigned long long seed,
-                  int layout_block, bool layout_auto, const rt_compile_options *o, const char *out, rt_compile_report *rep)
+                  const rt_opt_options *graph, const rt_compile_options *o, const char *out, rt_compile_report *rep)
 {
     rt_module *m = cli_load_model(model, params, nparams, random, seed);
     if (!m)
@@ -41,9 +42,11 @@ char *cli_compile(const char *model, const char *const *params, int nparams, boo
     char *path = NULL;
     rt_opt_options opt = {0};
     opt.level = 3;
-    opt.layout_block = layout_block;
-    opt.layout_auto = layout_auto;
-    if (layout_auto) {
+    opt.layout_block = graph->layout_block;
+    opt.layout_auto = graph->layout_auto;
+    opt.winograd = graph->winograd;
+    opt.winograd_tile = graph->winograd_tile;
+    if (opt.layout_auto) {
         opt.layout_db = o->db_path; /* the DP picks blocks by the database's kernel times */
         opt.layout_target = o->target;
     }
@@ -96,7 +99,7 @@ int cli_cmd_compile(int argc, char **argv)
     char *def = o.out ? NULL : default_out(o.model);
     rt_compile_options co = {.target = o.target, .db_path = o.db, .jobs = o.jobs};
     rt_compile_report r;
-    char *path = cli_compile(o.model, o.params.v, o.params.n, o.random, o.seed, o.opt.layout_block, o.opt.layout_auto != 0, &co, o.out ? o.out : def, &r);
+    char *path = cli_compile(o.model, o.params.v, o.params.n, o.random, o.seed, &o.opt, &co, o.out ? o.out : def, &r);
     if (path)
         print_report(o.model, path, &r);
     rc = path ? 0 : 1;

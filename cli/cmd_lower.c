@@ -16,6 +16,7 @@ static void help(FILE *out)
             "  Lowers task N (as `relay-tune tasks` numbers them) with its schedule template and\n"
             "  prints the result. Without --config the template's default schedule is used.\n"
             "  --params, --random-params bind weights as `relay-tune tasks` does (the same tasks).\n"
+            "  --layout-block N, --layout-auto, --winograd, --winograd-tile M: the graph as `tasks` makes it.\n"
             "  --emit loopir   the loop nest (default)\n"
             "  --emit c        the generated C\n"
             "  --emit trace    the schedule primitives applied, one a line\n"

@@ -39,6 +39,7 @@ static void help(FILE *out)
             "                          .relay), compiled for this CPU, or for an OpenCL device\n"
             "  --db DB                 (cpu) tuned configs from database DB\n"
             "  --layout-block N        (cpu) convs in NCHW[x]c, x up to N (docs/layouts.md)\n"
+            "  --winograd [--winograd-tile 2|4]  (cpu) 3x3 stride-1 convs as Winograd convs (docs/winograd.md)\n"
             "  Without --output or --output-dir it prints each result tensor's type and a\n"
             "  summary of its values.\n");
 }

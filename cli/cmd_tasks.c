@@ -21,7 +21,8 @@ static void help(FILE *out)
             "  --space  also print each task's config space for the target: its template (and the\n"
             "           template's version), knobs, their candidates (* the default) and total size\n"
             "  --layout-block N [--layout-auto]   convs in NCHW[x]c; with --layout-auto a conv2d_nchwc\n"
-            "           task per conv and candidate block, as tune tunes them (docs/layouts.md)\n");
+            "           task per conv and candidate block, as tune tunes them (docs/layouts.md)\n"
+            "  --winograd [--winograd-tile 2|4]   the 3x3 stride-1 convs as Winograd convs (docs/winograd.md)\n");
 }
 
 int cli_cmd_tasks(int argc, char **argv)

@@ -44,6 +44,7 @@ static void help(FILE *out)
             "  --tasks SELECTION   task indices, ranges and hash prefixes: 0,3-5,e6a6 (relay-tune tasks)\n"
             "  --layout-block N [--layout-auto]   tune the convs in NCHW[x]c; with --layout-auto a task per\n"
             "                      conv and candidate block, which compile --layout-auto --db then chooses among\n"
+            "  --winograd [--winograd-tile 2|4]   tune the 3x3 stride-1 convs as Winograd convs (docs/winograd.md)\n"
             "  --early-stopping N  stop a task after N trials without improvement\n"
             "  --seed S            the tuners' and the inputs' seed (default 0)\n"
             "  --jobs J            compilers at once (default: the cores)\n"

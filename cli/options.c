@@ -70,6 +70,8 @@ static const opt_row rows[] = {
     {"--print-after-all", CLI_OPT, OPT_FLAG, AT(opt.print_after_all), AS_INT, 0, 0, false},
     {"--layout-block", CLI_OPT | CLI_RUN | CLI_COMPILE | CLI_BENCH | CLI_TUNE | CLI_TASKS | CLI_LOWER, OPT_COUNT, AT(opt.layout_block), AS_INT, 0, 4096, false},
     {"--layout-auto", CLI_OPT | CLI_RUN | CLI_COMPILE | CLI_BENCH | CLI_TUNE | CLI_TASKS | CLI_LOWER, OPT_FLAG, AT(opt.layout_auto), AS_INT, 0, 0, false},
+    {"--winograd", CLI_OPT | CLI_RUN | CLI_COMPILE | CLI_BENCH | CLI_TUNE | CLI_TASKS | CLI_LOWER, OPT_FLAG, AT(opt.winograd), AS_INT, 0, 0, false},
+    {"--winograd-tile", CLI_OPT | CLI_RUN | CLI_COMPILE | CLI_BENCH | CLI_TUNE | CLI_TASKS | CLI_LOWER, OPT_COUNT, AT(opt.winograd_tile), AS_INT, 2, 4, false},
     {"--max-fuse-depth", CLI_OPT, OPT_COUNT, AT(opt.max_fuse_depth), AS_INT, 1, INT_MAX, false},
     {"--check", CLI_OPT, OPT_CHECK, AT(opt.check_seed), AS_ULL, 0, 0, false},
     {"--stats", CLI_OPT, OPT_FLAG, AT(stats), AS_INT, 0, 0, false},
@@ -335,7 +337,7 @@ rt_cmodel *cli_load_compiled(const cli_opts *o, bool random_weights, const rt_in
         rt_compile_options co = {0};
         co.target = o->target;
         co.db_path = o->db;
-        path = cli_compile(o->model, o->params.v, o->params.n, random_weights, o->seed, o->opt.layout_block, o->opt.layout_auto != 0, &co, NULL,
+        path = cli_compile(o->model, o->params.v, o->params.n, random_weights, o->seed, &o->opt, &co, NULL,
                            NULL);
         if (!path)
             return NULL;

@@ -76,6 +76,9 @@ typedef struct rt_opt_options {
     const char *layout_db;      /* with layout_auto: the DP's kernel times from this tuning database's
                                    best records (a conv and blocks without one: the analytic model) */
     const char *layout_target;  /* the target of those records (NULL: "cpu") */
+    int winograd;               /* nonzero (-O3): 3x3 stride-1 convs with constant weights as Winograd
+                                   convs (docs/winograd.md) */
+    int winograd_tile;          /* with winograd: the output tile, 2 or 4 (0: from each conv's shape) */
 } rt_opt_options;
 
 /* Runs the optimization pipeline (passes, fusion) on m in place. Returns 0,

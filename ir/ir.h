@@ -401,6 +401,13 @@ const ir_attrs *ir_op_default_attrs(su_arena *a, const ir_op_def *op);
  * defined by the IR_SCHEMA tables of ir/op_*.c). Type relations, reference
  * kernels and passes read attributes through these, so the order is written
  * once; tests/ir/test_ops.c checks every index against the schema's names. */
+/* nn.conv2d's schema entries (op_nn.c), which the Winograd conv repeats before its own. */
+#define IR_CONV2D_ATTRS                                                                          \
+    {"strides", IR_AT_INTS, "[1, 1]"}, {"padding", IR_AT_INTS, "[0, 0]"},                        \
+    {"dilation", IR_AT_INTS, "[1, 1]"}, {"groups", IR_AT_INT, "1"},                              \
+    {"channels", IR_AT_INT_OPT, "None"}, {"kernel_size", IR_AT_INTS_OPT, "None"},                \
+    {"data_layout", IR_AT_STR, "\"NCHW\""}, {"kernel_layout", IR_AT_STR, "\"OIHW\""},            \
+    {"out_layout", IR_AT_STR, "\"\""}, {"out_dtype", IR_AT_STR, "\"\""}
 enum {  /* nn.conv2d */
     IR_CONV_STRIDES, IR_CONV_PADDING, IR_CONV_DILATION, IR_CONV_GROUPS, IR_CONV_CHANNELS,
     IR_CONV_KERNEL_SIZE, IR_CONV_DATA_LAYOUT, IR_CONV_KERNEL_LAYOUT, IR_CONV_OUT_LAYOUT, IR_CONV_OUT_DTYPE
@@ -550,6 +557,32 @@ bool ir_ref_blocked(const ir_ref_call *c, int idx, int oidx, ir_ref_fn plain);
 /* Reference layout_transform of x from layout src to dst into out (whose
  * shape the relation gave); false with err set on a malformed layout. */
 bool ir_ref_relayout(const ir_tensor *x, const char *src, const char *dst, ir_tensor *out, su_buf *err);
+
+/* ---- winograd.c, op_winograd.c, ref_winograd.c: Winograd 3x3 convolution ---- */
+
+/* Filter taps (3x3 only) and the largest input tile (F(4x4, 3x3): 6x6). */
+enum { IR_WINO_R = 3, IR_WINO_MAX_ALPHA = 6 };
+/* The attribute nn.contrib_conv2d_winograd_without_weight_transform adds
+ * after conv2d's (whose IR_CONV_* indices it shares). */
+enum { IR_WINO_TILE_SIZE = IR_CONV_OUT_DTYPE + 1 };
+/* The transforms of F(m x m, 3 x 3): Y = A^T [(G g G^T) ⊙ (B^T d B)] A. */
+typedef struct ir_winograd {
+    int m, alpha;                                   /* output tile m x m, input tile alpha = m + 2 */
+    double at[IR_WINO_MAX_ALPHA][IR_WINO_MAX_ALPHA]; /* A^T: m x alpha, the output transform */
+    double g[IR_WINO_MAX_ALPHA][IR_WINO_R];         /* G: alpha x 3, the weight transform */
+    double bt[IR_WINO_MAX_ALPHA][IR_WINO_MAX_ALPHA]; /* B^T: alpha x alpha, the input transform */
+} ir_winograd;
+/* The matrices of F(m, 3) from the alpha - 1 finite points pts[i] =
+ * {numerator, denominator} (and infinity), in exact fractions; false when
+ * alpha exceeds IR_WINO_MAX_ALPHA or two points coincide. */
+bool ir_winograd_from_points(int m, const int64_t (*pts)[2], ir_winograd *w);
+/* The project's matrices for m = 2 (points 0, +-1) and m = 4 (0, +-1, +-2); false for another m. */
+bool ir_winograd_get(int m, ir_winograd *w);
+/* A conv's padding (top, left, bottom, right) when its attrs (conv2d's
+ * indices) have strides 1, dilation 1 and groups 1; false otherwise. */
+bool ir_winograd_window(const ir_attrs *at, int64_t pad[4]);
+/* The output tile m (4 or 2) for an output of oh x ow: the rule of docs/winograd.md. */
+int ir_winograd_tile_for(int64_t oh, int64_t ow);
 
 /* ---- op_image.c: nn.upsampling and image.resize2d ---------------------- */
 

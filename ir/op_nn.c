@@ -14,17 +14,7 @@
 
 /* ---- schemas ------------------------------------------------------------ */
 
-const ir_attr_schema ir_schema_conv2d = IR_SCHEMA(
-    {"strides", IR_AT_INTS, "[1, 1]"},
-    {"padding", IR_AT_INTS, "[0, 0]"},
-    {"dilation", IR_AT_INTS, "[1, 1]"},
-    {"groups", IR_AT_INT, "1"},
-    {"channels", IR_AT_INT_OPT, "None"},
-    {"kernel_size", IR_AT_INTS_OPT, "None"},
-    {"data_layout", IR_AT_STR, "\"NCHW\""},
-    {"kernel_layout", IR_AT_STR, "\"OIHW\""},
-    {"out_layout", IR_AT_STR, "\"\""},
-    {"out_dtype", IR_AT_STR, "\"\""});
+const ir_attr_schema ir_schema_conv2d = IR_SCHEMA(IR_CONV2D_ATTRS);
 
 const ir_attr_schema ir_schema_dense = IR_SCHEMA(
     {"units", IR_AT_INT_OPT, "None"},

@@ -94,6 +94,7 @@ static const sch_compute_fn table[IR_OP_COUNT] = {
     [IR_OP_SHAPE_OF] = sch_compute_init,
     [IR_OP_ARANGE] = sch_compute_init,
     [IR_OP_CONV2D_NCHWC] = sch_compute_conv2d_nchwc,
+    [IR_OP_CONV2D_WINOGRAD] = sch_compute_conv2d_winograd,
 };
 
 sch_compute_fn sch_compute_of(ir_op_id op)

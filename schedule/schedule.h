@@ -591,6 +591,8 @@ bool sch_compute_pool3d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor
 bool sch_compute_conv_transpose(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
 /* compute_nchwc.c: nn.contrib_conv2d_NCHWc, blocks innermost (the axis schedules vectorize). */
 bool sch_compute_conv2d_nchwc(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
+/* compute_winograd.c: the Winograd conv as pad, input transform, batched GEMM, output transform. */
+bool sch_compute_conv2d_winograd(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor **out, int *nout);
 /* compute_layout.c: the context of a wrapped definition: the same call and
  * attributes with its result typed `result`, layouts read as canonical. */
 sch_cctx sch_cctx_canonical(const sch_cctx *cx, const ir_type *result);
@@ -1112,6 +1114,8 @@ void sch_template_conv2d_1x1(sch_tctx *t);
 void sch_template_dw_flat(sch_tctx *t);
 /* templates/conv2d_nchwc.c: nn.contrib_conv2d_NCHWc, vectorized over the block. */
 void sch_template_conv2d_nchwc(sch_tctx *t);
+/* templates/conv2d_winograd.c: the Winograd conv, its stages at the root and the batched GEMM tiled. */
+void sch_template_conv2d_winograd(sch_tctx *t);
 /* templates/matmul.c: dense and batch_matmul. */
 void sch_template_matmul(sch_tctx *t);
 /* templates/device_cl.c: the device templates (conv2d_nchw_cl and its

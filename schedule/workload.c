@@ -37,6 +37,7 @@ static const struct {
 } families[] = {
     {IR_OP_CONV2D, NULL, conv2d_family},
     {IR_OP_CONV2D_NCHWC, "conv2d_nchwc", NULL},
+    {IR_OP_CONV2D_WINOGRAD, "conv2d_winograd", NULL},
     {IR_OP_DENSE, "dense", NULL},
     {IR_OP_BATCH_MATMUL, "batch_matmul", NULL},
 };

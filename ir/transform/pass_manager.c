@@ -15,6 +15,7 @@ static const tr_pass passes[] = {
     {"common-subexpr", tr_common_subexpr, 2, "merge structurally equal computations"},
     {"fold-constant", tr_fold_constant, 2, "evaluate operators on constants (weights bound with --params)"},
     {"fold-scale-axis", tr_fold_scale_axis, 3, "fold per-channel scales into constant conv/dense weights"},
+    {"winograd", tr_winograd, 3, "3x3 stride-1 convs with constant weights as Winograd convs (only with --winograd)"},
     {"alter-layout", tr_alter_layout, 3, "conv2d and the ops between convs in NCHW[x]c (only with --layout-block N)"},
     {"fuse-ops", tr_fuse_ops, 1, "group operators into primitive functions (kernels)"},
 };

@@ -87,6 +87,8 @@ struct tr_options {
                                    tasks are those of block k (0: the DP's choice) */
     tr_layout_cost_fn layout_cost;  /* layout_dp.c: known kernel times (NULL: the analytic model only) */
     void *layout_cost_ctx;
+    bool winograd;              /* winograd: 3x3 stride-1 convs with constant weights as Winograd convs */
+    int winograd_tile;          /* winograd: the output tile m, 2 or 4 (0: from each conv's shape) */
     const char *from_pass;      /* run the pipeline from this pass on (NULL: from the first) */
     const char *until_pass;     /* stop before this pass (NULL: run to the end); the two let a
                                    caller run the passes before one once and the rest several times */
@@ -153,6 +155,12 @@ bool tr_alter_conv_ok(const ir_expr *e);
 /* True for an op that runs on blocked data in its operand's block
  * (elementwise of one operand, broadcast of two, NCHW pools). */
 bool tr_alter_passes_block(const ir_expr *e);
+/* winograd.c: conv2d with a constant 3x3 weight, stride 1, dilation 1,
+ * groups 1 (NCHW) as nn.contrib_conv2d_winograd_without_weight_transform on
+ * the weight transformed at once (only with o->winograd; docs/winograd.md). */
+bool tr_winograd(ir_module *m, const tr_options *o, su_diags *d);
+/* True for a conv2d the winograd pass rewrites. */
+bool tr_winograd_conv_ok(const ir_expr *e);
 
 /* ---- layout_dp.c: the graph-level choice of block factors ---- */
 

@@ -3,7 +3,8 @@
  * with a residual epilogue, a 1x1 conv with many input channels and one
  * whose 144 pixels tile in vectors (conv2d_1x1.c), a strided
  * depthwise conv and a stride-1 one in the flat form (conv2d_dw_flat.c:
- * tiles of 1, 2 or 4 x 16 positions of up to 8 channels), a dense with bias, a batched matmul) and small functions
+ * tiles of 1, 2 or 4 x 16 positions of up to 8 channels), two Winograd convs
+ * (conv2d_winograd.c), a dense with bias, a batched matmul) and small functions
  * of the default template (pooling, softmax, layer_norm, a mean, an
  * elementwise sum), random configs of each space (split, choice, reorder
  * and annotate knobs alike) are applied, lowered (weights packed by
@@ -38,6 +39,12 @@ static const struct { const char *model; int task; const char *name, *text; } ca
     {NULL, 0, "layer_norm", HDR "def @main(%x: Tensor[(6, 40), float32], %g: Tensor[(40), float32], "
                             "%b: Tensor[(40), float32]) { nn.layer_norm(%x, %g, %b, epsilon=1e-5f) }"},
     {NULL, 0, "mean", HDR "def @main(%x: Tensor[(2, 6, 5, 7), float32]) { mean(%x, axis=[2, 3], keepdims=True) }"},
+    {NULL, 0, "winograd F(4x4) 13x13 + bias + relu",
+     HDR "def @main(%x: Tensor[(2, 5, 13, 13), float32], %u: Tensor[(6, 6, 8, 5), float32], %b: Tensor[(8, 1, 1), float32]) "
+         "{ nn.relu(add(nn.contrib_conv2d_winograd_without_weight_transform(%x, %u, padding=[1, 1], tile_size=4), %b)) }"},
+    {NULL, 0, "winograd F(2x2) 7x7 + residual",
+     HDR "def @main(%x: Tensor[(1, 3, 7, 7), float32], %u: Tensor[(4, 4, 17, 3), float32], %r: Tensor[(1, 17, 5, 5), float32]) "
+         "{ add(nn.contrib_conv2d_winograd_without_weight_transform(%x, %u, tile_size=2), %r) }"},
     {NULL, 0, "add relu", HDR "def @main(%x: Tensor[(2, 6, 40, 36), float32], %y: Tensor[(2, 6, 40, 36), float32]) "
                           "{ nn.relu(add(%x, %y)) }"},
 };

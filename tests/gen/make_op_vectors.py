@@ -919,6 +919,39 @@ def gen_conv2d_nchwc():
          {"x": block_data(xp, 2)}, block_data(f32(F.adaptive_avg_pool2d(tp, (2, 3))), 2))
 
 
+def winograd_g(m):
+    """G of F(m x m, 3 x 3) by the Cook-Toom construction, in fractions:
+    row t = [1, p_t, p_t^2] / prod_{u != t} (p_t - p_u) over the finite
+    points (0, +-1 for m = 2; 0, +-1, +-2 for m = 4), then the row of
+    infinity [0, 0, 1] (docs/winograd.md)."""
+    from fractions import Fraction as Fr
+    pts = [Fr(0), Fr(1), Fr(-1)] + ([Fr(2), Fr(-2)] if m == 4 else [])
+    rows = []
+    for t, p in enumerate(pts):
+        f = Fr(1)
+        for u, q in enumerate(pts):
+            if u != t:
+                f *= p - q
+        rows.append([float(Fr(1) / f), float(p / f), float(p * p / f)])
+    rows.append([0.0, 0.0, 1.0])
+    return np.array(rows)
+
+
+def gen_winograd():
+    """The Winograd ops: U = G g G^T with numpy, and the conv on U against
+    PyTorch's direct conv of the weight U came from."""
+    fam = "winograd"
+    for m, (n, c, h, w, k, pad) in ((4, (2, 3, 7, 7, 5, 1)), (2, (1, 17, 6, 9, 4, 0))):
+        x, wt = rnd(n, c, h, w), rnd(k, c, 3, 3)
+        g = winograd_g(m)
+        u = np.einsum("xi,kcij,yj->xykc", g, wt.astype(np.float64), g)
+        case(fam, "weight_transform_m%d" % m, "nn.contrib_conv2d_winograd_weight_transform(%%w, tile_size=%d)" % m,
+             {"w": wt}, f32(u), tol=1e-6)
+        case(fam, "conv_m%d_pad%d" % (m, pad),
+             "nn.contrib_conv2d_winograd_without_weight_transform(%%x, %%u, padding=[%d, %d], tile_size=%d)"
+             % (pad, pad, m), {"x": x, "u": f32(u)}, f32(conv_ref(x, wt, pad=(pad,) * 4)), tol=1e-5)
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser()
@@ -926,7 +959,7 @@ def main():
     out = ap.parse_args().out
     os.makedirs(out, exist_ok=True)
     for gen in (gen_conv2d, gen_dense_bmm, gen_pool, gen_norm, gen_unary, gen_binary, gen_transform, gen_reduce, gen_init, gen_layout, gen_image, gen_nn_layouts, gen_conv1d, gen_conv_transpose, gen_arange, gen_conv3d, gen_cubic, gen_conv3d_transpose, gen_nonfinite,
-                gen_conv2d_nchwc):
+                gen_conv2d_nchwc, gen_winograd):
         gen()
     total = 0
     for i, (fam, arrays) in enumerate(FILES.items()):

@@ -1015,6 +1015,12 @@ static void test_attr_indices(void)
         I(RESIZE2D, IR_RESIZE_OUT_DTYPE, "out_dtype"),
         I(LAYOUT_TRANSFORM, IR_LT_SRC_LAYOUT, "src_layout"),
         I(LAYOUT_TRANSFORM, IR_LT_DST_LAYOUT, "dst_layout"),
+        I(CONV2D_WINOGRAD, IR_CONV_STRIDES, "strides"), I(CONV2D_WINOGRAD, IR_CONV_PADDING, "padding"),
+        I(CONV2D_WINOGRAD, IR_CONV_DILATION, "dilation"), I(CONV2D_WINOGRAD, IR_CONV_GROUPS, "groups"),
+        I(CONV2D_WINOGRAD, IR_CONV_CHANNELS, "channels"), I(CONV2D_WINOGRAD, IR_CONV_KERNEL_SIZE, "kernel_size"),
+        I(CONV2D_WINOGRAD, IR_CONV_DATA_LAYOUT, "data_layout"), I(CONV2D_WINOGRAD, IR_CONV_KERNEL_LAYOUT, "kernel_layout"),
+        I(CONV2D_WINOGRAD, IR_CONV_OUT_LAYOUT, "out_layout"), I(CONV2D_WINOGRAD, IR_CONV_OUT_DTYPE, "out_dtype"),
+        I(CONV2D_WINOGRAD, IR_WINO_TILE_SIZE, "tile_size"),
 #undef I
     };
     int covered[IR_OP_COUNT] = {0}, bad = 0;
@@ -1033,10 +1039,39 @@ static void test_attr_indices(void)
                                      IR_OP_ARGMAX, IR_OP_SUM, IR_OP_SPLIT, IR_OP_PAD, IR_OP_RESHAPE,
                                      IR_OP_FULL, IR_OP_SHAPE_OF, IR_OP_STACK, IR_OP_LAYOUT_TRANSFORM,
                                      IR_OP_UPSAMPLING, IR_OP_RESIZE2D, IR_OP_ARANGE, IR_OP_CONV2D_TRANSPOSE,
-                                     IR_OP_CONV1D};
+                                     IR_OP_CONV1D, IR_OP_CONV2D_WINOGRAD};
     for (size_t i = 0; i < sizeof whole / sizeof *whole; i++)
         is_int(covered[whole[i]], ir_op_get(whole[i])->schema->n, "attr indices cover all of %s",
                ir_op_get(whole[i])->name);
+}
+
+/* the Winograd ops: the weight transform's shape, the conv as conv2d on the weight U stands for */
+static void test_winograd(void)
+{
+    const ir_op_id T = IR_OP_WINOGRAD_WEIGHT, K = IR_OP_CONV2D_WINOGRAD;
+    const ir_type *w = TEN(F32, 16, 8, 3, 3), *x = TEN(F32, 2, 8, 13, 14);
+    TYPE_IS(rel(T, AT(T, "tile_size", "4", NULL), 1, w), "Tensor[(6, 6, 16, 8), float32]",
+            "winograd_weight_transform: F(4x4) gives 6x6 x K x C");
+    TYPE_IS(rel(T, AT(T, "tile_size", "2", NULL), 1, w), "Tensor[(4, 4, 16, 8), float32]",
+            "winograd_weight_transform: F(2x2) gives 4x4 x K x C");
+    ERR(T, "tile 3", rel(T, AT(T, "tile_size", "3", NULL), 1, w), "tile_size=3");
+    ERR(T, "a 5x5 weight", rel(T, AT(T, "tile_size", "4", NULL), 1, TEN(F32, 16, 8, 5, 5)), "(K, C, 3, 3)");
+    const ir_type *u = TEN(F32, 6, 6, 16, 8);
+    TYPE_IS(rel(K, AT(K, "padding", "[1, 1]", "tile_size", "4", NULL), 2, x, u), "Tensor[(2, 16, 13, 14), float32]",
+            "winograd conv: padding 1 keeps 13x14");
+    TYPE_IS(rel(K, AT(K, "tile_size", "4", NULL), 2, x, u), "Tensor[(2, 16, 11, 12), float32]",
+            "winograd conv: no padding");
+    ERR(K, "stride 2", rel(K, AT(K, "strides", "[2, 2]", "tile_size", "4", NULL), 2, x, u), "strides [1, 1]");
+    ERR(K, "groups", rel(K, AT(K, "groups", "2", "tile_size", "4", NULL), 2, x, u), "groups=1");
+    ERR(K, "NHWC data", rel(K, AT(K, "data_layout", "\"NHWC\"", "tile_size", "4", NULL), 2, x, u), "expects NCHW");
+    ERR(K, "U of the other tile", rel(K, AT(K, "tile_size", "2", NULL), 2, x, u), "(4, 4, K, C)");
+    ERR(K, "channels that do not match (conv2d's check)", rel(K, AT(K, "tile_size", "4", NULL), 2, x,
+                                                              TEN(F32, 6, 6, 16, 4)), "channel mismatch");
+    ERR(K, "tile 8", rel(K, AT(K, "tile_size", "8", NULL), 2, x, u), "tile_size=8");
+    is_int(flops(K, AT(K, "padding", "[1, 1]", "tile_size", "4", NULL), TEN(F32, 2, 16, 13, 14), 2, x, u),
+           2LL * 2 * 16 * 13 * 14 * 8 * 9, "winograd conv: FLOPs are the direct conv's (2 N K OH OW C 9)");
+    is_int(flops(T, AT(T, "tile_size", "4", NULL), u, 1, w, NULL), 2LL * 16 * 8 * (9 * 6 + 3 * 36),
+           "winograd_weight_transform: FLOPs of G g G^T");
 }
 
 int main(void)
@@ -1061,6 +1096,7 @@ int main(void)
     test_init();
     test_layouts();
     test_conv2d_nchwc();
+    test_winograd();
     test_image();
     test_conv1d();
     test_conv3d();
