@@ -51,9 +51,17 @@ static int64_t step_cost(int64_t vecs, int64_t w, int64_t min_acc)
     return bound > min_acc ? bound : min_acc;
 }
 
+/* Useful lane-FMAs per unit of step cost of a k x w tile over a row of OW. */
+static double tile_score(int64_t OW, const sch_hw *hw, int64_t k, int64_t w)
+{
+    int64_t vecs = (k + hw->lanes - 1) / hw->lanes, min_acc = sch_hw_min_acc(hw);
+    int64_t cost = OW / w * step_cost(vecs, w, min_acc) + (OW % w ? step_cost(vecs, OW % w, min_acc) : 0);
+    return (double)(k * OW) / (double)cost;
+}
+
 void sch_tmpl_fallback_tile(int64_t K, int64_t OW, const sch_hw *hw, int64_t *kb, int64_t *owb)
 {
-    int lanes = hw->lanes, regs = sch_hw_acc_regs(hw), min_acc = sch_hw_min_acc(hw);
+    int lanes = hw->lanes, regs = sch_hw_acc_regs(hw);
     int64_t max_k = sch_hw_max_cols(hw), max_w = hw->vregs;
     double best = -1;
     for (int64_t k = 1; k <= max_k && k <= K; k++) {
@@ -63,8 +71,7 @@ void sch_tmpl_fallback_tile(int64_t K, int64_t OW, const sch_hw *hw, int64_t *kb
         for (int64_t w = 1; w <= max_w && w <= OW; w++) {
             if (vecs * w > regs)
                 continue;
-            int64_t cost = OW / w * step_cost(vecs, w, min_acc) + (OW % w ? step_cost(vecs, OW % w, min_acc) : 0);
-            double score = (double)(k * OW) / (double)cost;
+            double score = tile_score(OW, hw, k, w);
             /* on a tie a divisor beats a tile with a tail */
             if (score > best || (score == best && OW % w == 0 && OW % *owb != 0)) {
                 best = score;
@@ -115,8 +122,15 @@ void sch_tmpl_register_tile(const sch_hw *hw, int64_t K, int64_t W, bool vec_w, 
         *kb = sch_tmpl_vector_factor(K, sch_hw_row_lanes(hw), lanes);
         int64_t rule = acc / ((*kb + lanes - 1) / lanes);
         *wb = sch_tmpl_divisor(W, rule);
-        if (*wb < 4 || sch_tmpl_tail_tile(W, rule, *wb) != *wb)
-            sch_tmpl_fallback_tile(K, W, hw, kb, wb);
+        /* far below the rule's tile, the fallback's tile (tails and all)
+         * replaces the divisor's only where it scores better */
+        int64_t k = *kb, w = *wb;
+        if (w < 4 || sch_tmpl_tail_tile(W, rule, w) != w)
+            sch_tmpl_fallback_tile(K, W, hw, &k, &w);
+        if (*wb < 4 || tile_score(W, hw, k, w) > tile_score(W, hw, *kb, *wb)) {
+            *kb = k;
+            *wb = w;
+        }
     }
 }
 
