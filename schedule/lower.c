@@ -5,7 +5,8 @@
  * A stage's nest has one loop per leaf iteration (outermost first, with the
  * leaf's annotation); the values of its axes come back from the leaves
  * through the split and fuse relations, and a split whose factor does not
- * divide adds a guard. Inlined stages are already substituted into the body
+ * divide adds a guard, or, inside a register tile, becomes full tiles and a
+ * tail (partition). Inlined stages are already substituted into the body
  * (stage.c); reads of other stages become loads of their buffers.
  *
  * A reduction stores init at the place of its outermost reduction loop
@@ -702,6 +703,334 @@ static const sch_stmt *wg_reduction(lower *L, nest *n, int b)
     return body;
 }
 
+/* ---- loop partitioning: tails without guards ----------------------------- */
+
+/* A split whose factor f does not divide its extent n guards its parent
+ * (leaf_values), and a guard inside a vectorized or unrolled loop is what
+ * keeps gcc from vectorizing it. Such a split's outer loop (over ceil(n/f)
+ * tiles) is partitioned instead: the full tiles, a loop over floor(n/f) of
+ * them in which the simplifier proves every guard of the split true, then
+ * the tail, the same body with the outer variable fixed at the last tile,
+ * whose loops are shortened to the iterations that can still store
+ * (tighten: the inner loop's constant extent becomes n mod f, a local tile's
+ * copies likewise). Both parts have constant trip counts (TVM's loop
+ * partition; Halide's tails other than GuardWithIf), decided statically
+ * since every extent is a constant here. A parallel loop keeps its
+ * iterations, each branching to a full tile or the tail (split_last).
+ *
+ * Code grows by one copy of the outer loop's body per partition, so only
+ * splits whose inner part is (or holds) a vectorized or unrolled loop, or
+ * is the loop right around such loops (the register tile), are partitioned,
+ * at most MAX_PARTITIONS of them per stage (four parts for two axes); the
+ * others keep their guard. Loops bound to work-items keep theirs too: a
+ * work-item is not a loop that can be split in two. */
+enum { MAX_PARTITIONS = 2 };
+
+/* Whether some store (or barrier) of s may run under the bounds in c: an if
+ * whose condition the bounds decide false cannot run its then part. */
+static bool may_store(su_arena *a, sch_bounds_ctx *c, const sch_stmt *s)
+{
+    if (!s)
+        return false;
+    switch (s->kind) {
+    case SCH_S_STORE:
+    case SCH_S_BARRIER: return true;
+    case SCH_S_FOR: {
+        if (s->extent <= 0)
+            return false;
+        sch_bounds_push(c, s->var, 0, s->extent - 1);
+        bool r = may_store(a, c, s->body);
+        sch_bounds_pop(c);
+        return r;
+    }
+    case SCH_S_IF:
+        return (!sch_is_int(sch_simplify(a, c, s->cond), 0) && may_store(a, c, s->then_s)) ||
+               may_store(a, c, s->else_s);
+    case SCH_S_LET: {
+        int64_t lo, hi;
+        bool b = !ir_dtype_is_float(s->value->dtype) && sch_bounds(c, s->value, &lo, &hi);
+        if (b)
+            sch_bounds_push(c, s->var, lo, hi);
+        bool r = may_store(a, c, s->body);
+        if (b)
+            sch_bounds_pop(c);
+        return r;
+    }
+    case SCH_S_ALLOC: return may_store(a, c, s->body);
+    case SCH_S_SEQ:
+        for (int i = 0; i < s->n; i++)
+            if (may_store(a, c, s->items[i]))
+                return true;
+        return false;
+    }
+    return true;
+}
+
+/* s with each loop cut after its last iteration that may store: the
+ * smallest k such that no store runs with the counter in [k, extent), by
+ * bisection (the interval analysis is monotone in k). A work-item loop
+ * keeps its extent (its work-items are a launch's, not a loop's). */
+static const sch_stmt *tighten(su_arena *a, sch_bounds_ctx *c, const sch_stmt *s)
+{
+    if (!s)
+        return NULL;
+    switch (s->kind) {
+    case SCH_S_FOR: {
+        int64_t lo = 0, hi = s->extent;
+        while (s->loop != SCH_LOOP_THREAD && lo < hi) {
+            int64_t mid = lo + (hi - lo) / 2;
+            sch_bounds_push(c, s->var, mid, s->extent - 1);
+            bool r = may_store(a, c, s->body);
+            sch_bounds_pop(c);
+            if (r)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (s->loop == SCH_LOOP_THREAD)
+            hi = s->extent;
+        if (hi <= 0)
+            return NULL;
+        sch_bounds_push(c, s->var, 0, hi - 1);
+        const sch_stmt *body = tighten(a, c, s->body);
+        sch_bounds_pop(c);
+        const sch_stmt *f = sch_for(a, s->var, hi, s->loop, body);
+        if (f)
+            ((sch_stmt *)f)->thread_axis = s->thread_axis;
+        return f;
+    }
+    case SCH_S_IF: return sch_if(a, s->cond, tighten(a, c, s->then_s), tighten(a, c, s->else_s));
+    case SCH_S_LET: {
+        int64_t lo, hi;
+        bool b = !ir_dtype_is_float(s->value->dtype) && sch_bounds(c, s->value, &lo, &hi);
+        if (b)
+            sch_bounds_push(c, s->var, lo, hi);
+        const sch_stmt *body = tighten(a, c, s->body);
+        if (b)
+            sch_bounds_pop(c);
+        return sch_let(a, s->var, s->value, body);
+    }
+    case SCH_S_ALLOC: return sch_alloc(a, s->buf, tighten(a, c, s->body));
+    case SCH_S_SEQ: {
+        const sch_stmt **items = su_arena_alloc(a, (size_t)s->n * sizeof *items);
+        for (int i = 0; i < s->n; i++)
+            items[i] = tighten(a, c, s->items[i]);
+        return sch_seq(a, s->n, items);
+    }
+    default: return s;
+    }
+}
+
+/* The tail's own names for the local buffers it allocates: the full part
+ * allocates the same ones, and where its loop has one iteration left the
+ * simplifier drops the loop, so that both allocations would land in one
+ * block of the emitted code. */
+typedef struct renames {
+    SU_VEC(sch_buffer *) from;
+    SU_VEC(sch_buffer *) to;
+} renames;
+
+static const sch_expr *renamed_expr(su_arena *a, const sch_expr *e, const renames *r)
+{
+    if (!e)
+        return NULL;
+    const sch_expr *x = renamed_expr(a, e->a, r), *y = renamed_expr(a, e->b, r), *z = renamed_expr(a, e->c, r);
+    sch_buffer *b = e->buf;
+    for (size_t i = r->from.len; e->kind == SCH_LOAD && i-- > 0;)
+        if (r->from.data[i] == e->buf) {
+            b = r->to.data[i];
+            break;
+        }
+    bool same = x == e->a && y == e->b && z == e->c && b == e->buf;
+    const sch_expr **args = NULL;
+    if (e->n > 0 && e->args) {
+        args = su_arena_alloc(a, (size_t)e->n * sizeof *args);
+        for (int i = 0; i < e->n; i++) {
+            args[i] = renamed_expr(a, e->args[i], r);
+            same = same && args[i] == e->args[i];
+        }
+    }
+    if (same)
+        return e;
+    sch_expr *c = su_arena_alloc(a, sizeof *c);
+    *c = *e;
+    c->a = x;
+    c->b = y;
+    c->c = z;
+    c->buf = b;
+    if (args)
+        c->args = args;
+    return c;
+}
+
+static const sch_stmt *renamed_stmt(lower *L, const sch_stmt *s, renames *r)
+{
+    su_arena *a = L->a;
+    if (!s)
+        return NULL;
+    switch (s->kind) {
+    case SCH_S_FOR: {
+        const sch_stmt *f = sch_for(a, s->var, s->extent, s->loop, renamed_stmt(L, s->body, r));
+        if (f)
+            ((sch_stmt *)f)->thread_axis = s->thread_axis;
+        return f;
+    }
+    case SCH_S_STORE: {
+        sch_buffer *b = s->buf;
+        for (size_t i = r->from.len; i-- > 0;)
+            if (r->from.data[i] == s->buf) {
+                b = r->to.data[i];
+                break;
+            }
+        return sch_store(a, b, renamed_expr(a, s->index, r), renamed_expr(a, s->value, r));
+    }
+    case SCH_S_IF:
+        return sch_if(a, renamed_expr(a, s->cond, r), renamed_stmt(L, s->then_s, r), renamed_stmt(L, s->else_s, r));
+    case SCH_S_LET: return sch_let(a, s->var, renamed_expr(a, s->value, r), renamed_stmt(L, s->body, r));
+    case SCH_S_ALLOC: {
+        if (s->buf->scope != SCH_SCOPE_LOCAL)
+            return sch_alloc(a, s->buf, renamed_stmt(L, s->body, r));
+        char name[16];
+        snprintf(name, sizeof name, "l%d", L->nlocal++);
+        sch_buffer *b = sch_buffer_new(a, name, s->buf->dtype, s->buf->ndim, s->buf->shape, s->buf->scope);
+        su_vec_push(&r->from, s->buf);
+        su_vec_push(&r->to, b);
+        const sch_stmt *body = renamed_stmt(L, s->body, r);
+        r->from.len--;
+        r->to.len--;
+        return sch_alloc(a, b, body);
+    }
+    case SCH_S_SEQ: {
+        const sch_stmt **items = su_arena_alloc(a, (size_t)s->n * sizeof *items);
+        for (int i = 0; i < s->n; i++)
+            items[i] = renamed_stmt(L, s->items[i], r);
+        return sch_seq(a, s->n, items);
+    }
+    default: return s;
+    }
+}
+
+/* Loop s over v (extent C) as its full iterations and its last one, the
+ * tail tightened. A serial loop becomes a loop over C - 1 iterations and
+ * the tail after it. A parallel loop keeps its C iterations, so that the
+ * tail runs beside the full tiles rather than after them on one thread:
+ * each iteration branches once, to the tail or to the full body over
+ * v' = min(v, C - 2), whose bounds tell the simplifier it is a full tile. */
+static const sch_stmt *split_last(lower *L, const sch_stmt *s, sch_var *v, const sch_stmt *body)
+{
+    su_arena *a = L->a;
+    int64_t C = s->extent;
+    const sch_expr *last = sch_int(a, C - 1);
+    sch_bounds_ctx c = {0};
+    const sch_stmt *tail = tighten(a, &c, sch_stmt_substitute(a, body, 1, &v, &last));
+    sch_bounds_free(&c);
+    if (s->loop != SCH_LOOP_PARALLEL) {
+        renames r = {0};
+        tail = renamed_stmt(L, tail, &r);
+        su_vec_free(&r.from);
+        su_vec_free(&r.to);
+        return sch_seq2(a, sch_for(a, v, C - 1, s->loop, body), tail);
+    }
+    sch_var *u = sch_var_new(a, &L->s->next_var, v->name, IR_INT64);
+    const sch_expr *vu = sch_varref(a, u), *vv = sch_varref(a, v);
+    const sch_stmt *full = sch_let(a, u, sch_min(a, vv, sch_int(a, C - 2)), sch_stmt_substitute(a, body, 1, &v, &vu));
+    return sch_for(a, v, C, s->loop, sch_if(a, sch_bin(a, SCH_LT, vv, last), full, tail));
+}
+
+/* s with every loop over v (the nest's loop and the init's or the tile
+ * copies' loops over the same counter) split into its full iterations and
+ * its last one (split_last). */
+static const sch_stmt *partition_loop(lower *L, const sch_stmt *s, sch_var *v)
+{
+    su_arena *a = L->a;
+    if (!s)
+        return NULL;
+    switch (s->kind) {
+    case SCH_S_FOR: {
+        const sch_stmt *body = partition_loop(L, s->body, v);
+        if (s->var == v && s->extent >= 2)
+            return split_last(L, s, v, body);
+        const sch_stmt *f = sch_for(a, s->var, s->extent, s->loop, body);
+        if (f)
+            ((sch_stmt *)f)->thread_axis = s->thread_axis;
+        return f;
+    }
+    case SCH_S_IF: return sch_if(a, s->cond, partition_loop(L, s->then_s, v), partition_loop(L, s->else_s, v));
+    case SCH_S_LET: return sch_let(a, s->var, s->value, partition_loop(L, s->body, v));
+    case SCH_S_ALLOC: return sch_alloc(a, s->buf, partition_loop(L, s->body, v));
+    case SCH_S_SEQ: {
+        const sch_stmt **items = su_arena_alloc(a, (size_t)s->n * sizeof *items);
+        for (int i = 0; i < s->n; i++)
+            items[i] = partition_loop(L, s->items[i], v);
+        return sch_seq(a, s->n, items);
+    }
+    default: return s;
+    }
+}
+
+static bool tile_kind(sch_loop_kind k)
+{
+    return k == SCH_LOOP_VECTORIZED || k == SCH_LOOP_UNROLLED;
+}
+
+/* Whether split rel of t is worth a partition: its outer part is a loop not
+ * bound to a work-item, and its inner part is, or holds, a vectorized or
+ * unrolled loop, or is a loop whose inner loops all are. Returns the outer
+ * loop's position, or -1. */
+static int partition_leaf(const nest *n, const sch_rel *rel)
+{
+    const sch_tensor *t = n->t;
+    int lo = sch_leaf_pos(t, rel->outer);
+    if (lo < 0 || rel->outer->kind == SCH_LOOP_THREAD)
+        return -1;
+    /* the iters derived from the inner part (relations come in order) */
+    bool *from = su_calloc((size_t)n->ni, sizeof *from);
+    from[iter_index(t, rel->inner)] = true;
+    for (size_t r = 0; r < t->rels.len; r++) {
+        const sch_rel *q = &t->rels.data[r];
+        int p = iter_index(t, q->parent), o = iter_index(t, q->outer), in = iter_index(t, q->inner);
+        if (q->fuse)
+            from[p] = from[p] || from[o] || from[in];
+        else if (from[p])
+            from[o] = from[in] = true;
+    }
+    bool worth = false;
+    for (int l = lo + 1; l < n->nl && !worth; l++) {
+        const sch_iter *it = t->leaves.data[l];
+        if (!from[iter_index(t, it)])
+            continue;
+        if (it->kind == SCH_LOOP_THREAD)
+            break;
+        worth = tile_kind(it->kind);
+        for (int m = l + 1; m < n->nl && !worth; m++) {
+            if (!tile_kind(t->leaves.data[m]->kind))
+                break;
+            worth = m == n->nl - 1;
+        }
+    }
+    free(from);
+    return worth ? lo : -1;
+}
+
+/* The stage's nest with its worthwhile non-dividing splits partitioned. */
+static const sch_stmt *partition(lower *L, const nest *n, const sch_stmt *body)
+{
+    const sch_tensor *t = n->t;
+    int done = 0;
+    for (size_t r = 0; r < t->rels.len && done < MAX_PARTITIONS; r++) {
+        const sch_rel *rel = &t->rels.data[r];
+        int p = iter_index(t, rel->parent), o = iter_index(t, rel->outer), in = iter_index(t, rel->inner);
+        if (rel->fuse || n->ext[o] * n->ext[in] == n->ext[p])
+            continue;
+        int lo = partition_leaf(n, rel);
+        if (lo < 0)
+            continue;
+        body = partition_loop(L, body, n->lvars[lo]);
+        done++;
+    }
+    return body;
+}
+
 /* Stage t's loop nest, with the children computed inside it. */
 static const sch_stmt *stage_nest(lower *L, sch_tensor *t)
 {
@@ -716,7 +1045,7 @@ static const sch_stmt *stage_nest(lower *L, sch_tensor *t)
     } else if (b < 0 && children(L, &n)) {
         store_and_init(L, &n);
         promote_tile(L, &n);
-        body = wrap_loops(L, &n);
+        body = partition(L, &n, wrap_loops(L, &n));
     }
     su_vec_free(&n.kids);
     return body;

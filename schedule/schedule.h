@@ -990,6 +990,11 @@ typedef struct sch_split_policy {
  * is a candidate. */
 const int64_t *sch_define_split_policy(sch_tctx *t, const char *name, int64_t extent, int nparts,
                                        const sch_split_policy *p, const int64_t *dflt);
+/* A two-part split knob of a tile: the exact factorizations (inner at most
+ * max_inner, 0: any) and the tiles of tails (ntails of them) that leave a
+ * tail, as (ceil(extent / f), f); dflt the default factors. */
+const int64_t *sch_define_tile_split(sch_tctx *t, const char *name, int64_t extent, int64_t max_inner, int ntails,
+                                     const int64_t *tails, const int64_t *dflt);
 /* Defines a choice knob among n values; returns the chosen value. */
 int64_t sch_define_knob(sch_tctx *t, const char *name, int n, const int64_t *values, int64_t dflt);
 /* Defines a reorder knob over nloops loops (named for printing: "oc",
@@ -1098,10 +1103,18 @@ void sch_template_default(sch_tctx *t);
 /* templates/conv2d.c: conv2d_nchw, depthwise_conv2d_nchw, group_conv2d_nchw
  * (a 1x1 stride-1 unpadded conv goes to sch_template_conv2d_1x1). */
 void sch_template_conv2d(sch_tctx *t);
-/* A register tile of *kb channels (dividing K) x *owb columns (dividing OW)
- * for widths whose divisors leave the usual one tiny: the most useful lane
- * FMAs per step within the accumulators (docs/targets.md). */
+/* A register tile of *kb channels (dividing K) x *owb columns (any width:
+ * the last tile may be a tail) for widths whose divisors leave the usual one
+ * tiny: the most useful lane FMAs per step over a whole row within the
+ * accumulators (docs/targets.md). */
 void sch_tmpl_fallback_tile(int64_t K, int64_t OW, const sch_hw *hw, int64_t *kb, int64_t *owb);
+/* The default register tile of kb channels x wb columns (or pixels) of a
+ * conv vectorized along the columns (vec_w) or the channels. */
+void sch_tmpl_register_tile(const sch_hw *hw, int64_t K, int64_t W, bool vec_w, int64_t *kb, int64_t *wb);
+/* The non-divisor tiles a conv's tile knob offers besides the divisors
+ * (cols: the column knob's, else the channel knob's), at most max, into out
+ * (6 slots); returns how many. */
+int sch_tmpl_tile_cands(const sch_hw *hw, int64_t K, int64_t W, bool cols, int64_t max, int64_t *out);
 /* A conv's output loops: order[0..n) reordered (the batch, the two outer
  * tile loops, the tile's own), the first three fused into the parallel
  * loop *f, the last vectorized. */
@@ -1168,6 +1181,12 @@ void sch_tmpl_finish(sch_tctx *t);
 int64_t sch_tmpl_vector_factor(int64_t n, int64_t max, int lanes);
 /* The largest divisor of n that is at most max. */
 int64_t sch_tmpl_divisor(int64_t n, int64_t max);
+/* A tile of n for the machine rule's tile `rule` where the best divisor is
+ * d: the rule's own (leaving a tail) when d is under 2/3 of it, else d. */
+int64_t sch_tmpl_tail_tile(int64_t n, int64_t rule, int64_t d);
+/* The rule's tile and its neighbours at +-step, those in [2, max], into
+ * out (3 slots); returns how many. */
+int sch_tmpl_tail_cands(int64_t rule, int64_t step, int64_t max, int64_t *out);
 /* templates/machine.c: the sizes templates derive from the target
  * (docs/targets.md). Accumulators a register tile may hold. */
 int sch_hw_acc_regs(const sch_hw *hw);

@@ -22,13 +22,13 @@ static const struct {
     sch_template_fn fn;
     int version;
 } templates[] = {
-    {"conv2d_nchw", sch_template_conv2d, 3}, /* 3: 1x1 convs tiled over fused pixels */
+    {"conv2d_nchw", sch_template_conv2d, 4}, /* 3: 1x1 convs tiled over fused pixels; 4: tiles with tails */
     {"depthwise_conv2d_nchw", sch_template_conv2d, 3}, /* 3: stride 1 in the flat form (conv2d_dw_flat.c) */
-    {"group_conv2d_nchw", sch_template_conv2d, 2},
-    {"conv2d_nchwc", sch_template_conv2d_nchwc, 1},
+    {"group_conv2d_nchw", sch_template_conv2d, 3}, /* 3: tiles with tails */
+    {"conv2d_nchwc", sch_template_conv2d_nchwc, 2}, /* 2: tiles with tails */
     {"conv2d_winograd", sch_template_conv2d_winograd, 1},
-    {"dense", sch_template_matmul, 2},
-    {"batch_matmul", sch_template_matmul, 2},
+    {"dense", sch_template_matmul, 3}, /* 3: tiles with tails */
+    {"batch_matmul", sch_template_matmul, 3},
     {"default", sch_template_default, 2},
     /* the device templates (templates/device_cl.c), which sch_device_template names */
     {"conv2d_nchw_cl", sch_template_conv2d_cl, 2},
@@ -192,6 +192,42 @@ const int64_t *sch_define_split(sch_tctx *t, const char *name, int64_t extent, i
 {
     const sch_split_policy p = {.max_inner = max_inner};
     return sch_define_split_policy(t, name, extent, nparts, &p, dflt);
+}
+
+/* The exact factorizations come from factorize; a tile that leaves a tail
+ * is the pair (ceil(n / f), f), which lowering partitions into full tiles
+ * and a tail (lower.c). Candidates run from the largest inner factor down,
+ * as factorize lists them, so that neighbouring candidates are
+ * neighbouring tiles. */
+const int64_t *sch_define_tile_split(sch_tctx *t, const char *name, int64_t extent, int64_t max_inner, int ntails,
+                                     const int64_t *tails, const int64_t *dflt)
+{
+    int idx = t->next_knob;
+    sch_knob *k = knob_at(t, name, SCH_KNOB_SPLIT);
+    if (!k) {
+        i64_vec exact = {0}, v = {0};
+        int64_t cur[2];
+        const sch_split_policy p = {.max_inner = max_inner};
+        factorize(extent, 2, &p, cur, 0, &exact);
+        size_t e = 0;
+        for (int64_t f = extent; f >= 1; f--) {
+            bool tail = false;
+            for (int j = 0; j < ntails && !tail; j++)
+                tail = tails[j] == f && extent % f && f < extent && (!max_inner || f <= max_inner);
+            if (e < exact.len && exact.data[e + 1] == f) {
+                su_vec_push(&v, exact.data[e]);
+                su_vec_push(&v, f);
+                e += 2;
+            } else if (tail) {
+                su_vec_push(&v, (extent + f - 1) / f);
+                su_vec_push(&v, f);
+            }
+        }
+        su_vec_free(&exact);
+        k = add_knob(t, name, SCH_KNOB_SPLIT, 2, v.data, (int)(v.len / 2), NULL, dflt);
+        k->extent = extent;
+    }
+    return &k->cands[(size_t)pick(t, k, idx) * k->nparts];
 }
 
 int64_t sch_define_knob(sch_tctx *t, const char *name, int n, const int64_t *values, int64_t dflt)

@@ -38,14 +38,30 @@ static sch_tensor *pad_of(const sch_schedule *s, const sch_tensor *a)
 }
 
 /* A register tile when the usual one degenerates (widths with few divisors:
- * 13, 109): kb channels (dividing K, at most 64) by owb columns (dividing OW,
- * at most 32), their owb * ceil(kb / lanes) accumulators within regs, scored
- * by useful lane-FMAs per reduction step over what bounds the step: the
- * FMAs, the loads (kb / lanes weight vectors and owb broadcasts) or the
- * accumulators the FMA pipes need in flight (sch_hw_min_acc). */
+ * 13, 109): kb channels (dividing K, at most 64) by owb columns (any width
+ * up to the registers: the last tile of a row may be a shorter tail, which
+ * lowering gives its own loop), their owb * ceil(kb / lanes) accumulators
+ * within regs, scored by useful lane-FMAs over the steps of a whole row: a
+ * step's cost is what bounds it, the FMAs, the loads (kb / lanes weight
+ * vectors and owb broadcasts) or the accumulators the FMA pipes need in
+ * flight (sch_hw_min_acc), so a 1-column tail costs a full step. */
+static int64_t step_cost(int64_t vecs, int64_t w, int64_t min_acc)
+{
+    int64_t fmas = vecs * w, loads = vecs + w, bound = fmas > loads ? fmas : loads;
+    return bound > min_acc ? bound : min_acc;
+}
+
+/* Useful lane-FMAs per unit of step cost of a k x w tile over a row of OW. */
+static double tile_score(int64_t OW, const sch_hw *hw, int64_t k, int64_t w)
+{
+    int64_t vecs = (k + hw->lanes - 1) / hw->lanes, min_acc = sch_hw_min_acc(hw);
+    int64_t cost = OW / w * step_cost(vecs, w, min_acc) + (OW % w ? step_cost(vecs, OW % w, min_acc) : 0);
+    return (double)(k * OW) / (double)cost;
+}
+
 void sch_tmpl_fallback_tile(int64_t K, int64_t OW, const sch_hw *hw, int64_t *kb, int64_t *owb)
 {
-    int lanes = hw->lanes, regs = sch_hw_acc_regs(hw), min_acc = sch_hw_min_acc(hw);
+    int lanes = hw->lanes, regs = sch_hw_acc_regs(hw);
     int64_t max_k = sch_hw_max_cols(hw), max_w = hw->vregs;
     double best = -1;
     for (int64_t k = 1; k <= max_k && k <= K; k++) {
@@ -53,11 +69,11 @@ void sch_tmpl_fallback_tile(int64_t K, int64_t OW, const sch_hw *hw, int64_t *kb
             continue;
         int64_t vecs = (k + lanes - 1) / lanes;
         for (int64_t w = 1; w <= max_w && w <= OW; w++) {
-            if (OW % w || vecs * w > regs)
+            if (vecs * w > regs)
                 continue;
-            int64_t fmas = vecs * w, loads = vecs + w, bound = fmas > loads ? fmas : loads;
-            double score = (double)(k * w) / (double)(bound > min_acc ? bound : min_acc);
-            if (score > best) {
+            double score = tile_score(OW, hw, k, w);
+            /* on a tie a divisor beats a tile with a tail */
+            if (score > best || (score == best && OW % w == 0 && OW % *owb != 0)) {
                 best = score;
                 *kb = k;
                 *owb = w;
@@ -89,12 +105,41 @@ static bool conv_stages(sch_tctx *t, sch_tensor **a, sch_tensor **o)
     return sch_tmpl_anchor_output(t, 4, 3, a, o);
 }
 
+/* The register tile's default: vectorized along the row (or pixels) where
+ * they make whole vectors (a row of two vectors, as many channel rows as
+ * the accumulators allow), else along the channels with as many columns as
+ * the accumulators allow (the fallback where only a tiny divisor of the
+ * columns fits, or one far below that rule's tile: 13, 55, 109 wide). */
+void sch_tmpl_register_tile(const sch_hw *hw, int64_t K, int64_t W, bool vec_w, int64_t *kb, int64_t *wb)
+{
+    int lanes = hw->lanes;
+    int64_t acc = sch_hw_acc_regs(hw), max_rows = sch_hw_max_rows(hw);
+    if (vec_w) {
+        *wb = sch_tmpl_vector_factor(W, sch_hw_row_lanes(hw), lanes);
+        int64_t regs = acc / ((*wb + lanes - 1) / lanes);
+        *kb = sch_tmpl_divisor(K, regs < max_rows ? regs : max_rows);
+    } else {
+        *kb = sch_tmpl_vector_factor(K, sch_hw_row_lanes(hw), lanes);
+        int64_t rule = acc / ((*kb + lanes - 1) / lanes);
+        *wb = sch_tmpl_divisor(W, rule);
+        /* far below the rule's tile, the fallback's tile (tails and all)
+         * replaces the divisor's only where it scores better */
+        int64_t k = *kb, w = *wb;
+        if (w < 4 || sch_tmpl_tail_tile(W, rule, w) != w)
+            sch_tmpl_fallback_tile(K, W, hw, &k, &w);
+        if (*wb < 4 || tile_score(W, hw, k, w) > tile_score(W, hw, *kb, *wb)) {
+            *kb = k;
+            *wb = w;
+        }
+    }
+}
+
 /* The register tile: which way it vectorizes (knob vec_ow) and its default
  * size in channels (kb0) by columns (owb0). */
 static void register_tile(sch_tctx *t, const sch_tensor *a, conv_plan *p, int64_t *kb0, int64_t *owb0)
 {
     int lanes = t->hw->lanes;
-    int64_t K = a->shape[1], OW = a->shape[3];
+    int64_t OW = a->shape[3];
     const ir_attr_val *strides = ir_call_attr(a->call, "strides");
     int64_t sw = strides->kind == IR_AV_LIST ? strides->items[strides->n - 1].i : strides->i;
     /* Which way the register tile vectorizes: along output channels (the
@@ -106,17 +151,23 @@ static void register_tile(sch_tctx *t, const sch_tensor *a, conv_plan *p, int64_
     static const int64_t off_on[2] = {0, 1};
     bool row_default = p->depthwise || (sw == 1 && OW % lanes == 0);
     p->vec_ow = p->depthwise ? 1 : sch_define_knob(t, "vec_ow", 2, off_on, row_default);
-    int64_t acc = sch_hw_acc_regs(t->hw), max_rows = sch_hw_max_rows(t->hw);
-    if (p->vec_ow) {
-        *owb0 = sch_tmpl_vector_factor(OW, sch_hw_row_lanes(t->hw), lanes);
-        int64_t regs = acc / ((*owb0 + lanes - 1) / lanes);
-        *kb0 = sch_tmpl_divisor(K, regs < max_rows ? regs : max_rows);
-    } else {
-        *kb0 = sch_tmpl_vector_factor(K, sch_hw_row_lanes(t->hw), lanes);
-        *owb0 = sch_tmpl_divisor(OW, acc / ((*kb0 + lanes - 1) / lanes));
-        if (*owb0 < 4)
-            sch_tmpl_fallback_tile(K, OW, t->hw, kb0, owb0);
-    }
+    sch_tmpl_register_tile(t->hw, a->shape[1], OW, p->vec_ow, kb0, owb0);
+}
+
+/* The tiles beside the divisors: both ways' defaults, the neighbours of
+ * the unrolled dimension's default (the columns of the channel-vector way,
+ * the rows of the row-vector way) and two vectors; a knob's candidates may
+ * not depend on the value of the knob that picks the way. */
+int sch_tmpl_tile_cands(const sch_hw *hw, int64_t K, int64_t W, bool cols, int64_t max, int64_t *out)
+{
+    int64_t kb[2], wb[2];
+    sch_tmpl_register_tile(hw, K, W, false, &kb[0], &wb[0]);
+    sch_tmpl_register_tile(hw, K, W, true, &kb[1], &wb[1]);
+    int n = sch_tmpl_tail_cands(cols ? wb[0] : kb[1], 1, max, out);
+    out[n++] = sch_hw_row_lanes(hw);
+    out[n++] = cols ? wb[0] : kb[0];
+    out[n++] = cols ? wb[1] : kb[1];
+    return n;
 }
 
 /* Every knob of the conv, in the order the template defines them. */
@@ -124,12 +175,20 @@ static void conv_knobs(sch_tctx *t, sch_tensor *a, conv_plan *p)
 {
     int64_t K = a->shape[1], OW = a->shape[3], kb0, owb0;
     register_tile(t, a, p, &kb0, &owb0);
-    const int64_t dk[2] = {K / kb0, kb0}, dw[2] = {OW / owb0, owb0};
+    const int64_t dk[2] = {(K + kb0 - 1) / kb0, kb0}, dw[2] = {(OW + owb0 - 1) / owb0, owb0};
     /* the unrolled dimension of the register tile stays within what the
      * vector registers can hold (depthwise: channels; see below for rows) */
     int64_t max_k = p->depthwise ? sch_hw_max_rows(t->hw) : sch_hw_max_cols(t->hw);
-    p->kb = sch_define_split(t, "tile_oc", K, 2, max_k, dk)[1];
-    p->owb = sch_define_split(t, "tile_ow", OW, 2, t->hw->vregs, dw)[1];
+    if (p->depthwise) {
+        p->kb = sch_define_split(t, "tile_oc", K, 2, max_k, dk)[1];
+        p->owb = sch_define_split(t, "tile_ow", OW, 2, t->hw->vregs, dw)[1];
+    } else {
+        int64_t ek[6], ew[6];
+        int nk = sch_tmpl_tile_cands(t->hw, K, OW, false, max_k, ek);
+        int nw = sch_tmpl_tile_cands(t->hw, K, OW, true, t->hw->vregs, ew);
+        p->kb = sch_define_tile_split(t, "tile_oc", K, max_k, nk, ek, dk)[1];
+        p->owb = sch_define_tile_split(t, "tile_ow", OW, t->hw->vregs, nw, ew, dw)[1];
+    }
     /* Cache blocking of the input channels: the weights of one block of
      * tile_ic channels stay in cache while the tile loops reuse them; by
      * default the largest block whose weight panel (kb channels) fits L2. */

@@ -25,40 +25,22 @@ typedef struct px_plan {
     const int64_t *ord;         /* order_outer: the order of the (oc, p) tile loops */
 } px_plan;
 
-/* The register tile's default: vectorized along the pixels where they make
- * whole vectors (a row of two vectors, as many channel rows as the
- * accumulators allow), else along the channels with as many pixels as the
- * accumulators allow (the conv template's fallback where only a tiny
- * divisor of the pixels fits). */
-static void default_tile(const sch_hw *hw, int64_t K, int64_t P, bool vec_p, int64_t *kb, int64_t *pb)
-{
-    int lanes = hw->lanes;
-    int64_t acc = sch_hw_acc_regs(hw), max_rows = sch_hw_max_rows(hw);
-    if (vec_p) {
-        *pb = sch_tmpl_vector_factor(P, sch_hw_row_lanes(hw), lanes);
-        int64_t rows = acc / ((*pb + lanes - 1) / lanes);
-        *kb = sch_tmpl_divisor(K, rows < max_rows ? rows : max_rows);
-    } else {
-        *kb = sch_tmpl_vector_factor(K, sch_hw_row_lanes(hw), lanes);
-        *pb = sch_tmpl_divisor(P, acc / ((*kb + lanes - 1) / lanes));
-        if (*pb < 4)
-            sch_tmpl_fallback_tile(K, P, hw, kb, pb);
-    }
-}
-
 static void px_knobs(sch_tctx *t, const sch_tensor *a, px_plan *p)
 {
     const sch_hw *hw = t->hw;
     int64_t K = a->shape[1], P = a->shape[2], IC = a->rext[0], kb0, pb0;
     static const int64_t off_on[2] = {0, 1};
     p->vec_p = sch_define_knob(t, "vec_p", 2, off_on, P % hw->lanes == 0);
-    default_tile(hw, K, P, p->vec_p, &kb0, &pb0);
-    const int64_t dk[2] = {K / kb0, kb0}, dp[2] = {P / pb0, pb0};
+    sch_tmpl_register_tile(hw, K, P, p->vec_p, &kb0, &pb0);
+    const int64_t dk[2] = {(K + kb0 - 1) / kb0, kb0}, dp[2] = {(P + pb0 - 1) / pb0, pb0};
     /* both within four vectors (machine.c): the candidates of a knob may
      * not depend on another knob's value (vec_p), so the unrolled one is
      * bounded where it is unrolled (px_product) */
-    p->kb = sch_define_split(t, "tile_oc", K, 2, sch_hw_max_cols(hw), dk)[1];
-    p->pb = sch_define_split(t, "tile_p", P, 2, sch_hw_max_cols(hw), dp)[1];
+    int64_t ek[6], ep[6];
+    int nk = sch_tmpl_tile_cands(hw, K, P, false, sch_hw_max_cols(hw), ek);
+    int np = sch_tmpl_tile_cands(hw, K, P, true, sch_hw_max_cols(hw), ep);
+    p->kb = sch_define_tile_split(t, "tile_oc", K, sch_hw_max_cols(hw), nk, ek, dk)[1];
+    p->pb = sch_define_tile_split(t, "tile_p", P, sch_hw_max_cols(hw), np, ep, dp)[1];
     p->pack = sch_define_knob(t, "pack_weight", 2, off_on, 1);
     /* The tile loops' order moves the least data from beyond L2: channel
      * tiles outside read each weight panel once and the input once per
@@ -90,7 +72,21 @@ static void px_output(sch_tctx *t, sch_tensor *o, const px_plan *p, sch_iter **f
         return;
     sch_iter *outer[2] = {oco, po}, *vec = p->vec_p ? pi : oci, *reg = p->vec_p ? oci : pi;
     sch_iter *order[5] = {n, outer[p->ord[0]], outer[p->ord[1]], reg, vec};
-    sch_tmpl_conv_output(t, o, 5, order, f);
+    if (o->shape[2] * o->shape[3] % p->pb == 0) {
+        sch_tmpl_conv_output(t, o, 5, order, f);
+        return;
+    }
+    /* Pixel tiles with a tail: their loop stays a loop of its own inside
+     * the parallel channel tiles, the product computed at it, so that
+     * lowering can split off the last tile (lower.c: a tail is the last
+     * iteration of a loop, not of a fused one) */
+    sch_iter *tail_order[5] = {n, oco, po, reg, vec}, *par;
+    SCH_TRY(t, sch_reorder(s, o, 5, tail_order));
+    SCH_TRY(t, sch_fuse(s, o, n, oco, &par));
+    SCH_TRY(t, sch_annotate(s, o, par, SCH_LOOP_PARALLEL));
+    if (vec->extent > 1)
+        SCH_TRY(t, sch_annotate(s, o, vec, SCH_LOOP_VECTORIZED));
+    *f = po;
 }
 
 /* The product at the output's tile loop at: ic outside the register tile. */

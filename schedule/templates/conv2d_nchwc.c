@@ -21,9 +21,14 @@ void sch_template_conv2d_nchwc(sch_tctx *t)
     int lanes = t->hw->lanes;
     int64_t OW = a->shape[3], ob = a->shape[4];
     int64_t vecs = (ob + lanes - 1) / lanes;
-    int64_t owb0 = sch_tmpl_divisor(OW, sch_hw_acc_regs(t->hw) / vecs > 0 ? sch_hw_acc_regs(t->hw) / vecs : 1);
-    const int64_t dw[2] = {OW / owb0, owb0};
-    int64_t owb = sch_define_split(t, "tile_ow", OW, 2, sch_hw_max_rows(t->hw), dw)[1];
+    int64_t rule = sch_hw_acc_regs(t->hw) / vecs > 0 ? sch_hw_acc_regs(t->hw) / vecs : 1;
+    /* a row with few divisors (7, 13, 55) takes the rule's tile and a tail */
+    int64_t owb0 = sch_tmpl_tail_tile(OW, rule, sch_tmpl_divisor(OW, rule));
+    const int64_t dw[2] = {(OW + owb0 - 1) / owb0, owb0};
+    int64_t ew[4];
+    int nw = sch_tmpl_tail_cands(rule, 1, sch_hw_max_rows(t->hw), ew);
+    ew[nw++] = owb0;
+    int64_t owb = sch_define_tile_split(t, "tile_ow", OW, sch_hw_max_rows(t->hw), nw, ew, dw)[1];
     /* the output: (n, ocb, oh) fused and parallel, column tiles, the tile */
     sch_iter *owo, *owi, *f, *ol[5];
     for (int i = 0; i < 5; i++)

@@ -25,6 +25,24 @@ int64_t sch_tmpl_divisor(int64_t n, int64_t max)
     return 1;
 }
 
+/* A tail costs one shorter copy of the tile's loop (lower.c partitions
+ * it), where a much smaller divisor costs every tile its registers: a 13
+ * wide row gets two 6-column tiles and a 1-column tail on AVX2, not 13
+ * single columns. */
+int64_t sch_tmpl_tail_tile(int64_t n, int64_t rule, int64_t d)
+{
+    return rule > 1 && rule < n && d * 3 < rule * 2 ? rule : d;
+}
+
+int sch_tmpl_tail_cands(int64_t rule, int64_t step, int64_t max, int64_t *out)
+{
+    int n = 0;
+    for (int64_t f = rule - step; f <= rule + step; f += step > 0 ? step : 1)
+        if (f >= 2 && f <= max)
+            out[n++] = f;
+    return n;
+}
+
 int64_t sch_tmpl_vector_factor(int64_t n, int64_t max, int lanes)
 {
     for (int64_t d = (max < n ? max : n) / lanes * lanes; d >= lanes; d -= lanes)

@@ -30,10 +30,21 @@ void sch_template_matmul(sch_tctx *t)
     int nd = a->ndim;
     int64_t N = a->shape[nd - 1], M = nd >= 2 ? a->shape[nd - 2] : 1;
     int64_t nb0 = sch_tmpl_vector_factor(N, sch_hw_row_lanes(t->hw), lanes);
-    int64_t mb0 = sch_tmpl_divisor(M, sch_hw_acc_regs(t->hw) / ((nb0 + lanes - 1) / lanes));
-    const int64_t dx[2] = {N / nb0, nb0}, dy[2] = {M / mb0, mb0};
-    const int64_t *tx = sch_define_split(t, "tile_x", N, 2, sch_hw_max_cols(t->hw), dx);
-    const int64_t *ty = sch_define_split(t, "tile_y", M, 2, sch_hw_max_rows(t->hw), dy);
+    /* columns that no whole number of vectors divides (109, 1000 on
+     * AVX-512) take the rule's two vectors and a tail */
+    if (nb0 % lanes && N > sch_hw_row_lanes(t->hw))
+        nb0 = sch_hw_row_lanes(t->hw);
+    /* rows with few divisors (13, 109) take the rule's rows and a tail */
+    int64_t rows = sch_hw_acc_regs(t->hw) / ((nb0 + lanes - 1) / lanes);
+    int64_t mb0 = sch_tmpl_tail_tile(M, rows, sch_tmpl_divisor(M, rows));
+    const int64_t dx[2] = {(N + nb0 - 1) / nb0, nb0}, dy[2] = {(M + mb0 - 1) / mb0, mb0};
+    /* beside the divisors: the rules' tiles and their neighbours, tails and all */
+    int64_t ex[4], ey[4];
+    int nx = sch_tmpl_tail_cands(sch_hw_row_lanes(t->hw), lanes, sch_hw_max_cols(t->hw), ex);
+    int ny = sch_tmpl_tail_cands(rows, 1, sch_hw_max_rows(t->hw), ey);
+    ey[ny++] = mb0;
+    const int64_t *tx = sch_define_tile_split(t, "tile_x", N, sch_hw_max_cols(t->hw), nx, ex, dx);
+    const int64_t *ty = sch_define_tile_split(t, "tile_y", M, sch_hw_max_rows(t->hw), ny, ey, dy);
     int64_t nb = tx[1], mb = ty[1];
     static const int64_t off_on[2] = {0, 1};
     /* the operand whose columns the vector loop walks, if it is stored
@@ -85,10 +96,22 @@ void sch_template_matmul(sch_tctx *t)
     order[n++] = oji;
     SCH_TRY(t, sch_reorder(s, o, n, order));
     int nouter = n - (oi ? 2 : 1) - (k_outside ? 1 : 0);
+    /* A tile loop with a tail stays a loop of its own (lowering splits off
+     * its last iteration, lower.c; a fused loop's last iteration is not
+     * the tail's): row tiles with a tail are not fused, column tiles with
+     * one are the parallel loop alone (or a loop inside the batch's), and
+     * the product is computed at the row-tile loop (k blocks outside the
+     * rows: at the column tile's). */
+    bool col_tail = N % nb != 0, row_tail = oi && !k_outside && M % mb != 0, tail = col_tail || row_tail;
+    if (col_tail)
+        nouter = nd - 2 > 0 ? nd - 2 : 1;
+    else if (row_tail)
+        nouter--;
     f = order[0];
     for (int i = 1; i < nouter && !t->err; i++)
         SCH_TRY(t, sch_fuse(s, o, f, order[i], &f));
     SCH_TRY(t, sch_annotate(s, o, f, SCH_LOOP_PARALLEL));
+    sch_iter *at = !tail ? f : oio && !k_outside ? oio : ojo;
     if (nb > 1)
         SCH_TRY(t, sch_annotate(s, o, oji, SCH_LOOP_VECTORIZED));
     /* the product: the same tiles; k outside the register block */
@@ -120,6 +143,6 @@ void sch_template_matmul(sch_tctx *t)
         SCH_TRY(t, sch_annotate(s, a, aii, SCH_LOOP_UNROLLED));
     if (nb > 1)
         SCH_TRY(t, sch_annotate(s, a, aji, SCH_LOOP_VECTORIZED));
-    SCH_TRY(t, sch_compute_at(s, a, o, f));
+    SCH_TRY(t, sch_compute_at(s, a, o, at));
     sch_tmpl_finish(t);
 }

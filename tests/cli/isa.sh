@@ -46,9 +46,9 @@ tap_has "avx2: a row of 8 columns, 8 channels" "$TMP/out" '"vec_ow":1,"tile_oc":
 tap_run "lower for x86-64 (SSE2)" 0 "$RELAY_TUNE" lower "$M" --task 2 --target "cpu -isa=x86-64" --emit config
 tap_has "x86-64: rows of 4-lane vectors" "$TMP/out" '"vec_ow":1'
 tap_run "dense space for avx2" 0 "$RELAY_TUNE" lower "$M" --task 15 --target "$AVX2" --emit space
-tap_has "avx2: at most 32 columns (four vectors)" "$TMP/out" "tile_x: split 1000 into 2: [40,25] [50,20]"
+tap_has "avx2: at most 32 columns (four vectors)" "$TMP/out" "tile_x: split 1000 into 2: [40,25] [42,24] [50,20]"
 tap_run "dense space for avx512" 0 "$RELAY_TUNE" lower "$M" --task 15 --target "$AVX512" --emit space
-tap_has "avx512: at most 64 columns" "$TMP/out" "tile_x: split 1000 into 2: [20,50] [25,40]"
+tap_has "avx512: at most 64 columns" "$TMP/out" "tile_x: split 1000 into 2: [20,50] [21,48] [25,40]"
 # the L2 decides the default input-channel blocks of a 3x3 conv with 512 channels
 tap_run "lower a 512-channel conv, 1M L2" 0 "$RELAY_TUNE" lower "$M" --task 13 --target "$AVX512" --emit config
 tap_has "its weight panel fits: no blocks" "$TMP/out" '"tile_ic":[1,512]'
@@ -100,6 +100,17 @@ tap_has "49 pixels make no vector: 32 channels (two vectors) by 7 pixels" "$TMP/
 ASM_MODEL=$R50
 asm_check "avx512 1x1" "$AVX512" zmm xxnone 1 16 22
 asm_check "haswell 1x1" "$HASWELL" ymm zmm 1 16 22
+# tiles with a tail (lower.c's partition): squeezenet's 13x13 3x3 conv
+# (5 + 5 + 3 columns on Haswell) and 13x13 1x1 conv (33 tiles of 5 pixels
+# and a 4-pixel tail), whose tails' vector loops stay vectorized
+SQZ="$top_srcdir/benchmarks/models/squeezenet1_0.relay"
+tap_run "squeezenet's 13x13 3x3 conv for haswell" 0 "$RELAY_TUNE" lower "$SQZ" --task 20 --target "$HASWELL" --emit config
+tap_has "haswell: 3 column tiles of 5, the last a tail of 3" "$TMP/out" '"tile_ow":[3,5]'
+tap_run "  its 13x13 1x1 conv" 0 "$RELAY_TUNE" lower "$SQZ" --task 18 --target "$HASWELL" --emit config
+tap_has "haswell: 34 pixel tiles of 5, the last a tail of 4" "$TMP/out" '"tile_p":[34,5]'
+ASM_MODEL=$SQZ
+asm_check "avx512 tails" "$AVX512" zmm xxnone 0 18 20
+asm_check "haswell tails" "$HASWELL" ymm zmm 0 18 20
 ASM_MODEL=
 # stride-1 depthwise 3x3 convs (mobilenet_v2) in the flat form
 # (conv2d_dw_flat.c): each padded plane a 1-D conv, the register tile whole

@@ -457,3 +457,24 @@ int hx_ref_run(const ir_expr *func, hx_tensor *const *inputs, hx_tensor **output
     free(w.inputs);
     return n;
 }
+
+void hx_check_kernels(hx_kernel *ks, int n, const int *owner, hx_tensor **const *inputs, hx_tensor *const *want,
+                      const char *const *labels, int *bad, double *worst)
+{
+    for (int i = 0; i < n; i++) {
+        int c = owner[i], ng;
+        hx_tensor *got[4];
+        int rc = hx_run(&ks[i], inputs[c], got, &ng);
+        double err = rc == 0 && ng == 1 ? hx_max_rel_err(got[0], want[c]) : INFINITY;
+        worst[c] = err > worst[c] ? err : worst[c];
+        if (!(err < 1e-4)) {
+            su_buf b = {0};
+            sch_trace_print(&b, ks[i].s);
+            printf("# %s: error %.2g with the schedule\n%s\n", labels[c], err, su_buf_str(&b)); /* a TAP comment */
+            su_buf_free(&b);
+            bad[c]++;
+        }
+        for (int o = 0; o < ng; o++)
+            hx_tensor_free(got[o]);
+    }
+}

@@ -86,6 +86,12 @@ int hx_run_with(hx_kernel *k, hx_tensor *const *inputs, hx_tensor **outputs, int
 void hx_random_inputs(const ir_expr *func, unsigned seed, double lo, double hi, hx_tensor **inputs);
 /* max |got - want| / max(max |want|, 1e-6) (NaN and size mismatch: inf). */
 double hx_max_rel_err(const hx_tensor *got, const hx_tensor *want);
+/* Runs kernels ks[0..n) (built), kernel i on inputs[owner[i]], and compares
+ * its one output with want[owner[i]]: bad[c] counts case c's kernels off by
+ * 1e-4 or more (their schedules printed as diagnostics under labels[c]),
+ * worst[c] gets its worst error. */
+void hx_check_kernels(hx_kernel *ks, int n, const int *owner, hx_tensor **const *inputs, hx_tensor *const *want,
+                      const char *const *labels, int *bad, double *worst);
 /* Sets RELAY_TUNE_CACHE to a fresh temporary directory, removed at exit. */
 void hx_temp_cache(void);
 

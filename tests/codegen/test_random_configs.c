@@ -137,22 +137,15 @@ int main(void)
     }
     int bad[NCASES] = {0};
     double worst[NCASES] = {0};
-    for (int i = 0; lib && i < nk; i++) {
-        int c = owner[i], ng;
-        hx_tensor *got[4];
-        int rc = hx_run(&ks[i], in[c], got, &ng);
-        double err = rc == 0 && ng == 1 ? hx_max_rel_err(got[0], want[c][0]) : INFINITY;
-        worst[c] = err > worst[c] ? err : worst[c];
-        if (!(err < 1e-4)) {
-            su_buf b = {0};
-            sch_trace_print(&b, ks[i].s);
-            diag("%s: error %.2g with the schedule\n%s", label[c], err, su_buf_str(&b));
-            su_buf_free(&b);
-            bad[c]++;
-        }
-        for (int o = 0; o < ng; o++)
-            hx_tensor_free(got[o]);
+    hx_tensor **ins[NCASES], *wants[NCASES];
+    const char *labels[NCASES];
+    for (int c = 0; c < NCASES; c++) {
+        ins[c] = in[c];
+        wants[c] = want[c][0];
+        labels[c] = label[c];
     }
+    if (lib)
+        hx_check_kernels(ks, nk, owner, ins, wants, labels, bad, worst);
     for (int c = 0; c < NCASES; c++) {
         ok(lib && bad[c] == 0, "%s: all random schedules match the reference kernels (worst error %.2g)", label[c],
            worst[c]);

@@ -169,6 +169,76 @@ static void test_blocked_reduction(void)
     ir_module_free(m);
 }
 
+/* Splits whose factor does not divide (lower.c's partition): a vectorized
+ * or unrolled inner part gets full tiles without a guard and a tail of the
+ * remainder's constant extent; two such axes give four parts; a reduction
+ * axis likewise; a serial inner part keeps its guard. */
+static const char *EW109 = HDR "def @main(%x: Tensor[(13, 109), float32]) { exp(%x) }\n";
+static const char *DENSE109 = HDR
+    "def @main(%x: Tensor[(2, 109), float32], %w: Tensor[(16, 109), float32]) { nn.dense(%x, %w) }\n";
+
+static int count(const char *s, const char *what)
+{
+    int n = 0;
+    for (const char *p = strstr(s, what); p; p = strstr(p + 1, what))
+        n++;
+    return n;
+}
+
+static void test_tails(void)
+{
+    ir_module *m = hx_load("ew109", EW109);
+    sch_schedule *s = create(prim(m));
+    sch_tensor *out = s->outputs[0];
+    sch_iter *o, *i, *o0, *i0;
+    ok(!sch_split(s, out, it(out, "ax1"), 16, &o, &i) && !sch_annotate(s, out, i, SCH_LOOP_VECTORIZED),
+       "split 109 by 16, its inner part vectorized");
+    char *text = lowered(s, false);
+    ok(strstr(text, "for ax1.o in 0..6 {") && strstr(text, "vectorized for ax1.i in 0..16 {") &&
+           strstr(text, "vectorized for ax1.i in 0..13 {") && strstr(text, "o0[ax0 * 109 + ax1.i + 96] = ") &&
+           !strstr(text, "if ("),
+       "6 full tiles without a guard, then a 13-tail at 96");
+    check_golden("tail_109.txt", text);
+    free(text);
+    ok(!sch_split(s, out, it(out, "ax0"), 4, &o0, &i0) && !sch_reorder(s, out, 4, (sch_iter *[]){o0, o, i0, i}) &&
+           !sch_annotate(s, out, i0, SCH_LOOP_UNROLLED),
+       "and 13 by 4 unrolled, inside both outer loops");
+    text = lowered(s, false);
+    ok(count(text, "unrolled for ax0.i in 0..4 {") == 2 && count(text, "unrolled for ax0.i in 0..1 {") == 0 &&
+           count(text, "vectorized for ax1.i in 0..16 {") == 2 && count(text, "vectorized for ax1.i in 0..13 {") == 2 &&
+           strstr(text, "o0[ax1.i + 1404] = ") && !strstr(text, "if ("),
+       "four parts: full x full, full x tail, tail (one row) x full, tail x tail");
+    check_golden("tail_nested.txt", text);
+    free(text);
+    sch_free(s);
+    /* a serial inner part keeps its guard (no copy of the body) */
+    s = create(prim(m));
+    out = s->outputs[0];
+    ok(!sch_split(s, out, it(out, "ax1"), 16, &o, &i), "split 109 by 16, left serial");
+    text = lowered(s, false);
+    ok(strstr(text, "if (ax1.o * 16 + ax1.i < 109)") && count(text, "for ax1.i in") == 1,
+       "a serial split keeps one loop and its guard");
+    free(text);
+    sch_free(s);
+    ir_module_free(m);
+
+    /* a reduction axis: k (109) by 16, unrolled */
+    m = hx_load("dense109", DENSE109);
+    s = create(prim(m));
+    out = s->outputs[0];
+    ok(!sch_split(s, out, it(out, "k"), 16, &o, &i) && !sch_annotate(s, out, i, SCH_LOOP_UNROLLED) &&
+           !sch_annotate(s, out, it(out, "j"), SCH_LOOP_PARALLEL),
+       "split the reduction 109 by 16, unrolled");
+    text = lowered(s, false);
+    ok(strstr(text, "for k.o in 0..6 {") && strstr(text, "unrolled for k.i in 0..16 {") &&
+           strstr(text, "unrolled for k.i in 0..13 {") && !strstr(text, "if ("),
+       "the reduction's full blocks and its 13-tail, no guard");
+    check_golden("tail_reduction.txt", text);
+    free(text);
+    sch_free(s);
+    ir_module_free(m);
+}
+
 int main(void)
 {
     /* ---- stages of a fused conv ---- */
@@ -346,7 +416,8 @@ int main(void)
     sch_space sp = {0};
     is_int(sch_apply_template(s, NULL, NULL, NULL, &sp), SCH_E_OK, "the conv template runs with defaults");
     const sch_knob *k = sch_space_knob(&sp, "tile_oc");
-    ok(k && k->kind == SCH_KNOB_SPLIT && k->ncand == 4, "tile_oc: the 4 factorizations of 8");
+    ok(k && k->kind == SCH_KNOB_SPLIT && k->ncand == 5 && k->cands[2] == 2 && k->cands[3] == 7,
+       "tile_oc: the 4 factorizations of 8 and the rule's 7 rows with a tail, [2,7]");
     k = sch_space_knob(&sp, "tile_ic");
     ok(k && k->kind == SCH_KNOB_SPLIT && k->ncand == 3 && k->cands[2 * k->dflt] == 1, "tile_ic: 3 splits of 4, "
        "unblocked by default");
@@ -356,7 +427,7 @@ int main(void)
     k = sch_space_knob(&sp, "unroll_kw");
     ok(k && k->kind == SCH_KNOB_ANNOTATE && k->ncand == 2 && k->cands[k->dflt] == SCH_LOOP_SERIAL,
        "unroll_kw: annotates kw, none by default");
-    ok(sch_space_size(&sp) == 3072, "3072 configs (%lld)", (long long)sch_space_size(&sp));
+    ok(sch_space_size(&sp) == 4800, "4800 configs (%lld)", (long long)sch_space_size(&sp));
     sch_config c = {0}, c2 = {0};
     sch_config_default(&sp, &c);
     json = sch_config_json(&sp, &c);
@@ -408,7 +479,7 @@ int main(void)
         sch_free(t);
         sch_config_free(&cfg);
     }
-    is_int(fails, 0, "all 3072 configs lower");
+    is_int(fails, 0, "all 4800 configs lower");
     sch_config c3 = {1, (int[]){0}};
     sch_schedule *t3 = create(fc);
     is_int(sch_apply_template(t3, NULL, NULL, &c3, NULL), SCH_E_BAD_CONFIG, "a config of the wrong size");
@@ -429,5 +500,6 @@ int main(void)
     ir_module_free(md);
     test_default_space();
     test_blocked_reduction();
+    test_tails();
     return tap_done();
 }
