@@ -1,7 +1,8 @@
 /* test_random_configs.c — the property that every valid schedule computes
  * the same function: for a few zoo tasks of different templates (a conv
- * with a residual epilogue, a 1x1 conv with many input channels and one
- * whose 144 pixels tile in vectors (conv2d_1x1.c), a strided
+ * with a residual epilogue, a 1x1 conv with many input channels, one
+ * whose 144 pixels tile in vectors and a stride-2 one whose subsampled 64
+ * pixels do (conv2d_1x1.c: copied or read in place), a strided
  * depthwise conv, a dense with bias, a batched matmul) and small functions
  * of the default template (pooling, softmax, layer_norm, a mean, an
  * elementwise sum), random configs of each space (split, choice, reorder
@@ -27,6 +28,8 @@ static const struct { const char *model; int task; const char *name, *text; } ca
     {"bert_layer", 1, NULL, NULL},    /* batch_matmul / 8 */
     {NULL, 0, "conv2d 1x1 12x12", HDR "def @main(%x: Tensor[(1, 16, 12, 12), float32], %w: Tensor[(24, 16, 1, 1), float32], "
                                   "%b: Tensor[(24, 1, 1), float32]) { nn.relu(add(nn.conv2d(%x, %w), %b)) }"},
+    {NULL, 0, "conv2d 1x1 stride 2 16x16", HDR "def @main(%x: Tensor[(1, 12, 16, 16), float32], %w: Tensor[(20, 12, 1, 1), float32], "
+                                           "%b: Tensor[(20, 1, 1), float32]) { nn.relu(add(nn.conv2d(%x, %w, strides=[2, 2]), %b)) }"},
     {NULL, 0, "max_pool2d", HDR "def @main(%x: Tensor[(1, 8, 12, 12), float32]) "
                             "{ nn.max_pool2d(%x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1]) }"},
     {NULL, 0, "avg_pool2d", HDR "def @main(%x: Tensor[(2, 3, 9, 9), float32]) "
