@@ -86,17 +86,39 @@ static sch_tensor *nchw_view(sch_cctx *cx, const ir_type *ot)
     return sch_stage_new(cx, ot->dtype, 4, ot->shape, vnames);
 }
 
-/* A 1x1 stride-1 unpadded conv is a matrix product over the pixels: the
- * reducing stage is out[n, oc, p] = sum_ic w[oc, ic] * x[n, ic, p] on the
- * fused pixel axis p = oh * OW + ow (the conv2d_1x1 template tiles it like
- * a GEMM, so that a 7x7 image is 49 columns, not 7 rows of 7), and an
+/* A 1x1 unpadded conv is a matrix product over the pixels: the reducing
+ * stage is out[n, oc, p] = sum_ic w[oc, ic] * x[n, ic, p] on the fused
+ * pixel axis p = oh * OW + ow (the conv2d_1x1 template tiles it like a
+ * GEMM, so that a 7x7 image is 49 columns, not 7 rows of 7), and an
  * injective view gives it back its four axes for the ops after it (inlined
  * into them). A tile of p is then a contiguous range that the view reads
- * at p itself, so the tile's region stays a range (bound.c). */
-static bool conv2d_pointwise(sch_cctx *cx, sch_tensor *data, sch_tensor *w, sch_tensor **out, int *nout)
+ * at p itself, so the tile's region stays a range (bound.c). At a stride
+ * above 1 the product reads x through a `stride` stage, the input's
+ * subsampled pixels [n, ic, oh, ow] = x[n, ic, oh * sh, ow * sw] (1/(sh *
+ * sw) of it), which the template copies once into a contiguous buffer, so
+ * that a tile of pixels is a run of it, or reads in place (its knob
+ * copy_input). */
+static sch_tensor *subsampled(sch_cctx *cx, sch_tensor *data, const int64_t st[2], const ir_type *ot)
+{
+    if (st[0] == 1 && st[1] == 1)
+        return data;
+    su_arena *a = cx->a;
+    int64_t shape[4] = {data->shape[0], data->shape[1], ot->shape[2], ot->shape[3]};
+    static const char *const names[] = {"n", "c", "h", "w"};
+    cx->tag = "stride";
+    sch_tensor *s = sch_stage_new(cx, data->dtype, 4, shape, names);
+    const sch_expr *ix[4] = {VAR(s->axes[0]), VAR(s->axes[1]), sch_mul(a, VAR(s->axes[2]), I(st[0])),
+                             sch_mul(a, VAR(s->axes[3]), I(st[1]))};
+    s->body = sch_read(a, data, 4, ix);
+    return s;
+}
+
+static bool conv2d_pointwise(sch_cctx *cx, sch_tensor *data, sch_tensor *w, const int64_t st[2], sch_tensor **out,
+                             int *nout)
 {
     su_arena *a = cx->a;
     const ir_type *ot = sch_out_type(cx, 0);
+    data = subsampled(cx, data, st, ot);
     int64_t OW = ot->shape[3], shape[3] = {ot->shape[0], ot->shape[1], ot->shape[2] * ot->shape[3]};
     static const char *const names[] = {"n", "oc", "p"};
     sch_tensor *t = sch_stage_new(cx, ot->dtype, 3, shape, names);
@@ -192,8 +214,9 @@ bool sch_compute_conv2d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor
     const ir_type *ot = sch_out_type(cx, 0);
     int64_t C = data->shape[1], H = data->shape[2], W = data->shape[3];
     int64_t K = w->shape[0], CG = w->shape[1], KH = w->shape[2], KW = w->shape[3];
-    if (groups == 1 && KH == 1 && KW == 1 && st[0] == 1 && st[1] == 1 && !(pad[0] || pad[1] || pad[2] || pad[3]))
-        return conv2d_pointwise(cx, data, w, out, nout);
+    /* (a 1x1 kernel's dilation moves no tap) */
+    if (groups == 1 && KH == 1 && KW == 1 && !(pad[0] || pad[1] || pad[2] || pad[3]))
+        return conv2d_pointwise(cx, data, w, st, out, nout);
     if (groups == C && K == C && CG == 1 && st[0] == 1 && st[1] == 1 && dil[0] == 1 && dil[1] == 1)
         return conv2d_depthwise_flat(cx, data, w, pad, out, nout);
     sch_tensor *src = data;

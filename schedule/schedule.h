@@ -1101,7 +1101,7 @@ void sch_kernel_free(sch_kernel *k);
  * and the helpers every template shares. */
 void sch_template_default(sch_tctx *t);
 /* templates/conv2d.c: conv2d_nchw, depthwise_conv2d_nchw, group_conv2d_nchw
- * (a 1x1 stride-1 unpadded conv goes to sch_template_conv2d_1x1). */
+ * (a 1x1 unpadded conv, of any stride, goes to sch_template_conv2d_1x1). */
 void sch_template_conv2d(sch_tctx *t);
 /* A register tile of *kb channels (dividing K) x *owb columns (any width:
  * the last tile may be a tail) for widths whose divisors leave the usual one
@@ -1120,7 +1120,8 @@ int sch_tmpl_tile_cands(const sch_hw *hw, int64_t K, int64_t W, bool cols, int64
  * loop *f, the last vectorized. */
 void sch_tmpl_conv_output(sch_tctx *t, sch_tensor *o, int n, sch_iter *const *order, sch_iter **f);
 /* templates/conv2d_1x1.c: a conv of compute_nn.c's pixel-fused form (1x1,
- * stride 1, no padding, one group) tiled as a GEMM over the pixels. */
+ * no padding, one group, any stride: a strided one's subsampled input
+ * copied once or read in place) tiled as a GEMM over the pixels. */
 void sch_template_conv2d_1x1(sch_tctx *t);
 /* templates/conv2d_dw_flat.c: a stride-1 depthwise conv of compute_nn.c's
  * flat form (each padded plane a 1-D conv), tiled in whole vectors. */
@@ -1213,6 +1214,9 @@ int64_t sch_hw_l2_block(const sch_hw *hw, int64_t extent, int64_t bytes_per, int
 bool sch_tmpl_anchor_output(sch_tctx *t, int ndim, int nraxes, sch_tensor **a, sch_tensor **o);
 /* The only non-inline stage that reads t, or NULL. */
 sch_tensor *sch_tmpl_reader(const sch_schedule *s, const sch_tensor *t);
+/* The stage of a's call (other than a) whose name starts with prefix (its
+ * compute definition's "pad", "stride"), or NULL. */
+sch_tensor *sch_tmpl_call_stage(const sch_schedule *s, const sch_tensor *a, const char *prefix);
 /* Bit d set for each root axis of t that leaf `it` derives from. */
 uint64_t sch_leaf_roots(const sch_tensor *t, const sch_iter *it);
 

@@ -29,12 +29,7 @@ static sch_tensor *weight_of(const sch_schedule *s, const sch_tensor *a)
 /* The stage a reads as its (padded) input, if it is a stage. */
 static sch_tensor *pad_of(const sch_schedule *s, const sch_tensor *a)
 {
-    for (size_t i = 0; i < s->tensors.len; i++) {
-        sch_tensor *p = s->tensors.data[i];
-        if (p->kind == SCH_TENSOR_COMPUTE && p != a && !strncmp(p->name, "pad", 3) && p->call == a->call)
-            return p;
-    }
-    return NULL;
+    return sch_tmpl_call_stage(s, a, "pad");
 }
 
 /* A register tile when the usual one degenerates (widths with few divisors:

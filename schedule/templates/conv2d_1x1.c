@@ -1,7 +1,8 @@
-/* conv2d_1x1.c — the template for 1x1 stride-1 unpadded convs (resnet's
- * projections, mobilenet's pointwise convs), which compute_nn.c defines as
- * a matrix product over the fused pixel axis: out[n, oc, p] = sum_ic
- * w[oc, ic] x[n, ic, p], p = oh * OW + ow. Tiling p rather than a row means
+/* conv2d_1x1.c — the template for 1x1 unpadded convs of any stride
+ * (resnet's projections and downsamples, mobilenet's pointwise convs),
+ * which compute_nn.c defines as a matrix product over the fused pixel
+ * axis: out[n, oc, p] = sum_ic w[oc, ic] x[n, ic, p], p = oh * OW + ow
+ * (x subsampled at a stride above 1). Tiling p rather than a row means
  * a 7x7 image is 49 columns and a 56x56 one 3136, a whole number of vectors,
  * where a row of 56 is not. The output (the conv's view and its epilogue,
  * inlined) is tiled into tile_oc channels x tile_p pixels, the tile loops
@@ -12,7 +13,11 @@
  * contiguous, the pixels broadcast) where the pixels make no whole vector.
  * The weights are packed to OIHW[tile_oc]o (knob pack_weight), once at
  * compile time for constants: a tile's channels of one ic are then one
- * contiguous run, whichever way it vectorizes. */
+ * contiguous run, whichever way it vectorizes. A strided conv's product
+ * reads the input's subsampled pixels (compute_nn.c's stride stage): copied
+ * once into a contiguous [n, ic, oh, ow] buffer at the root (knob
+ * copy_input; 1/stride^2 of the input, parallel and vectorized like any
+ * root stage), or read in place. */
 #include <string.h>
 
 #include "schedule/schedule.h"
@@ -23,6 +28,8 @@ typedef struct px_plan {
     int64_t kb, pb;             /* the register tile: output channels x pixels */
     int64_t pack;               /* the weights packed to OIHW[kb]o */
     const int64_t *ord;         /* order_outer: the order of the (oc, p) tile loops */
+    sch_tensor *sub;            /* a strided conv's subsampled input stage, else NULL */
+    int64_t copy;               /* sub computed at the root (a contiguous copy), else inlined */
 } px_plan;
 
 static void px_knobs(sch_tctx *t, const sch_tensor *a, px_plan *p)
@@ -49,12 +56,44 @@ static void px_knobs(sch_tctx *t, const sch_tensor *a, px_plan *p)
      * it fits). On a tie channel tiles go outside, so that the output's
      * stores run along the image: pixel tiles outside win where the input
      * outgrows L2 (resnet50's 256 x 56 x 56 inputs), channel tiles where
-     * the input is small (mobilenet's 16 x 112 x 112). */
+     * the input is small (mobilenet's 16 x 112 x 112). A strided conv's
+     * subsampled input is copied where the tile loads it as vectors of
+     * pixels (in place they would be strided: gathers); a tile that
+     * broadcasts its pixels reads them in place, each load one scalar
+     * wherever it lies, and saves the copy's pass over the input. A copy
+     * breaks the tie the other way: with pixel tiles outside, each thread
+     * reads the rows of the copy it wrote itself (stride_copy), where
+     * channel tiles outside would have every thread read the other
+     * threads' rows from their caches. */
+    p->sub = sch_tmpl_call_stage(t->s, a, "stride"); /* compute_nn.c's, at a stride above 1 */
+    bool copy0 = p->sub && p->vec_p;
     static const char *const outer_loops[2] = {"oc", "p"};
     static const int64_t outer_orders[4] = {0, 1, 1, 0};
     int64_t l2 = hw->l2 > 0 ? hw->l2 : 1 << 20, x = IC * P * 4, w = K * IC * 4;
     int64_t oc_outside = w + (x <= l2 ? x : x * (K / p->kb)), p_outside = x + (w <= l2 ? w : w * (P / p->pb));
-    p->ord = sch_define_reorder(t, "order_outer", 2, outer_loops, 2, outer_orders, p_outside < oc_outside);
+    bool p_first = copy0 ? p_outside <= oc_outside : p_outside < oc_outside;
+    p->ord = sch_define_reorder(t, "order_outer", 2, outer_loops, 2, outer_orders, p_first);
+    p->copy = p->sub ? sch_define_knob(t, "copy_input", 2, off_on, copy0) : 0;
+}
+
+/* The copy of a strided conv's subsampled input, [n, ic, oh, ow]: rows
+ * outside channels, the batch and rows fused and parallel, so that the
+ * threads split it by pixels as the product's pixel tiles split (a static
+ * schedule gives each thread one range of each); each row a vector loop. */
+static void stride_copy(sch_tctx *t, sch_tensor *sub)
+{
+    sch_schedule *s = t->s;
+    sch_iter *n = sub->leaves.data[0], *c = sub->leaves.data[1], *h = sub->leaves.data[2], *w = sub->leaves.data[3];
+    sch_iter *order[4] = {n, h, c, w}, *f;
+    SCH_TRY(t, sch_compute_root(s, sub));
+    SCH_TRY(t, sch_reorder(s, sub, 4, order));
+    SCH_TRY(t, sch_fuse(s, sub, n, h, &f));
+    if (t->err)
+        return;
+    if (f->extent > 1)
+        SCH_TRY(t, sch_annotate(s, sub, f, SCH_LOOP_PARALLEL));
+    if (w->extent > 1)
+        SCH_TRY(t, sch_annotate(s, sub, w, SCH_LOOP_VECTORIZED));
 }
 
 /* The output: the pixel axis fused, tiles of kb channels x pb pixels, the
@@ -124,6 +163,8 @@ void sch_template_conv2d_1x1(sch_tctx *t)
     sch_tensor *w = a->call ? sch_param_tensor(s, a->call->u.call.args[1]) : NULL;
     if (p.pack && w && w->ndim == 4)
         SCH_TRY(t, sch_pack(s, a, w, 0, p.kb, NULL));
+    if (p.copy)
+        stride_copy(t, p.sub);
     sch_iter *f = NULL;
     px_output(t, o, &p, &f);
     if (t->err)

@@ -89,6 +89,17 @@ sch_tensor *sch_tmpl_reader(const sch_schedule *s, const sch_tensor *t)
     return found;
 }
 
+sch_tensor *sch_tmpl_call_stage(const sch_schedule *s, const sch_tensor *a, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    for (size_t i = 0; i < s->tensors.len; i++) {
+        sch_tensor *p = s->tensors.data[i];
+        if (p->kind == SCH_TENSOR_COMPUTE && p != a && !strncmp(p->name, prefix, n) && p->call == a->call)
+            return p;
+    }
+    return NULL;
+}
+
 uint64_t sch_leaf_roots(const sch_tensor *t, const sch_iter *it)
 {
     if (it->var)

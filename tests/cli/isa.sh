@@ -127,6 +127,17 @@ ASM_MODEL=$MNV2
 asm_check "avx512 depthwise" "$AVX512" zmm xxnone 1 7 12 17 26
 asm_check "haswell depthwise" "$HASWELL" ymm zmm 1 7 12 17 26
 ASM_MODEL=
+# stride-2 1x1 convs as GEMMs too: resnet18's downsample (64 -> 128
+# channels, 56x56 -> 28x28: 784 pixels, whole vectors) copies its
+# subsampled input once, rows split among threads as the pixel tiles are
+tap_run "lower resnet18's stride-2 1x1 conv for avx512" 0 "$RELAY_TUNE" lower "$M" --task 4 --target "$AVX512" --emit config
+tap_has "avx512: 16 channels by 16 pixels, pixel tiles outside, input copied" "$TMP/out" \
+    '"vec_p":1,"tile_oc":[8,16],"tile_p":[49,16],"pack_weight":1,"order_outer":[1,0],"copy_input":1'
+tap_run "  for haswell" 0 "$RELAY_TUNE" lower "$M" --task 4 --target "$HASWELL" --emit config
+tap_has "avx2: 4 channels by 16 pixels (two vectors), input copied" "$TMP/out" '"vec_p":1,"tile_oc":[32,4],"tile_p":[49,16]'
+tap_has "  and copied" "$TMP/out" '"copy_input":1'
+asm_check "avx512 stride-2 1x1" "$AVX512" zmm xxnone 4
+asm_check "haswell stride-2 1x1" "$HASWELL" ymm zmm 4
 
 # ---- row reductions (softmax, layer_norm) run as SIMD reductions ----------
 RELAY_TUNE_CACHE="$TMP/cache" "$RELAY_TUNE" compile "$top_srcdir/benchmarks/models/bert_layer.relay" --random-params 1 \
