@@ -937,6 +937,29 @@ static const sch_stmt *split_last(lower *L, const sch_stmt *s, sch_var *v, const
     return sch_for(a, v, C, s->loop, sch_if(a, sch_bin(a, SCH_LT, vv, last), full, tail));
 }
 
+/* Whether s synchronizes a work-group (a barrier, or a loop over work-items,
+ * which may hold one): such a loop is not partitioned, since its tail would
+ * put the barriers under a branch, which OpenCL forbids and PoCL's region
+ * builder asserts on; it keeps its guards. */
+static bool syncs(const sch_stmt *s)
+{
+    if (!s)
+        return false;
+    switch (s->kind) {
+    case SCH_S_BARRIER: return true;
+    case SCH_S_FOR: return s->loop == SCH_LOOP_THREAD || syncs(s->body);
+    case SCH_S_IF: return syncs(s->then_s) || syncs(s->else_s);
+    case SCH_S_LET:
+    case SCH_S_ALLOC: return syncs(s->body);
+    case SCH_S_SEQ:
+        for (int i = 0; i < s->n; i++)
+            if (syncs(s->items[i]))
+                return true;
+        return false;
+    default: return false;
+    }
+}
+
 /* s with every loop over v (the nest's loop and the init's or the tile
  * copies' loops over the same counter) split into its full iterations and
  * its last one (split_last). */
@@ -948,7 +971,7 @@ static const sch_stmt *partition_loop(lower *L, const sch_stmt *s, sch_var *v)
     switch (s->kind) {
     case SCH_S_FOR: {
         const sch_stmt *body = partition_loop(L, s->body, v);
-        if (s->var == v && s->extent >= 2)
+        if (s->var == v && s->extent >= 2 && !syncs(body))
             return split_last(L, s, v, body);
         const sch_stmt *f = sch_for(a, s->var, s->extent, s->loop, body);
         if (f)
