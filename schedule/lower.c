@@ -937,27 +937,14 @@ static const sch_stmt *split_last(lower *L, const sch_stmt *s, sch_var *v, const
     return sch_for(a, v, C, s->loop, sch_if(a, sch_bin(a, SCH_LT, vv, last), full, tail));
 }
 
-/* Whether s synchronizes a work-group (a barrier, or a loop over work-items,
+/* Whether statement n synchronizes a work-group (a barrier, or a loop over work-items,
  * which may hold one): such a loop is not partitioned, since its tail would
  * put the barriers under a branch, which OpenCL forbids and PoCL's region
  * builder asserts on; it keeps its guards. */
-static bool syncs(const sch_stmt *s)
+static bool is_sync(const void *ctx, const sch_stmt *n)
 {
-    if (!s)
-        return false;
-    switch (s->kind) {
-    case SCH_S_BARRIER: return true;
-    case SCH_S_FOR: return s->loop == SCH_LOOP_THREAD || syncs(s->body);
-    case SCH_S_IF: return syncs(s->then_s) || syncs(s->else_s);
-    case SCH_S_LET:
-    case SCH_S_ALLOC: return syncs(s->body);
-    case SCH_S_SEQ:
-        for (int i = 0; i < s->n; i++)
-            if (syncs(s->items[i]))
-                return true;
-        return false;
-    default: return false;
-    }
+    (void)ctx;
+    return n->kind == SCH_S_BARRIER || (n->kind == SCH_S_FOR && n->loop == SCH_LOOP_THREAD);
 }
 
 /* s with every loop over v (the nest's loop and the init's or the tile
@@ -971,7 +958,7 @@ static const sch_stmt *partition_loop(lower *L, const sch_stmt *s, sch_var *v)
     switch (s->kind) {
     case SCH_S_FOR: {
         const sch_stmt *body = partition_loop(L, s->body, v);
-        if (s->var == v && s->extent >= 2 && !syncs(body))
+        if (s->var == v && s->extent >= 2 && !sch_stmt_any(body, is_sync, NULL))
             return split_last(L, s, v, body);
         const sch_stmt *f = sch_for(a, s->var, s->extent, s->loop, body);
         if (f)

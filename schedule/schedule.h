@@ -265,6 +265,8 @@ const sch_stmt *sch_barrier(su_arena *a);
 void sch_stmt_visit_exprs(const sch_stmt *s, void (*fn)(void *ctx, const sch_expr *e), void *ctx);
 /* Whether an expression of s loads from buffer b. */
 bool sch_stmt_reads(const sch_stmt *s, const sch_buffer *b);
+/* Whether pred holds at some statement of s: s itself or any statement inside it. */
+bool sch_stmt_any(const sch_stmt *s, bool (*pred)(const void *ctx, const sch_stmt *n), const void *ctx);
 /* s with vars[i] replaced by vals[i] in every expression. */
 const sch_stmt *sch_stmt_substitute(su_arena *a, const sch_stmt *s, int n, sch_var *const *vars,
                                     const sch_expr *const *vals);

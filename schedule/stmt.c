@@ -171,6 +171,28 @@ void sch_stmt_visit_exprs(const sch_stmt *s, void (*fn)(void *ctx, const sch_exp
     }
 }
 
+bool sch_stmt_any(const sch_stmt *s, bool (*pred)(const void *ctx, const sch_stmt *n), const void *ctx)
+{
+    if (!s)
+        return false;
+    if (pred(ctx, s))
+        return true;
+    switch (s->kind) {
+    case SCH_S_FOR:
+    case SCH_S_LET:
+    case SCH_S_ALLOC: return sch_stmt_any(s->body, pred, ctx);
+    case SCH_S_IF: return sch_stmt_any(s->then_s, pred, ctx) || sch_stmt_any(s->else_s, pred, ctx);
+    case SCH_S_SEQ:
+        for (int i = 0; i < s->n; i++)
+            if (sch_stmt_any(s->items[i], pred, ctx))
+                return true;
+        return false;
+    case SCH_S_STORE:
+    case SCH_S_BARRIER: return false;
+    }
+    return false;
+}
+
 static bool loads_buf(const void *b, const sch_expr *n)
 {
     return n->kind == SCH_LOAD && n->buf == b;

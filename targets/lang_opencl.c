@@ -331,22 +331,15 @@ static void collect(const sch_stmt *s, const sch_stmt **w, int nw, nests *out)
     memcpy(n->wrap, w, (size_t)nw * sizeof *w);
 }
 
+static bool is_thread_loop(const void *ctx, const sch_stmt *n)
+{
+    (void)ctx;
+    return n->kind == SCH_S_FOR && n->loop == SCH_LOOP_THREAD;
+}
+
 static bool has_thread(const sch_stmt *s)
 {
-    if (!s)
-        return false;
-    switch (s->kind) {
-    case SCH_S_FOR: return s->loop == SCH_LOOP_THREAD || has_thread(s->body);
-    case SCH_S_IF: return has_thread(s->then_s) || has_thread(s->else_s);
-    case SCH_S_SEQ:
-        for (int i = 0; i < s->n; i++)
-            if (has_thread(s->items[i]))
-                return true;
-        return false;
-    case SCH_S_STORE:
-    case SCH_S_BARRIER: return false;
-    default: return has_thread(s->body);
-    }
+    return sch_stmt_any(s, is_thread_loop, NULL);
 }
 
 /* The body of a work-group nest below its leading work-group loops (a
