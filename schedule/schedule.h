@@ -267,6 +267,15 @@ void sch_stmt_visit_exprs(const sch_stmt *s, void (*fn)(void *ctx, const sch_exp
 bool sch_stmt_reads(const sch_stmt *s, const sch_buffer *b);
 /* Whether pred holds at some statement of s: s itself or any statement inside it. */
 bool sch_stmt_any(const sch_stmt *s, bool (*pred)(const void *ctx, const sch_stmt *n), const void *ctx);
+/* The hooks of sch_stmt_map: an expression's or a statement's replacement
+ * (never called on NULL). */
+typedef const sch_expr *(*sch_expr_map_fn)(void *ctx, const sch_expr *e);
+typedef const sch_stmt *(*sch_stmt_map_fn)(void *ctx, const sch_stmt *s);
+/* s with each of its own expressions replaced by fe(ctx, e) and each of its
+ * child statements by fs(ctx, child) (a NULL hook keeps them): s itself when
+ * nothing changed, else rebuilt by the constructors above (a child that
+ * became NULL is dropped); one level, a walk's fs recurses by calling it. */
+const sch_stmt *sch_stmt_map(su_arena *a, const sch_stmt *s, sch_expr_map_fn fe, sch_stmt_map_fn fs, void *ctx);
 /* s with vars[i] replaced by vals[i] in every expression. */
 const sch_stmt *sch_stmt_substitute(su_arena *a, const sch_stmt *s, int n, sch_var *const *vars,
                                     const sch_expr *const *vals);

@@ -519,10 +519,22 @@ const sch_expr *sch_simplify(su_arena *a, const sch_bounds_ctx *c, const sch_exp
     return simp_rec(&s, e);
 }
 
-const sch_stmt *sch_simplify_stmt(su_arena *a, sch_bounds_ctx *c, const sch_stmt *st)
+typedef struct simp_walk {
+    su_arena *a;
+    sch_bounds_ctx *c;
+} simp_walk;
+
+static const sch_expr *simp_operand(void *ctx, const sch_expr *e)
 {
-    if (!st)
-        return NULL;
+    const simp_walk *w = ctx;
+    return sch_simplify(w->a, w->c, e);
+}
+
+static const sch_stmt *simp_stmt(void *ctx, const sch_stmt *st)
+{
+    simp_walk *w = ctx;
+    su_arena *a = w->a;
+    sch_bounds_ctx *c = w->c;
     switch (st->kind) {
     case SCH_S_FOR: {
         if (st->extent <= 0)
@@ -533,37 +545,28 @@ const sch_stmt *sch_simplify_stmt(su_arena *a, sch_bounds_ctx *c, const sch_stmt
             return sch_simplify_stmt(a, c, sch_stmt_substitute(a, st->body, 1, &v, &zero));
         }
         sch_bounds_push(c, st->var, 0, st->extent - 1);
-        const sch_stmt *body = sch_simplify_stmt(a, c, st->body);
+        const sch_stmt *f = sch_stmt_map(a, st, NULL, simp_stmt, w);
         sch_bounds_pop(c);
-        const sch_stmt *f = sch_for(a, st->var, st->extent, st->loop, body);
-        if (f)
-            ((sch_stmt *)f)->thread_axis = st->thread_axis;
         return f;
     }
-    case SCH_S_STORE:
-        return sch_store(a, st->buf, sch_simplify(a, c, st->index), sch_simplify(a, c, st->value));
-    case SCH_S_IF:
-        return sch_if(a, sch_simplify(a, c, st->cond), sch_simplify_stmt(a, c, st->then_s),
-                      sch_simplify_stmt(a, c, st->else_s));
     case SCH_S_LET: {
+        /* the body under the bounds of the simplified value */
         const sch_expr *v = sch_simplify(a, c, st->value);
         int64_t lo, hi;
         bool b = !ir_dtype_is_float(v->dtype) && sch_bounds(c, v, &lo, &hi);
         if (b)
             sch_bounds_push(c, st->var, lo, hi);
-        const sch_stmt *body = sch_simplify_stmt(a, c, st->body);
+        const sch_stmt *body = simp_stmt(w, st->body);
         if (b)
             sch_bounds_pop(c);
         return sch_let(a, st->var, v, body);
     }
-    case SCH_S_ALLOC: return sch_alloc(a, st->buf, sch_simplify_stmt(a, c, st->body));
-    case SCH_S_SEQ: {
-        const sch_stmt **items = su_arena_alloc(a, (size_t)st->n * sizeof *items);
-        for (int i = 0; i < st->n; i++)
-            items[i] = sch_simplify_stmt(a, c, st->items[i]);
-        return sch_seq(a, st->n, items);
+    default: return sch_stmt_map(a, st, simp_operand, simp_stmt, w);
     }
-    case SCH_S_BARRIER: return st;
-    }
-    return st;
+}
+
+const sch_stmt *sch_simplify_stmt(su_arena *a, sch_bounds_ctx *c, const sch_stmt *st)
+{
+    simp_walk w = {a, c};
+    return st ? simp_stmt(&w, st) : NULL;
 }
