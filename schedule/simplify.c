@@ -40,18 +40,6 @@ void sch_bounds_free(sch_bounds_ctx *c)
 
 /* ---- interval arithmetic ------------------------------------------------ */
 
-static int64_t floordiv(int64_t x, int64_t y)
-{
-    int64_t q = x / y;
-    return (x % y != 0 && ((x < 0) != (y < 0))) ? q - 1 : q;
-}
-
-static int64_t floormod(int64_t x, int64_t y)
-{
-    int64_t r = x % y;
-    return (r != 0 && ((r < 0) != (y < 0))) ? r + y : r;
-}
-
 static bool known(int64_t lo, int64_t hi)
 {
     return lo != NEG_INF && hi != POS_INF;
@@ -318,17 +306,17 @@ static void bounds_rec(const sch_bounds_ctx *c, const sch_expr *e, int64_t *lo, 
     case SCH_DIV:
         if (e->b->kind == SCH_INT && e->b->i > 0) {
             bounds_rec(c, e->a, &al, &ah);
-            *lo = al == NEG_INF ? NEG_INF : floordiv(al, e->b->i);
-            *hi = ah == POS_INF ? POS_INF : floordiv(ah, e->b->i);
+            *lo = al == NEG_INF ? NEG_INF : ir_floordiv(al, e->b->i);
+            *hi = ah == POS_INF ? POS_INF : ir_floordiv(ah, e->b->i);
         }
         return;
     case SCH_MOD:
         if (e->b->kind == SCH_INT && e->b->i > 0) {
             int64_t m = e->b->i;
             bounds_rec(c, e->a, &al, &ah);
-            if (known(al, ah) && floordiv(al, m) == floordiv(ah, m)) {
-                *lo = floormod(al, m);
-                *hi = floormod(ah, m);
+            if (known(al, ah) && ir_floordiv(al, m) == ir_floordiv(ah, m)) {
+                *lo = ir_floormod(al, m);
+                *hi = ir_floormod(ah, m);
             } else {
                 *lo = 0;
                 *hi = m - 1;
@@ -396,8 +384,8 @@ static const sch_expr *simp_divmod(simp *s, sch_expr_kind k, const sch_expr *x, 
         return sch_bin(a, k, x, sch_const_int(a, dt, m));
     q.n = r.n = 0;
     q.ok = r.ok = true;
-    q.k = floordiv(l.k, m);
-    r.k = floormod(l.k, m);
+    q.k = ir_floordiv(l.k, m);
+    r.k = ir_floormod(l.k, m);
     for (int i = 0; i < l.n; i++) {
         if (l.t[i].c % m == 0)
             lin_add_term(&q, l.t[i].e, l.t[i].c / m);
@@ -406,10 +394,10 @@ static const sch_expr *simp_divmod(simp *s, sch_expr_kind k, const sch_expr *x, 
     }
     int64_t lo, hi;
     lin_bounds(s->c, &r, &lo, &hi);
-    bool decided = known(lo, hi) && floordiv(lo, m) == floordiv(hi, m);
+    bool decided = known(lo, hi) && ir_floordiv(lo, m) == ir_floordiv(hi, m);
     if (k == SCH_MOD) {
         if (decided) {
-            r.k -= floordiv(lo, m) * m;
+            r.k -= ir_floordiv(lo, m) * m;
             return lin_expr(a, &r, dt);
         }
         /* (y % (m * j)) % m = y % m */
@@ -420,7 +408,7 @@ static const sch_expr *simp_divmod(simp *s, sch_expr_kind k, const sch_expr *x, 
     }
     const sch_expr *rest;
     if (decided) {
-        rest = sch_const_int(a, dt, floordiv(lo, m));
+        rest = sch_const_int(a, dt, ir_floordiv(lo, m));
     } else if (r.n == 1 && r.k == 0 && r.t[0].c == 1 && r.t[0].e->kind == SCH_DIV && r.t[0].e->b->kind == SCH_INT &&
                r.t[0].e->b->i > 0 && r.t[0].e->b->i <= INT64_MAX / m) {
         /* (y / j) / m = y / (j * m) */
