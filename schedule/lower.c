@@ -747,10 +747,7 @@ static bool may_store(su_arena *a, sch_bounds_ctx *c, const sch_stmt *s)
         return (!sch_is_int(sch_simplify(a, c, s->cond), 0) && may_store(a, c, s->then_s)) ||
                may_store(a, c, s->else_s);
     case SCH_S_LET: {
-        int64_t lo, hi;
-        bool b = !ir_dtype_is_float(s->value->dtype) && sch_bounds(c, s->value, &lo, &hi);
-        if (b)
-            sch_bounds_push(c, s->var, lo, hi);
+        bool b = sch_bounds_push_value(c, s->var, s->value);
         bool r = may_store(a, c, s->body);
         if (b)
             sch_bounds_pop(c);
@@ -807,10 +804,7 @@ static const sch_stmt *tighten_stmt(void *ctx, const sch_stmt *s)
         return f;
     }
     case SCH_S_LET: {
-        int64_t lo, hi;
-        bool b = !ir_dtype_is_float(s->value->dtype) && sch_bounds(c, s->value, &lo, &hi);
-        if (b)
-            sch_bounds_push(c, s->var, lo, hi);
+        bool b = sch_bounds_push_value(c, s->var, s->value);
         const sch_stmt *r = sch_stmt_map(a, s, NULL, tighten_stmt, w);
         if (b)
             sch_bounds_pop(c);

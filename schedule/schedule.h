@@ -461,6 +461,9 @@ typedef struct sch_range { const sch_var *var; int64_t lo, hi; } sch_range;
 typedef struct sch_bounds_ctx { SU_VEC(sch_range) r; } sch_bounds_ctx;
 
 void sch_bounds_push(sch_bounds_ctx *c, const sch_var *v, int64_t lo, int64_t hi);
+/* Pushes v's range as the bounds of the integer expression value (a let's),
+ * where they are known; whether it pushed (the caller pops only then). */
+bool sch_bounds_push_value(sch_bounds_ctx *c, const sch_var *v, const sch_expr *value);
 void sch_bounds_pop(sch_bounds_ctx *c);
 void sch_bounds_free(sch_bounds_ctx *c);
 /* Inclusive bounds of an integer expression; false when unbounded (then

@@ -27,6 +27,15 @@ void sch_bounds_push(sch_bounds_ctx *c, const sch_var *v, int64_t lo, int64_t hi
     su_vec_push(&c->r, r);
 }
 
+bool sch_bounds_push_value(sch_bounds_ctx *c, const sch_var *v, const sch_expr *value)
+{
+    int64_t lo, hi;
+    if (ir_dtype_is_float(value->dtype) || !sch_bounds(c, value, &lo, &hi))
+        return false;
+    sch_bounds_push(c, v, lo, hi);
+    return true;
+}
+
 void sch_bounds_pop(sch_bounds_ctx *c)
 {
     if (c->r.len)
@@ -540,10 +549,7 @@ static const sch_stmt *simp_stmt(void *ctx, const sch_stmt *st)
     case SCH_S_LET: {
         /* the body under the bounds of the simplified value */
         const sch_expr *v = sch_simplify(a, c, st->value);
-        int64_t lo, hi;
-        bool b = !ir_dtype_is_float(v->dtype) && sch_bounds(c, v, &lo, &hi);
-        if (b)
-            sch_bounds_push(c, st->var, lo, hi);
+        bool b = sch_bounds_push_value(c, st->var, v);
         const sch_stmt *body = simp_stmt(w, st->body);
         if (b)
             sch_bounds_pop(c);
