@@ -621,6 +621,8 @@ void ir_resize_cubic_taps(const ir_resize_axis *ax, int64_t y, int64_t idx[4], b
 void ir_resize_cubic_weights(double t, double alpha, bool exclude, const bool inside[4], double w[4]);
 /* Floor division (b != 0). */
 int64_t ir_floordiv(int64_t a, int64_t b);
+/* The remainder of floor division: of b's sign (b != 0). */
+int64_t ir_floormod(int64_t a, int64_t b);
 
 /* ---- expr.c: expressions and their builders ---------------------------- */
 

@@ -40,6 +40,12 @@ int64_t ir_floordiv(int64_t a, int64_t b)
     return q * b != a && (a < 0) != (b < 0) ? q - 1 : q;
 }
 
+int64_t ir_floormod(int64_t a, int64_t b)
+{
+    int64_t r = a % b;
+    return r != 0 && (r < 0) != (b < 0) ? r + b : r;
+}
+
 /* The fraction of one axis for a coordinate transformation mode. */
 static const char *axis_plan(const char *mode, int64_t in, int64_t out, ir_resize_axis *ax)
 {

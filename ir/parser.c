@@ -113,6 +113,20 @@ static void *unexpected(parser *p, const char *wanted)
                    p->m->source.text + t->begin);
 }
 
+/* After an item of a list that `close` ends: consumes a ',' and leaves
+ * `close` to the caller; anything else is an error naming what was wanted. */
+static bool list_sep(parser *p, char close, const char *wanted)
+{
+    if (is_punct(peek(p), ',')) {
+        next(p);
+        return true;
+    }
+    if (is_punct(peek(p), close))
+        return true;
+    unexpected(p, wanted);
+    return false;
+}
+
 static bool expect(parser *p, char c)
 {
     if (is_punct(peek(p), c)) {
@@ -203,12 +217,8 @@ static bool parse_tparams(parser *p, type_vec *out)
             fail_at(p, tok_span(p, peek(p)), "kinds on type parameters (%s: Kind) are not supported", t->text);
             return false;
         }
-        if (is_punct(peek(p), ','))
-            next(p);
-        else if (!is_punct(peek(p), ']')) {
-            unexpected(p, "',' or ']'");
+        if (!list_sep(p, ']', "',' or ']'"))
             return false;
-        }
     }
     next(p);
     if (out->len == 0) {
@@ -249,11 +259,9 @@ static const ir_type *parse_tensor_type(parser *p)
             }
             numel *= dims.data[k];
         }
-        if (is_punct(peek(p), ','))
-            next(p);
-        else if (!is_punct(peek(p), ')')) {
+        if (!list_sep(p, ')', "',' or ')' in a shape")) {
             su_vec_free(&dims);
-            return unexpected(p, "',' or ')' in a shape");
+            return NULL;
         }
     }
     next(p);
@@ -288,12 +296,8 @@ static bool parse_type_list(parser *p, type_vec *out)
         if (!t)
             return false;
         su_vec_push(out, t);
-        if (is_punct(peek(p), ','))
-            next(p);
-        else if (!is_punct(peek(p), ')')) {
-            unexpected(p, "',' or ')'");
+        if (!list_sep(p, ')', "',' or ')'"))
             return false;
-        }
     }
     next(p);
     return true;
@@ -313,10 +317,7 @@ static const ir_type *parse_adt_type(parser *p, const ir_adt *adt)
             if (!(okk = a != NULL))
                 break;
             su_vec_push(&args, a);
-            if (is_punct(peek(p), ','))
-                next(p);
-            else if (!is_punct(peek(p), ']'))
-                okk = unexpected(p, "',' or ']'") != NULL;
+            okk = list_sep(p, ']', "',' or ']'");
         }
         if (okk)
             next(p);
@@ -430,10 +431,7 @@ static bool parse_attr_value(parser *p, ir_attr_val *out)
             okk = parse_attr_value(p, &v);
             if (okk) {
                 su_vec_push(&items, v);
-                if (is_punct(peek(p), ','))
-                    next(p);
-                else if (!is_punct(peek(p), ']'))
-                    okk = unexpected(p, "',' or ']'") != NULL;
+                okk = list_sep(p, ']', "',' or ']'");
             }
         }
         if (okk)
@@ -612,12 +610,8 @@ static bool parse_params(parser *p, expr_vec *params, kv_vec *attrs)
             unexpected(p, "a parameter (%name) or ')'");
             return false;
         }
-        if (is_punct(peek(p), ','))
-            next(p);
-        else if (!is_punct(peek(p), ')')) {
-            unexpected(p, "',' or ')'");
+        if (!list_sep(p, ')', "',' or ')'"))
             return false;
-        }
     }
     next(p);
     return true;
@@ -710,13 +704,9 @@ static ir_expr *parse_paren(parser *p)
             return ir_let(p->m, span_from(p, begin), ir_var(p->m, e->span, "_", NULL), e, body);
         }
         su_vec_push(&fields, e);
-        if (is_punct(peek(p), ',')) {
-            next(p);
-            comma = true;
-        } else if (!is_punct(peek(p), ')')) {
-            unexpected(p, "',' or ')'");
+        comma = comma || is_punct(peek(p), ',');
+        if (!list_sep(p, ')', "',' or ')'"))
             goto fail;
-        }
     }
     next(p);
     ir_expr *r = fields.len == 1 && !comma ? fields.data[0]
@@ -791,10 +781,7 @@ static bool parse_pattern_list(parser *p, ir_pattern *out)
         if (!(okk = parse_pattern(p, &sub)))
             break;
         su_vec_push(&subs, sub);
-        if (is_punct(peek(p), ','))
-            next(p);
-        else if (!is_punct(peek(p), ')'))
-            okk = unexpected(p, "',' or ')' in a pattern") != NULL;
+        okk = list_sep(p, ')', "',' or ')' in a pattern");
     }
     if (okk)
         next(p);
@@ -873,12 +860,8 @@ static ir_expr *parse_match(parser *p, uint32_t begin)
         if (!c.body)
             goto done;
         su_vec_push(&clauses, c);
-        if (is_punct(peek(p), ','))
-            next(p);
-        else if (!is_punct(peek(p), '}')) {
-            unexpected(p, "',' or '}' after a match clause");
+        if (!list_sep(p, '}', "',' or '}' after a match clause"))
             goto done;
-        }
     }
     next(p);
     if (!clauses.len)
@@ -1052,12 +1035,8 @@ static ir_expr *parse_call(parser *p, ir_expr *fn, uint32_t begin)
                 goto done;
             su_vec_push(&args, a);
         }
-        if (is_punct(peek(p), ','))
-            next(p);
-        else if (!is_punct(peek(p), ')')) {
-            unexpected(p, "',' or ')'");
+        if (!list_sep(p, ')', "',' or ')'"))
             goto done;
-        }
     }
     next(p);
     su_span sp = span_from(p, begin);
@@ -1353,10 +1332,7 @@ static bool parse_typedef(parser *p)
             next(p);
         while (okk && !is_punct(peek(p), '}')) {
             okk = parse_ctor(p, adt, &ctors);
-            if (okk && is_punct(peek(p), ','))
-                next(p);
-            else if (okk && !is_punct(peek(p), '}'))
-                okk = unexpected(p, "',' or '}' after a constructor") != NULL;
+            okk = okk && list_sep(p, '}', "',' or '}' after a constructor");
         }
         if (okk)
             next(p);

@@ -96,18 +96,6 @@ static bool is_compare(sch_expr_kind k)
     return k >= SCH_EQ && k <= SCH_GE;
 }
 
-static int64_t floordiv(int64_t x, int64_t y)
-{
-    int64_t q = x / y;
-    return (x % y != 0 && ((x < 0) != (y < 0))) ? q - 1 : q;
-}
-
-static int64_t floormod(int64_t x, int64_t y)
-{
-    int64_t r = x % y;
-    return (r != 0 && ((r < 0) != (y < 0))) ? r + y : r;
-}
-
 /* Wraps v to the range of integer dtype dt (two's complement). */
 static int64_t wrap_int(ir_dtype dt, int64_t v)
 {
@@ -132,12 +120,12 @@ static bool fold_int(sch_expr_kind k, int64_t x, int64_t y, int64_t *out)
     case SCH_DIV:
         if (y == 0 || (x == INT64_MIN && y == -1))
             return false;
-        *out = floordiv(x, y);
+        *out = ir_floordiv(x, y);
         return true;
     case SCH_MOD:
         if (y == 0 || y == -1)
             return y == -1 ? (*out = 0, true) : false;
-        *out = floormod(x, y);
+        *out = ir_floormod(x, y);
         return true;
     case SCH_MIN: *out = x < y ? x : y; return true;
     case SCH_MAX: *out = x > y ? x : y; return true;

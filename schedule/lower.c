@@ -747,10 +747,7 @@ static bool may_store(su_arena *a, sch_bounds_ctx *c, const sch_stmt *s)
         return (!sch_is_int(sch_simplify(a, c, s->cond), 0) && may_store(a, c, s->then_s)) ||
                may_store(a, c, s->else_s);
     case SCH_S_LET: {
-        int64_t lo, hi;
-        bool b = !ir_dtype_is_float(s->value->dtype) && sch_bounds(c, s->value, &lo, &hi);
-        if (b)
-            sch_bounds_push(c, s->var, lo, hi);
+        bool b = sch_bounds_push_value(c, s->var, s->value);
         bool r = may_store(a, c, s->body);
         if (b)
             sch_bounds_pop(c);
@@ -766,14 +763,21 @@ static bool may_store(su_arena *a, sch_bounds_ctx *c, const sch_stmt *s)
     return true;
 }
 
+/* tighten's bounds and arena, for its walk */
+typedef struct tighten_walk {
+    su_arena *a;
+    sch_bounds_ctx *c;
+} tighten_walk;
+
 /* s with each loop cut after its last iteration that may store: the
  * smallest k such that no store runs with the counter in [k, extent), by
  * bisection (the interval analysis is monotone in k). A work-item loop
  * keeps its extent (its work-items are a launch's, not a loop's). */
-static const sch_stmt *tighten(su_arena *a, sch_bounds_ctx *c, const sch_stmt *s)
+static const sch_stmt *tighten_stmt(void *ctx, const sch_stmt *s)
 {
-    if (!s)
-        return NULL;
+    tighten_walk *w = ctx;
+    su_arena *a = w->a;
+    sch_bounds_ctx *c = w->c;
     switch (s->kind) {
     case SCH_S_FOR: {
         int64_t lo = 0, hi = s->extent;
@@ -792,33 +796,28 @@ static const sch_stmt *tighten(su_arena *a, sch_bounds_ctx *c, const sch_stmt *s
         if (hi <= 0)
             return NULL;
         sch_bounds_push(c, s->var, 0, hi - 1);
-        const sch_stmt *body = tighten(a, c, s->body);
+        const sch_stmt *body = tighten_stmt(w, s->body);
         sch_bounds_pop(c);
         const sch_stmt *f = sch_for(a, s->var, hi, s->loop, body);
         if (f)
             ((sch_stmt *)f)->thread_axis = s->thread_axis;
         return f;
     }
-    case SCH_S_IF: return sch_if(a, s->cond, tighten(a, c, s->then_s), tighten(a, c, s->else_s));
     case SCH_S_LET: {
-        int64_t lo, hi;
-        bool b = !ir_dtype_is_float(s->value->dtype) && sch_bounds(c, s->value, &lo, &hi);
-        if (b)
-            sch_bounds_push(c, s->var, lo, hi);
-        const sch_stmt *body = tighten(a, c, s->body);
+        bool b = sch_bounds_push_value(c, s->var, s->value);
+        const sch_stmt *r = sch_stmt_map(a, s, NULL, tighten_stmt, w);
         if (b)
             sch_bounds_pop(c);
-        return sch_let(a, s->var, s->value, body);
+        return r;
     }
-    case SCH_S_ALLOC: return sch_alloc(a, s->buf, tighten(a, c, s->body));
-    case SCH_S_SEQ: {
-        const sch_stmt **items = su_arena_alloc(a, (size_t)s->n * sizeof *items);
-        for (int i = 0; i < s->n; i++)
-            items[i] = tighten(a, c, s->items[i]);
-        return sch_seq(a, s->n, items);
+    default: return sch_stmt_map(a, s, NULL, tighten_stmt, w);
     }
-    default: return s;
-    }
+}
+
+static const sch_stmt *tighten(su_arena *a, sch_bounds_ctx *c, const sch_stmt *s)
+{
+    tighten_walk w = {a, c};
+    return s ? tighten_stmt(&w, s) : NULL;
 }
 
 /* The tail's own names for the local buffers it allocates: the full part
@@ -826,21 +825,26 @@ static const sch_stmt *tighten(su_arena *a, sch_bounds_ctx *c, const sch_stmt *s
  * simplifier drops the loop, so that both allocations would land in one
  * block of the emitted code. */
 typedef struct renames {
+    lower *L;
     SU_VEC(sch_buffer *) from;
     SU_VEC(sch_buffer *) to;
 } renames;
+
+/* b's name in the tail: the innermost allocation's that renamed it. */
+static sch_buffer *renamed_buf(const renames *r, sch_buffer *b)
+{
+    for (size_t i = r->from.len; i-- > 0;)
+        if (r->from.data[i] == b)
+            return r->to.data[i];
+    return b;
+}
 
 static const sch_expr *renamed_expr(su_arena *a, const sch_expr *e, const renames *r)
 {
     if (!e)
         return NULL;
     const sch_expr *x = renamed_expr(a, e->a, r), *y = renamed_expr(a, e->b, r), *z = renamed_expr(a, e->c, r);
-    sch_buffer *b = e->buf;
-    for (size_t i = r->from.len; e->kind == SCH_LOAD && i-- > 0;)
-        if (r->from.data[i] == e->buf) {
-            b = r->to.data[i];
-            break;
-        }
+    sch_buffer *b = e->kind == SCH_LOAD ? renamed_buf(r, e->buf) : e->buf;
     bool same = x == e->a && y == e->b && z == e->c && b == e->buf;
     const sch_expr **args = NULL;
     if (e->n > 0 && e->args) {
@@ -863,51 +867,31 @@ static const sch_expr *renamed_expr(su_arena *a, const sch_expr *e, const rename
     return c;
 }
 
-static const sch_stmt *renamed_stmt(lower *L, const sch_stmt *s, renames *r)
+static const sch_expr *renamed_operand(void *ctx, const sch_expr *e)
 {
+    const renames *r = ctx;
+    return renamed_expr(r->L->a, e, r);
+}
+
+static const sch_stmt *renamed_stmt(void *ctx, const sch_stmt *s)
+{
+    renames *r = ctx;
+    lower *L = r->L;
     su_arena *a = L->a;
-    if (!s)
-        return NULL;
-    switch (s->kind) {
-    case SCH_S_FOR: {
-        const sch_stmt *f = sch_for(a, s->var, s->extent, s->loop, renamed_stmt(L, s->body, r));
-        if (f)
-            ((sch_stmt *)f)->thread_axis = s->thread_axis;
-        return f;
-    }
-    case SCH_S_STORE: {
-        sch_buffer *b = s->buf;
-        for (size_t i = r->from.len; i-- > 0;)
-            if (r->from.data[i] == s->buf) {
-                b = r->to.data[i];
-                break;
-            }
-        return sch_store(a, b, renamed_expr(a, s->index, r), renamed_expr(a, s->value, r));
-    }
-    case SCH_S_IF:
-        return sch_if(a, renamed_expr(a, s->cond, r), renamed_stmt(L, s->then_s, r), renamed_stmt(L, s->else_s, r));
-    case SCH_S_LET: return sch_let(a, s->var, renamed_expr(a, s->value, r), renamed_stmt(L, s->body, r));
-    case SCH_S_ALLOC: {
-        if (s->buf->scope != SCH_SCOPE_LOCAL)
-            return sch_alloc(a, s->buf, renamed_stmt(L, s->body, r));
+    if (s->kind == SCH_S_ALLOC && s->buf->scope == SCH_SCOPE_LOCAL) {
         char name[16];
         snprintf(name, sizeof name, "l%d", L->nlocal++);
         sch_buffer *b = sch_buffer_new(a, name, s->buf->dtype, s->buf->ndim, s->buf->shape, s->buf->scope);
         su_vec_push(&r->from, s->buf);
         su_vec_push(&r->to, b);
-        const sch_stmt *body = renamed_stmt(L, s->body, r);
+        const sch_stmt *body = renamed_stmt(r, s->body);
         r->from.len--;
         r->to.len--;
         return sch_alloc(a, b, body);
     }
-    case SCH_S_SEQ: {
-        const sch_stmt **items = su_arena_alloc(a, (size_t)s->n * sizeof *items);
-        for (int i = 0; i < s->n; i++)
-            items[i] = renamed_stmt(L, s->items[i], r);
-        return sch_seq(a, s->n, items);
-    }
-    default: return s;
-    }
+    const sch_stmt *m = sch_stmt_map(a, s, renamed_operand, renamed_stmt, r);
+    sch_buffer *b = s->kind == SCH_S_STORE ? renamed_buf(r, s->buf) : s->buf;
+    return b != s->buf ? sch_store(a, b, m->index, m->value) : m;
 }
 
 /* Loop s over v (extent C) as its full iterations and its last one, the
@@ -925,8 +909,8 @@ static const sch_stmt *split_last(lower *L, const sch_stmt *s, sch_var *v, const
     const sch_stmt *tail = tighten(a, &c, sch_stmt_substitute(a, body, 1, &v, &last));
     sch_bounds_free(&c);
     if (s->loop != SCH_LOOP_PARALLEL) {
-        renames r = {0};
-        tail = renamed_stmt(L, tail, &r);
+        renames r = {L, {0}, {0}};
+        tail = tail ? renamed_stmt(&r, tail) : NULL;
         su_vec_free(&r.from);
         su_vec_free(&r.to);
         return sch_seq2(a, sch_for(a, v, C - 1, s->loop, body), tail);
@@ -947,35 +931,27 @@ static bool is_sync(const void *ctx, const sch_stmt *n)
     return n->kind == SCH_S_BARRIER || (n->kind == SCH_S_FOR && n->loop == SCH_LOOP_THREAD);
 }
 
+typedef struct partition_walk {
+    lower *L;
+    sch_var *v;
+} partition_walk;
+
+static const sch_stmt *partition_stmt(void *ctx, const sch_stmt *s)
+{
+    const partition_walk *w = ctx;
+    const sch_stmt *m = sch_stmt_map(w->L->a, s, NULL, partition_stmt, ctx);
+    if (s->kind == SCH_S_FOR && s->var == w->v && s->extent >= 2 && m && !sch_stmt_any(m->body, is_sync, NULL))
+        return split_last(w->L, s, w->v, m->body);
+    return m;
+}
+
 /* s with every loop over v (the nest's loop and the init's or the tile
  * copies' loops over the same counter) split into its full iterations and
  * its last one (split_last). */
 static const sch_stmt *partition_loop(lower *L, const sch_stmt *s, sch_var *v)
 {
-    su_arena *a = L->a;
-    if (!s)
-        return NULL;
-    switch (s->kind) {
-    case SCH_S_FOR: {
-        const sch_stmt *body = partition_loop(L, s->body, v);
-        if (s->var == v && s->extent >= 2 && !sch_stmt_any(body, is_sync, NULL))
-            return split_last(L, s, v, body);
-        const sch_stmt *f = sch_for(a, s->var, s->extent, s->loop, body);
-        if (f)
-            ((sch_stmt *)f)->thread_axis = s->thread_axis;
-        return f;
-    }
-    case SCH_S_IF: return sch_if(a, s->cond, partition_loop(L, s->then_s, v), partition_loop(L, s->else_s, v));
-    case SCH_S_LET: return sch_let(a, s->var, s->value, partition_loop(L, s->body, v));
-    case SCH_S_ALLOC: return sch_alloc(a, s->buf, partition_loop(L, s->body, v));
-    case SCH_S_SEQ: {
-        const sch_stmt **items = su_arena_alloc(a, (size_t)s->n * sizeof *items);
-        for (int i = 0; i < s->n; i++)
-            items[i] = partition_loop(L, s->items[i], v);
-        return sch_seq(a, s->n, items);
-    }
-    default: return s;
-    }
+    partition_walk w = {L, v};
+    return s ? partition_stmt(&w, s) : NULL;
 }
 
 static bool tile_kind(sch_loop_kind k)

@@ -267,6 +267,15 @@ void sch_stmt_visit_exprs(const sch_stmt *s, void (*fn)(void *ctx, const sch_exp
 bool sch_stmt_reads(const sch_stmt *s, const sch_buffer *b);
 /* Whether pred holds at some statement of s: s itself or any statement inside it. */
 bool sch_stmt_any(const sch_stmt *s, bool (*pred)(const void *ctx, const sch_stmt *n), const void *ctx);
+/* The hooks of sch_stmt_map: an expression's or a statement's replacement
+ * (never called on NULL). */
+typedef const sch_expr *(*sch_expr_map_fn)(void *ctx, const sch_expr *e);
+typedef const sch_stmt *(*sch_stmt_map_fn)(void *ctx, const sch_stmt *s);
+/* s with each of its own expressions replaced by fe(ctx, e) and each of its
+ * child statements by fs(ctx, child) (a NULL hook keeps them): s itself when
+ * nothing changed, else rebuilt by the constructors above (a child that
+ * became NULL is dropped); one level, a walk's fs recurses by calling it. */
+const sch_stmt *sch_stmt_map(su_arena *a, const sch_stmt *s, sch_expr_map_fn fe, sch_stmt_map_fn fs, void *ctx);
 /* s with vars[i] replaced by vals[i] in every expression. */
 const sch_stmt *sch_stmt_substitute(su_arena *a, const sch_stmt *s, int n, sch_var *const *vars,
                                     const sch_expr *const *vals);
@@ -452,6 +461,9 @@ typedef struct sch_range { const sch_var *var; int64_t lo, hi; } sch_range;
 typedef struct sch_bounds_ctx { SU_VEC(sch_range) r; } sch_bounds_ctx;
 
 void sch_bounds_push(sch_bounds_ctx *c, const sch_var *v, int64_t lo, int64_t hi);
+/* Pushes v's range as the bounds of the integer expression value (a let's),
+ * where they are known; whether it pushed (the caller pops only then). */
+bool sch_bounds_push_value(sch_bounds_ctx *c, const sch_var *v, const sch_expr *value);
 void sch_bounds_pop(sch_bounds_ctx *c);
 void sch_bounds_free(sch_bounds_ctx *c);
 /* Inclusive bounds of an integer expression; false when unbounded (then

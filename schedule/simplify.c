@@ -27,6 +27,15 @@ void sch_bounds_push(sch_bounds_ctx *c, const sch_var *v, int64_t lo, int64_t hi
     su_vec_push(&c->r, r);
 }
 
+bool sch_bounds_push_value(sch_bounds_ctx *c, const sch_var *v, const sch_expr *value)
+{
+    int64_t lo, hi;
+    if (ir_dtype_is_float(value->dtype) || !sch_bounds(c, value, &lo, &hi))
+        return false;
+    sch_bounds_push(c, v, lo, hi);
+    return true;
+}
+
 void sch_bounds_pop(sch_bounds_ctx *c)
 {
     if (c->r.len)
@@ -39,18 +48,6 @@ void sch_bounds_free(sch_bounds_ctx *c)
 }
 
 /* ---- interval arithmetic ------------------------------------------------ */
-
-static int64_t floordiv(int64_t x, int64_t y)
-{
-    int64_t q = x / y;
-    return (x % y != 0 && ((x < 0) != (y < 0))) ? q - 1 : q;
-}
-
-static int64_t floormod(int64_t x, int64_t y)
-{
-    int64_t r = x % y;
-    return (r != 0 && ((r < 0) != (y < 0))) ? r + y : r;
-}
 
 static bool known(int64_t lo, int64_t hi)
 {
@@ -318,17 +315,17 @@ static void bounds_rec(const sch_bounds_ctx *c, const sch_expr *e, int64_t *lo, 
     case SCH_DIV:
         if (e->b->kind == SCH_INT && e->b->i > 0) {
             bounds_rec(c, e->a, &al, &ah);
-            *lo = al == NEG_INF ? NEG_INF : floordiv(al, e->b->i);
-            *hi = ah == POS_INF ? POS_INF : floordiv(ah, e->b->i);
+            *lo = al == NEG_INF ? NEG_INF : ir_floordiv(al, e->b->i);
+            *hi = ah == POS_INF ? POS_INF : ir_floordiv(ah, e->b->i);
         }
         return;
     case SCH_MOD:
         if (e->b->kind == SCH_INT && e->b->i > 0) {
             int64_t m = e->b->i;
             bounds_rec(c, e->a, &al, &ah);
-            if (known(al, ah) && floordiv(al, m) == floordiv(ah, m)) {
-                *lo = floormod(al, m);
-                *hi = floormod(ah, m);
+            if (known(al, ah) && ir_floordiv(al, m) == ir_floordiv(ah, m)) {
+                *lo = ir_floormod(al, m);
+                *hi = ir_floormod(ah, m);
             } else {
                 *lo = 0;
                 *hi = m - 1;
@@ -396,8 +393,8 @@ static const sch_expr *simp_divmod(simp *s, sch_expr_kind k, const sch_expr *x, 
         return sch_bin(a, k, x, sch_const_int(a, dt, m));
     q.n = r.n = 0;
     q.ok = r.ok = true;
-    q.k = floordiv(l.k, m);
-    r.k = floormod(l.k, m);
+    q.k = ir_floordiv(l.k, m);
+    r.k = ir_floormod(l.k, m);
     for (int i = 0; i < l.n; i++) {
         if (l.t[i].c % m == 0)
             lin_add_term(&q, l.t[i].e, l.t[i].c / m);
@@ -406,10 +403,10 @@ static const sch_expr *simp_divmod(simp *s, sch_expr_kind k, const sch_expr *x, 
     }
     int64_t lo, hi;
     lin_bounds(s->c, &r, &lo, &hi);
-    bool decided = known(lo, hi) && floordiv(lo, m) == floordiv(hi, m);
+    bool decided = known(lo, hi) && ir_floordiv(lo, m) == ir_floordiv(hi, m);
     if (k == SCH_MOD) {
         if (decided) {
-            r.k -= floordiv(lo, m) * m;
+            r.k -= ir_floordiv(lo, m) * m;
             return lin_expr(a, &r, dt);
         }
         /* (y % (m * j)) % m = y % m */
@@ -420,7 +417,7 @@ static const sch_expr *simp_divmod(simp *s, sch_expr_kind k, const sch_expr *x, 
     }
     const sch_expr *rest;
     if (decided) {
-        rest = sch_const_int(a, dt, floordiv(lo, m));
+        rest = sch_const_int(a, dt, ir_floordiv(lo, m));
     } else if (r.n == 1 && r.k == 0 && r.t[0].c == 1 && r.t[0].e->kind == SCH_DIV && r.t[0].e->b->kind == SCH_INT &&
                r.t[0].e->b->i > 0 && r.t[0].e->b->i <= INT64_MAX / m) {
         /* (y / j) / m = y / (j * m) */
@@ -519,10 +516,22 @@ const sch_expr *sch_simplify(su_arena *a, const sch_bounds_ctx *c, const sch_exp
     return simp_rec(&s, e);
 }
 
-const sch_stmt *sch_simplify_stmt(su_arena *a, sch_bounds_ctx *c, const sch_stmt *st)
+typedef struct simp_walk {
+    su_arena *a;
+    sch_bounds_ctx *c;
+} simp_walk;
+
+static const sch_expr *simp_operand(void *ctx, const sch_expr *e)
 {
-    if (!st)
-        return NULL;
+    const simp_walk *w = ctx;
+    return sch_simplify(w->a, w->c, e);
+}
+
+static const sch_stmt *simp_stmt(void *ctx, const sch_stmt *st)
+{
+    simp_walk *w = ctx;
+    su_arena *a = w->a;
+    sch_bounds_ctx *c = w->c;
     switch (st->kind) {
     case SCH_S_FOR: {
         if (st->extent <= 0)
@@ -533,37 +542,25 @@ const sch_stmt *sch_simplify_stmt(su_arena *a, sch_bounds_ctx *c, const sch_stmt
             return sch_simplify_stmt(a, c, sch_stmt_substitute(a, st->body, 1, &v, &zero));
         }
         sch_bounds_push(c, st->var, 0, st->extent - 1);
-        const sch_stmt *body = sch_simplify_stmt(a, c, st->body);
+        const sch_stmt *f = sch_stmt_map(a, st, NULL, simp_stmt, w);
         sch_bounds_pop(c);
-        const sch_stmt *f = sch_for(a, st->var, st->extent, st->loop, body);
-        if (f)
-            ((sch_stmt *)f)->thread_axis = st->thread_axis;
         return f;
     }
-    case SCH_S_STORE:
-        return sch_store(a, st->buf, sch_simplify(a, c, st->index), sch_simplify(a, c, st->value));
-    case SCH_S_IF:
-        return sch_if(a, sch_simplify(a, c, st->cond), sch_simplify_stmt(a, c, st->then_s),
-                      sch_simplify_stmt(a, c, st->else_s));
     case SCH_S_LET: {
+        /* the body under the bounds of the simplified value */
         const sch_expr *v = sch_simplify(a, c, st->value);
-        int64_t lo, hi;
-        bool b = !ir_dtype_is_float(v->dtype) && sch_bounds(c, v, &lo, &hi);
-        if (b)
-            sch_bounds_push(c, st->var, lo, hi);
-        const sch_stmt *body = sch_simplify_stmt(a, c, st->body);
+        bool b = sch_bounds_push_value(c, st->var, v);
+        const sch_stmt *body = simp_stmt(w, st->body);
         if (b)
             sch_bounds_pop(c);
         return sch_let(a, st->var, v, body);
     }
-    case SCH_S_ALLOC: return sch_alloc(a, st->buf, sch_simplify_stmt(a, c, st->body));
-    case SCH_S_SEQ: {
-        const sch_stmt **items = su_arena_alloc(a, (size_t)st->n * sizeof *items);
-        for (int i = 0; i < st->n; i++)
-            items[i] = sch_simplify_stmt(a, c, st->items[i]);
-        return sch_seq(a, st->n, items);
+    default: return sch_stmt_map(a, st, simp_operand, simp_stmt, w);
     }
-    case SCH_S_BARRIER: return st;
-    }
-    return st;
+}
+
+const sch_stmt *sch_simplify_stmt(su_arena *a, sch_bounds_ctx *c, const sch_stmt *st)
+{
+    simp_walk w = {a, c};
+    return st ? simp_stmt(&w, st) : NULL;
 }

@@ -216,33 +216,86 @@ bool sch_stmt_reads(const sch_stmt *s, const sch_buffer *b)
     return r.found;
 }
 
-const sch_stmt *sch_stmt_substitute(su_arena *a, const sch_stmt *s, int n, sch_var *const *vars,
-                                    const sch_expr *const *vals)
+const sch_stmt *sch_stmt_map(su_arena *a, const sch_stmt *s, sch_expr_map_fn fe, sch_stmt_map_fn fs, void *ctx)
 {
     if (!s)
         return NULL;
-#define SUB(e) sch_substitute(a, e, n, vars, vals)
-#define SUBS(x) sch_stmt_substitute(a, x, n, vars, vals)
+#define E(x) (fe && (x) ? fe(ctx, x) : (x))
+#define S(x) (fs && (x) ? fs(ctx, x) : (x))
     switch (s->kind) {
     case SCH_S_FOR: {
-        const sch_stmt *f = sch_for(a, s->var, s->extent, s->loop, SUBS(s->body));
+        const sch_stmt *body = S(s->body);
+        if (body == s->body)
+            return s;
+        const sch_stmt *f = sch_for(a, s->var, s->extent, s->loop, body);
         if (f)
             ((sch_stmt *)f)->thread_axis = s->thread_axis;
         return f;
     }
-    case SCH_S_STORE: return sch_store(a, s->buf, SUB(s->index), SUB(s->value));
-    case SCH_S_IF: return sch_if(a, SUB(s->cond), SUBS(s->then_s), SUBS(s->else_s));
-    case SCH_S_LET: return sch_let(a, s->var, SUB(s->value), SUBS(s->body));
-    case SCH_S_ALLOC: return sch_alloc(a, s->buf, SUBS(s->body));
+    /* the operands last to first: the order of the walks this one replaced
+     * (GCC evaluated their constructors' arguments right to left), which
+     * numbers the buffers and counters that a walk makes (lower.c's tails) */
+    case SCH_S_STORE: {
+        const sch_expr *value = E(s->value), *index = E(s->index);
+        return index == s->index && value == s->value ? s : sch_store(a, s->buf, index, value);
+    }
+    case SCH_S_IF: {
+        const sch_stmt *else_s = S(s->else_s), *then_s = S(s->then_s);
+        const sch_expr *cond = E(s->cond);
+        if (cond == s->cond && then_s == s->then_s && else_s == s->else_s)
+            return s;
+        return sch_if(a, cond, then_s, else_s);
+    }
+    case SCH_S_LET: {
+        const sch_stmt *body = S(s->body);
+        const sch_expr *value = E(s->value);
+        return value == s->value && body == s->body ? s : sch_let(a, s->var, value, body);
+    }
+    case SCH_S_ALLOC: {
+        const sch_stmt *body = S(s->body);
+        return body == s->body ? s : sch_alloc(a, s->buf, body);
+    }
     case SCH_S_SEQ: {
-        const sch_stmt **items = su_arena_alloc(a, (size_t)s->n * sizeof *items);
-        for (int i = 0; i < s->n; i++)
-            items[i] = SUBS(s->items[i]);
-        return sch_seq(a, s->n, items);
+        const sch_stmt **items = NULL;  /* made at the first item that changes */
+        for (int i = 0; i < s->n; i++) {
+            const sch_stmt *x = S(s->items[i]);
+            if (!items && x != s->items[i]) {
+                items = su_arena_alloc(a, (size_t)s->n * sizeof *items);
+                memcpy(items, s->items, (size_t)i * sizeof *items);
+            }
+            if (items)
+                items[i] = x;
+        }
+        return items ? sch_seq(a, s->n, items) : s;
     }
     case SCH_S_BARRIER: return s;
     }
-#undef SUB
-#undef SUBS
+#undef E
+#undef S
     return s;
+}
+
+typedef struct subst {
+    su_arena *a;
+    int n;
+    sch_var *const *vars;
+    const sch_expr *const *vals;
+} subst;
+
+static const sch_expr *subst_expr(void *ctx, const sch_expr *e)
+{
+    const subst *c = ctx;
+    return sch_substitute(c->a, e, c->n, c->vars, c->vals);
+}
+
+static const sch_stmt *subst_stmt(void *ctx, const sch_stmt *s)
+{
+    return sch_stmt_map(((const subst *)ctx)->a, s, subst_expr, subst_stmt, ctx);
+}
+
+const sch_stmt *sch_stmt_substitute(su_arena *a, const sch_stmt *s, int n, sch_var *const *vars,
+                                    const sch_expr *const *vals)
+{
+    subst c = {a, n, vars, vals};
+    return subst_stmt(&c, s);
 }

@@ -458,23 +458,74 @@ int hx_ref_run(const ir_expr *func, hx_tensor *const *inputs, hx_tensor **output
     return n;
 }
 
-void hx_check_kernels(hx_kernel *ks, int n, const int *owner, hx_tensor **const *inputs, hx_tensor *const *want,
-                      const char *const *labels, int *bad, double *worst)
+enum { MAX_IO = 64 };     /* a function's parameters or outputs the check holds */
+
+/* Runs kernel k on inputs and returns its error against want[0..nw). */
+static double kernel_error(hx_kernel *k, hx_tensor *const *inputs, hx_tensor *const *want, int nw)
 {
-    for (int i = 0; i < n; i++) {
-        int c = owner[i], ng;
-        hx_tensor *got[4];
-        int rc = hx_run(&ks[i], inputs[c], got, &ng);
-        double err = rc == 0 && ng == 1 ? hx_max_rel_err(got[0], want[c]) : INFINITY;
-        worst[c] = err > worst[c] ? err : worst[c];
-        if (!(err < 1e-4)) {
-            su_buf b = {0};
-            sch_trace_print(&b, ks[i].s);
-            printf("# %s: error %.2g with the schedule\n%s\n", labels[c], err, su_buf_str(&b)); /* a TAP comment */
-            su_buf_free(&b);
-            bad[c]++;
-        }
-        for (int o = 0; o < ng; o++)
-            hx_tensor_free(got[o]);
+    hx_tensor *got[MAX_IO];
+    int ng = 0;
+    int rc = hx_run(k, inputs, got, &ng);
+    double err = rc == 0 && ng == nw ? 0 : INFINITY;
+    for (int o = 0; o < nw && o < ng; o++) {
+        double e = hx_max_rel_err(got[o], want[o]);
+        err = e > err ? e : err;
     }
+    for (int o = 0; o < ng; o++)
+        hx_tensor_free(got[o]);
+    return err;
+}
+
+/* Prints kernel k's schedule as a TAP comment, under the label of its case. */
+static void print_off(const hx_cases *cs, int c, const hx_kernel *k, double err)
+{
+    su_buf b = {0};
+    sch_trace_print(&b, k->s);
+    printf("# %s: error %.2g with the schedule\n%s\n", cs->labels ? cs->labels[c] : sch_template_name(k->s), err,
+           su_buf_str(&b));
+    su_buf_free(&b);
+}
+
+bool hx_check_cases(hx_kernel *ks, int n, const hx_cases *cs, double *err, int *bad, double *worst)
+{
+    double tol = cs->tol > 0 ? cs->tol : 1e-4;
+    int nlibs = 0;
+    tg_lib **libs = hx_build(ks, n, &nlibs);
+    for (int c = 0; bad && c < cs->n; c++) {
+        bad[c] = 0;
+        worst[c] = 0;
+    }
+    /* case by case, so that one case's tensors are alive at a time */
+    for (int c = 0; c < cs->n; c++) {
+        const ir_expr *f = cs->funcs ? cs->funcs[c] : ks[c].func;
+        hx_tensor *in[MAX_IO], *want[MAX_IO];
+        int nw = 0;
+        if (libs) {
+            if (f->u.func.nparams > MAX_IO)
+                su_panic("a case of %d parameters", f->u.func.nparams);
+            hx_random_inputs(f, cs->seed + (unsigned)c, cs->lo ? cs->lo[c] : -1, cs->hi ? cs->hi[c] : 1, in);
+            nw = hx_ref_run(f, in, want);
+            if (cs->on_case)
+                cs->on_case(cs->ctx, c, in, want, nw);
+        }
+        for (int i = 0; i < n; i++) {
+            if ((cs->owner ? cs->owner[i] : i) != c)
+                continue;
+            err[i] = libs ? kernel_error(&ks[i], in, want, nw) : INFINITY;
+            if (!(err[i] < tol)) {
+                if (libs)
+                    print_off(cs, c, &ks[i], err[i]);
+                if (bad)
+                    bad[c]++;
+            }
+            if (worst)
+                worst[c] = err[i] > worst[c] ? err[i] : worst[c];
+        }
+        if (libs) {
+            hx_tensors_free(in, f->u.func.nparams);
+            hx_tensors_free(want, nw);
+        }
+    }
+    hx_close(libs, nlibs);
+    return libs != NULL;
 }

@@ -86,12 +86,31 @@ int hx_run_with(hx_kernel *k, hx_tensor *const *inputs, hx_tensor **outputs, int
 void hx_random_inputs(const ir_expr *func, unsigned seed, double lo, double hi, hx_tensor **inputs);
 /* max |got - want| / max(max |want|, 1e-6) (NaN and size mismatch: inf). */
 double hx_max_rel_err(const hx_tensor *got, const hx_tensor *want);
-/* Runs kernels ks[0..n) (built), kernel i on inputs[owner[i]], and compares
- * its one output with want[owner[i]]: bad[c] counts case c's kernels off by
- * 1e-4 or more (their schedules printed as diagnostics under labels[c]),
- * worst[c] gets its worst error. */
-void hx_check_kernels(hx_kernel *ks, int n, const int *owner, hx_tensor **const *inputs, hx_tensor *const *want,
-                      const char *const *labels, int *bad, double *worst);
+/* The cases of a kernel check (hx_check_cases): the functions some kernels
+ * compute, each case checked on its own seeded random inputs. */
+typedef struct hx_cases {
+    int n;                          /* cases */
+    const ir_expr *const *funcs;    /* case c's function (NULL: kernel c's own, one case per kernel) */
+    const int *owner;               /* kernel i's case (NULL: case i) */
+    const char *const *labels;      /* case c's name in diagnostics (NULL: its kernel's template) */
+    unsigned seed;                  /* case c's inputs: hx_random_inputs(funcs[c], seed + c, lo[c], hi[c]) */
+    const double *lo, *hi;          /* case c's range of floats (NULL: [-1, 1]) */
+    double tol;                     /* an error at or above it prints the schedule (0: 1e-4) */
+    /* When not NULL, called with case c's inputs and its nw reference
+     * outputs before its kernels run (a test's own checks of them). */
+    void (*on_case)(void *ctx, int c, hx_tensor *const *inputs, hx_tensor *const *want, int nw);
+    void *ctx;
+} hx_cases;
+
+/* The kernel check the code generation tests share: builds ks[0..n)
+ * (hx_build), gives each case its seeded inputs and the reference kernels'
+ * outputs on them (hx_ref_run), and runs each kernel on its case's inputs:
+ * err[i] gets kernel i's error (hx_max_rel_err, the worst of its outputs;
+ * inf where it did not build or run, or gave other outputs), and an error of
+ * cs->tol or more prints the kernel's schedule as a TAP comment. When not
+ * NULL, bad[c] counts case c's kernels off by cs->tol or more and worst[c]
+ * gets its worst error. Unloads the kernels; false when the build failed. */
+bool hx_check_cases(hx_kernel *ks, int n, const hx_cases *cs, double *err, int *bad, double *worst);
 /* Sets RELAY_TUNE_CACHE to a fresh temporary directory, removed at exit. */
 void hx_temp_cache(void);
 

@@ -152,32 +152,18 @@ int main(void)
         }
         sch_space_free(&sp);
     }
-    int nlibs = 0;
-    tg_lib **lib = hx_build(ks, nk, &nlibs);
-    ok(lib != NULL, "%d kernels build", nk);
-    hx_tensor *in[NCASES][8], *want[NCASES][2];
-    for (int c = 0; c < NCASES; c++) {
-        hx_random_inputs(funcs[c], 11u + (unsigned)c, -1, 1, in[c]);
-        hx_ref_run(funcs[c], in[c], want[c]);
-    }
-    for (int i = 0; lib && i < nk; i++) {
-        int c = owner[i], ng = 0;
-        hx_tensor *got[2];
-        int rc = hx_run(&ks[i], in[c], got, &ng);
-        double err = rc == 0 && ng == 1 ? hx_max_rel_err(got[0], want[c][0]) : 1;
-        ok(err < 1e-4, "%s (%s): matches the reference kernels (error %.2g)", cases[c].name,
-           variant_names[variant[i]], err);
-        for (int o = 0; o < ng; o++)
-            hx_tensor_free(got[o]);
-    }
-    for (int c = 0; c < NCASES; c++) {
-        for (int p = 0; p < funcs[c]->u.func.nparams; p++)
-            hx_tensor_free(in[c][p]);
-        hx_tensor_free(want[c][0]);
-    }
+    const char *labels[NCASES];
+    for (int c = 0; c < NCASES; c++)
+        labels[c] = cases[c].name;
+    static double err[MAXK];
+    hx_cases cs = {.n = NCASES, .funcs = funcs, .owner = owner, .labels = labels, .seed = 11};
+    bool built = hx_check_cases(ks, nk, &cs, err, NULL, NULL);
+    ok(built, "%d kernels build", nk);
+    for (int i = 0; built && i < nk; i++)
+        ok(err[i] < 1e-4, "%s (%s): matches the reference kernels (error %.2g)", cases[owner[i]].name,
+           variant_names[variant[i]], err[i]);
     for (int i = 0; i < nk; i++)
         hx_kernel_free(&ks[i]);
-    hx_close(lib, nlibs);
     for (int c = 0; c < NCASES; c++)
         ir_module_free(mods[c]);
     return tap_done();

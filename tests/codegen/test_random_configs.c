@@ -130,35 +130,20 @@ int main(void)
         is_int(lowered, PER_TASK, "%s: %d random configs lower", label[c], PER_TASK);
         sch_space_free(&sp);
     }
-    int nlibs = 0;
-    tg_lib **lib = hx_build(ks, nk, &nlibs);
-    ok(lib != NULL, "%d kernels build", nk);
-    hx_tensor *in[NCASES][16], *want[NCASES][4];
-    for (int c = 0; c < NCASES; c++) {
-        hx_random_inputs(funcs[c], 7u + (unsigned)c, -1, 1, in[c]);
-        hx_ref_run(funcs[c], in[c], want[c]);
-    }
-    int bad[NCASES] = {0};
-    double worst[NCASES] = {0};
-    hx_tensor **ins[NCASES], *wants[NCASES];
     const char *labels[NCASES];
-    for (int c = 0; c < NCASES; c++) {
-        ins[c] = in[c];
-        wants[c] = want[c][0];
+    for (int c = 0; c < NCASES; c++)
         labels[c] = label[c];
-    }
-    if (lib)
-        hx_check_kernels(ks, nk, owner, ins, wants, labels, bad, worst);
-    for (int c = 0; c < NCASES; c++) {
-        ok(lib && bad[c] == 0, "%s: all random schedules match the reference kernels (worst error %.2g)", label[c],
+    static double err[NCASES * PER_TASK];
+    int bad[NCASES];
+    double worst[NCASES];
+    hx_cases cs = {.n = NCASES, .funcs = funcs, .owner = owner, .labels = labels, .seed = 7};
+    bool built = hx_check_cases(ks, nk, &cs, err, bad, worst);
+    ok(built, "%d kernels build", nk);
+    for (int c = 0; c < NCASES; c++)
+        ok(built && bad[c] == 0, "%s: all random schedules match the reference kernels (worst error %.2g)", label[c],
            worst[c]);
-        for (int p = 0; p < funcs[c]->u.func.nparams; p++)
-            hx_tensor_free(in[c][p]);
-        hx_tensor_free(want[c][0]);
-    }
     for (int i = 0; i < nk; i++)
         hx_kernel_free(&ks[i]);
-    hx_close(lib, nlibs);
     for (int c = 0; c < NCASES; c++) {
         tun_tasks_free(&tasks[c]);
         ir_module_free(mods[c]);

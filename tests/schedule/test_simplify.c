@@ -2,7 +2,8 @@
  * forms, division and modulo by constants with and without bounds, the
  * split/fuse identity, comparisons, min/max and guards decided from loop
  * bounds, and the statement simplifier (unit loops, dead guards). Each check
- * prints the simplified expression and compares its text. */
+ * prints the simplified expression and compares its text. Last, sch_stmt_map,
+ * the rebuild that the simplifier and the other statement walks share. */
 #include <string.h>
 
 #include "schedule/schedule.h"
@@ -29,6 +30,76 @@ static const char *S(const sch_expr *e)
     const char *t = su_arena_strdup(&A, su_buf_str(&b));
     su_buf_free(&b);
     return t;
+}
+
+/* sch_stmt_map's walk for the checks: stores of 1f become stores of 5f,
+ * stores of 2f go, every other store stays; the values met are noted in
+ * order (seen). */
+typedef struct map_walk {
+    char seen[16];
+    int n;
+} map_walk;
+
+static const sch_stmt *map_stores(void *ctx, const sch_stmt *s)
+{
+    map_walk *w = ctx;
+    if (s->kind != SCH_S_STORE)
+        return sch_stmt_map(&A, s, NULL, map_stores, ctx);
+    if (w->n < 15)
+        w->seen[w->n++] = (char)('0' + (int)s->value->f);
+    if (s->value->f == 1)
+        return sch_store(&A, s->buf, s->index, sch_float(&A, IR_FLOAT32, 5));
+    return s->value->f == 2 ? NULL : s;
+}
+
+/* An integer constant doubled, and the bound of a comparison x < c. */
+static const sch_expr *double_ints(void *ctx, const sch_expr *e)
+{
+    (void)ctx;
+    if (e->kind == SCH_LT && e->b->kind == SCH_INT)
+        return cmp(SCH_LT, e->a, I(e->b->i * 2));
+    return e->kind == SCH_INT ? I(e->i * 2) : e;
+}
+
+static void check_stmt_map(void)
+{
+    sch_buffer *o = sch_buffer_new(&A, "o0", IR_FLOAT32, 1, (int64_t[]){64}, SCH_SCOPE_OUTPUT);
+    sch_buffer *t = sch_buffer_new(&A, "t0", IR_FLOAT32, 1, (int64_t[]){4}, SCH_SCOPE_LOCAL);
+    sch_var *i = sch_var_new(&A, &ids, "i", IR_INT64), *x = sch_var_new(&A, &ids, "x", IR_INT64);
+    const sch_stmt *keep = sch_store(&A, o, V(i), sch_float(&A, IR_FLOAT32, 3));
+    const sch_stmt *one = sch_store(&A, o, I(1), sch_float(&A, IR_FLOAT32, 1));
+    const sch_stmt *two = sch_store(&A, o, I(2), sch_float(&A, IR_FLOAT32, 2));
+    const sch_stmt *four = sch_store(&A, o, I(4), sch_float(&A, IR_FLOAT32, 4));
+    const sch_stmt *cond = sch_if(&A, cmp(SCH_LT, V(i), I(7)), one, four);
+    const sch_stmt *items[] = {keep, cond, sch_if(&A, cmp(SCH_LT, V(i), I(3)), two, NULL)};
+    const sch_stmt *seq = sch_seq(&A, 3, items);
+    const sch_stmt *loop = sch_for(&A, i, 8, SCH_LOOP_THREAD, sch_alloc(&A, t, sch_let(&A, x, I(2), seq)));
+    ((sch_stmt *)loop)->thread_axis = 1;
+
+    ok(sch_stmt_map(&A, loop, NULL, NULL, NULL) == loop, "sch_stmt_map without hooks: the statement itself");
+    map_walk w = {{0}, 0};
+    const sch_stmt *same = map_stores(&w, keep);
+    const sch_stmt *unchanged = sch_stmt_map(&A, sch_seq2(&A, keep, four), NULL, map_stores, &w);
+    ok(same == keep && unchanged->kind == SCH_S_SEQ && unchanged->items[0] == keep && unchanged->items[1] == four,
+       "sch_stmt_map: a node whose children do not change is not rebuilt");
+    w = (map_walk){{0}, 0};
+    const sch_stmt *m = map_stores(&w, loop);
+    su_buf b = {0};
+    sch_print_stmt(&b, m, 0);
+    is_str(su_buf_str(&b),
+           "thread (axis 1) for i in 0..8 {\n  alloc t0: float32[4] local\n  let x = 2\n  o0[i] = 3f\n  if (i < 7) {\n"
+           "    o0[1] = 5f\n  } else {\n    o0[4] = 4f\n  }\n}\n",
+           "sch_stmt_map: a store replaced, a store dropped with the if it leaves empty");
+    su_buf_free(&b);
+    const sch_stmt *ms = m->body->body->body;
+    ok(m != loop && m->thread_axis == 1 && ms->kind == SCH_S_SEQ && ms->n == 2 && ms->items[0] == keep,
+       "sch_stmt_map: the rebuilt loop keeps its work-item axis, the unchanged store is shared");
+    is_str(w.seen, "3412", "sch_stmt_map: the children last to first (an if's else part before its then part)");
+    const sch_stmt *dm = sch_stmt_map(&A, cond, double_ints, NULL, NULL);
+    sch_print_stmt(&b, dm, 0);
+    is_str(su_buf_str(&b), "if (i < 14) {\n  o0[1] = 1f\n} else {\n  o0[4] = 4f\n}\n",
+           "sch_stmt_map: an expression hook on the node's own expressions only");
+    su_buf_free(&b);
 }
 
 int main(void)
@@ -115,6 +186,7 @@ int main(void)
            "a guard that can fail stays");
     su_buf_free(&b);
     sch_bounds_free(&c2);
+    check_stmt_map();
     su_arena_free(&A);
     return tap_done();
 }
