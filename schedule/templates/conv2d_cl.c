@@ -37,11 +37,12 @@
  * local memory is invalid), then wg_items (an epilogue's or a padded
  * input's grid) and vec (the work-items' vector width). Defaults
  * (docs/opencl.md): on a cpu device (a work-item is a core's loop
- * iteration) the CPU template's register tile and one work-item a group,
- * all input channels in one block, no staging; elsewhere tiles of 4 x 4,
- * groups of 8 x 16, each the largest power of two not above that whose
- * block divides the output, blocks of 8 input channels, staging on
- * (sch_hw.wg_reduce, or the target option -local-stage). Depthwise and
+ * iteration) the CPU template's register tile, groups of a row's pixel
+ * tiles (fewer where a compute unit would get under four groups), all
+ * input channels in one block, no staging; elsewhere tiles of 4 x 4,
+ * groups of up to 8 x 16 covering the channel and pixel tiles, blocks of 8
+ * input channels (fewer where local memory holds no such block), staging
+ * on (sch_hw.wg_reduce, or the target option -local-stage). Depthwise and
  * grouped convs, and the rare plain conv compute_nn.c gives the flat
  * depthwise form (one channel in and out), keep device_cl.c's form. */
 #include <string.h>
@@ -156,13 +157,36 @@ static bool plan(sch_tctx *t, const sch_tensor *a, cl_plan *p)
      * 28, 56 pixels), so its last items may idle, clamped to the tiles
      * there are (a GPU's work-items are scalar lanes, so the guard costs no
      * vectors) */
+    /* a cpu device (PoCL) pays for each work-group (the stem's 112 x 112
+     * pixels in groups of one item: 6272 groups, 3.6x main's 1-D groups),
+     * so its group is a row's tiles, one channel tile, but no more than
+     * leave every compute unit four groups */
+    int64_t tiles = a->shape[0] * (p->direct ? a->shape[2] : 1) * ((p->K + toc0 - 1) / toc0) *
+                    ((p->P + tpx0 - 1) / tpx0);
+    int64_t cpu_px = min64(min64(cap_px, hw->wg_max), tiles / (4 * (hw->cores > 0 ? hw->cores : 1)));
     int64_t woc0 = gpu ? cover(p->K, toc0, min64(GPU_WG_OC, cap_oc)) : 1;
-    int64_t wpx0 = gpu ? cover(p->P, tpx0, min64(min64(GPU_WG_PX, cap_px), hw->wg_max / woc0)) : 1;
+    int64_t wpx0 = cover(p->P, tpx0, gpu ? min64(min64(GPU_WG_PX, cap_px), hw->wg_max / woc0) : cpu_px);
+    /* (short of the row, a cpu device's groups divide it: a tail's guard
+     * would keep the tile's channel vectors scalar) */
+    if (!gpu && wpx0 * tpx0 < p->P)
+        wpx0 = sch_tmpl_cl_pow2_default(cpu_px, cpu_px, p->P, tpx0);
     p->woc = sch_tmpl_cl_pow2_knob(t, "wg_oc", cap_oc, woc0);
     p->wpx = sch_tmpl_cl_pow2_knob(t, "wg_px", cap_px, wpx0);
     int nic = pow2_cands(MAX_TILE_IC, p->IC - 1, p->IC, ic_c);
+    /* staged by default: blocks of 8 channels, fewer where the device's
+     * local memory holds no such block (a 1x1 conv stages whole planes),
+     * none where it holds no block of one (the default stays valid) */
     int64_t stage0 = hw->local_stage ? hw->local_stage - 1 : gpu;
-    p->tic = sch_define_knob(t, "tile_ic", nic, ic_c, stage0 ? min64(GPU_TILE_IC, p->IC) : p->IC);
+    cl_plan d = *p;
+    d.toc = toc0, d.tpx = tpx0, d.woc = woc0, d.wpx = wpx0, d.tic = min64(GPU_TILE_IC, p->IC);
+    while (stage0 && hw->l1 > 0 && staged_bytes(&d) > hw->l1 && d.tic > 1) {
+        int64_t v = 1;
+        while (v * 2 < d.tic)
+            v *= 2;
+        d.tic = v;
+    }
+    stage0 = stage0 && (hw->l1 <= 0 || staged_bytes(&d) <= hw->l1);
+    p->tic = sch_define_knob(t, "tile_ic", nic, ic_c, stage0 ? d.tic : p->IC);
     p->unroll = p->KW > 1 ? sch_define_knob(t, "unroll_kw", 2, off_on, 1) : 0;
     p->stage = sch_define_knob(t, "local_stage", 2, off_on, stage0);
     if (hw->wg_max > 0 && p->woc * p->wpx > hw->wg_max) {
