@@ -1167,6 +1167,29 @@ sch_tensor *sch_tmpl_stage(sch_tctx *t, sch_tensor *consumer, sch_tensor *p, sch
  * templates: each root stage's parallel loop as work-groups of wg_items
  * work-items (defines the knob wg_items). */
 void sch_tmpl_device_grid(sch_tctx *t);
+/* The device step's knob vec (templates/device_cl.c) for other device
+ * templates: every work-item's vectorized loops split into vectors of the
+ * width it picks (defines the knob vec). */
+void sch_tmpl_device_vec(sch_tctx *t);
+/* dense_cl.c's rules, which conv2d_cl shares: the largest work-group along
+ * work-item axis `axis` (0: x, 1: y) at most cap (1 on a machine without
+ * work-groups); */
+int64_t sch_tmpl_cl_axis_cap(const sch_hw *hw, int axis, int64_t cap);
+/* the largest power of two v at most cap and dflt for which v x tile
+ * divides extent (a default with no tail); */
+int64_t sch_tmpl_cl_pow2_default(int64_t cap, int64_t dflt, int64_t extent, int64_t tile);
+/* a choice knob among the powers of two up to cap (dflt one of them); */
+int64_t sch_tmpl_cl_pow2_knob(sch_tctx *t, const char *name, int64_t cap, int64_t dflt);
+/* leaf it of a split into groups x items x tile (factors clamped to the
+ * extent), the three loops in *g, *w, *r. */
+void sch_tmpl_cl_tile3(sch_tctx *t, sch_tensor *a, sch_iter *it, int64_t items, int64_t tile, sch_iter **g,
+                       sch_iter **w, sch_iter **r);
+/* templates/conv2d_cl.c: conv2d_nchw_cl, a plain nn.conv2d (groups 1) on a
+ * 2-D work-group (wg_oc x wg_px work-items, each a tile_oc x tile_px
+ * register tile; batch and rows on group axis 2), input channels blocked by
+ * tile_ic, the blocks' input patch and weights staged in local memory with
+ * knob local_stage; other forms take sch_template_conv2d_cl. */
+void sch_template_conv2d_nchw_cl(sch_tctx *t);
 /* templates/reduce_cl.c: reduce_cl, the work-group reductions (softmax,
  * log_softmax and layer_norm rows, global pooling, sum/mean/max/min/prod,
  * argmax): a group of wg_reduce work-items for each row or element, their

@@ -31,7 +31,7 @@ static const struct {
     {"batch_matmul", sch_template_matmul, 3},
     {"default", sch_template_default, 2},
     /* the device templates (templates/device_cl.c), which sch_device_template names */
-    {"conv2d_nchw_cl", sch_template_conv2d_cl, 2},
+    {"conv2d_nchw_cl", sch_template_conv2d_nchw_cl, 3}, /* 3: 2-D work-groups, local_stage (conv2d_cl.c) */
     {"depthwise_conv2d_nchw_cl", sch_template_conv2d_cl, 2},
     {"group_conv2d_nchw_cl", sch_template_conv2d_cl, 2},
     {"dense_cl", sch_template_dense_cl, 3}, /* 3: 2-D work-groups, local_stage (dense_cl.c) */

@@ -302,10 +302,42 @@ static bool barrier_in(const sch_stmt *s)
     return false;
 }
 
+/* A store into a SHARED array that another item of sequence seq (not
+ * item self) reads. */
+typedef struct shared_use {
+    const sch_stmt *seq;
+    int self;
+} shared_use;
+
+static bool shared_read_elsewhere(const void *ctx, const sch_stmt *n)
+{
+    const shared_use *u = ctx;
+    if (n->kind != SCH_S_STORE || n->buf->scope != SCH_SCOPE_SHARED)
+        return false;
+    for (int k = 0; k < u->seq->n; k++)
+        if (k != u->self && sch_stmt_reads(u->seq->items[k], n->buf))
+            return true;
+    return false;
+}
+
+/* Whether an item of sequence s stores into a SHARED (__local) array that
+ * another item reads: a staged copy and its use (conv2d_cl's staged blocks
+ * where the group had one work-item and needed no barrier), which one
+ * launch must keep together, __local memory living for one launch only. */
+static bool shared_across(const sch_stmt *s)
+{
+    for (int i = 0; i < s->n; i++) {
+        shared_use u = {s, i};
+        if (sch_stmt_any(s->items[i], shared_read_elsewhere, &u))
+            return true;
+    }
+    return false;
+}
+
 /* Collects the nests under s (wrapped in w[0..nw)): the leaves of the tree
  * of sequences, lets and kernel-wide temporaries. A per-iteration (private)
  * array around several nests cannot span launches, so it stays one nest,
- * and so does a sequence with barriers. */
+ * and so does a sequence with barriers or stores into __local arrays. */
 static void collect(const sch_stmt *s, const sch_stmt **w, int nw, nests *out)
 {
     if (!s || out->over)
@@ -316,7 +348,7 @@ static void collect(const sch_stmt *s, const sch_stmt **w, int nw, nests *out)
         collect(s->body, w, nw + 1, out);
         return;
     }
-    if (s->kind == SCH_S_SEQ && !barrier_in(s)) {
+    if (s->kind == SCH_S_SEQ && !barrier_in(s) && !shared_across(s)) {
         for (int i = 0; i < s->n; i++)
             collect(s->items[i], w, nw, out);
         return;

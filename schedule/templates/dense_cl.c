@@ -64,19 +64,14 @@ sch_tensor *sch_tmpl_stage(sch_tctx *t, sch_tensor *consumer, sch_tensor *p, sch
     return t->err ? NULL : c;
 }
 
-/* The largest work-group along work-item axis `axis` (0: x, 1: y); 1 on a
- * machine without work-groups, which runs bound loops serially. */
-static int64_t axis_cap(const sch_hw *hw, int axis, int64_t cap)
+int64_t sch_tmpl_cl_axis_cap(const sch_hw *hw, int axis, int64_t cap)
 {
     int64_t m = hw->wg_axis_max[axis] > 0 ? hw->wg_axis_max[axis] : hw->wg_max;
     m = m < hw->wg_max ? m : hw->wg_max;
     return m < 1 ? 1 : m < cap ? m : cap;
 }
 
-/* The largest power of two v at most cap and dflt for which v x tile
- * divides extent (a default with no tail: a guard in a tile's vector loop
- * keeps it a scalar loop). */
-static int64_t pow2_default(int64_t cap, int64_t dflt, int64_t extent, int64_t tile)
+int64_t sch_tmpl_cl_pow2_default(int64_t cap, int64_t dflt, int64_t extent, int64_t tile)
 {
     int64_t v = 1;
     while (v * 2 <= cap && v * 2 <= dflt && extent % (v * 2 * tile) == 0)
@@ -84,8 +79,7 @@ static int64_t pow2_default(int64_t cap, int64_t dflt, int64_t extent, int64_t t
     return v;
 }
 
-/* A choice among the powers of two up to cap (dflt one of them). */
-static int64_t pow2_knob(sch_tctx *t, const char *name, int64_t cap, int64_t dflt)
+int64_t sch_tmpl_cl_pow2_knob(sch_tctx *t, const char *name, int64_t cap, int64_t dflt)
 {
     int64_t values[16];
     int n = 0;
@@ -110,15 +104,15 @@ static bool plan(sch_tctx *t, int64_t M, int64_t N, bool can_stage, dense_plan *
     bool gpu = hw->wg_reduce;
     /* a cpu device's work-item is a core's loop iteration: two of its
      * vectors a row, as the CPU template's tile */
-    int64_t tn0 = pow2_default(32, gpu ? DEFAULT_TILE : 2 * hw->lanes, N, 1);
-    int64_t tm0 = pow2_default(DEFAULT_TILE, DEFAULT_TILE, M, 1);
+    int64_t tn0 = sch_tmpl_cl_pow2_default(32, gpu ? DEFAULT_TILE : 2 * hw->lanes, N, 1);
+    int64_t tm0 = sch_tmpl_cl_pow2_default(DEFAULT_TILE, DEFAULT_TILE, M, 1);
     p->tm = sch_define_knob(t, "tile_m", 4, tiles, tm0);
     p->tn = sch_define_knob(t, "tile_n", 6, tiles, tn0);
-    int64_t cap_m = axis_cap(hw, 1, MAX_WG_M), cap_n = axis_cap(hw, 0, MAX_WG_N);
-    int64_t dm = pow2_default(cap_m, gpu ? 8 : 4, M, tm0);
-    int64_t dn = pow2_default(cap_n, min64(16, hw->wg_max / dm), N, tn0);
-    p->wg_m = pow2_knob(t, "wg_m", cap_m, dm);
-    p->wg_n = pow2_knob(t, "wg_n", cap_n, dn);
+    int64_t cap_m = sch_tmpl_cl_axis_cap(hw, 1, MAX_WG_M), cap_n = sch_tmpl_cl_axis_cap(hw, 0, MAX_WG_N);
+    int64_t dm = sch_tmpl_cl_pow2_default(cap_m, gpu ? 8 : 4, M, tm0);
+    int64_t dn = sch_tmpl_cl_pow2_default(cap_n, min64(16, hw->wg_max / dm), N, tn0);
+    p->wg_m = sch_tmpl_cl_pow2_knob(t, "wg_m", cap_m, dm);
+    p->wg_n = sch_tmpl_cl_pow2_knob(t, "wg_n", cap_n, dn);
     p->tk = sch_define_knob(t, "tile_k", 5, tks, DEFAULT_TILE_K);
     int64_t stage0 = hw->local_stage ? hw->local_stage - 1 : gpu;
     p->stage = can_stage ? sch_define_knob(t, "local_stage", 2, off_on, stage0) : 0;
@@ -153,9 +147,7 @@ static void vector_tile(sch_tctx *t, sch_tensor *st, sch_iter *it)
     SCH_TRY(t, sch_annotate(t->s, st, it, SCH_LOOP_VECTORIZED));
 }
 
-/* Splits leaf it of a into groups x items x tile (factors clamped to the
- * extent); *g, *w, *r get the three loops. */
-static void tile3(sch_tctx *t, sch_tensor *a, sch_iter *it, int64_t items, int64_t tile, sch_iter **g, sch_iter **w,
+void sch_tmpl_cl_tile3(sch_tctx *t, sch_tensor *a, sch_iter *it, int64_t items, int64_t tile, sch_iter **g, sch_iter **w,
                   sch_iter **r)
 {
     sch_iter *rest;
@@ -183,8 +175,8 @@ static void registers(sch_tctx *t, sch_tensor *a, sch_tensor *weight, const dens
         return;
     sch_iter *gi, *wi, *ti, *gj, *wj, *tj, *aio, *aii, *ajo, *aji;
     sch_iter *i = o->leaves.data[0], *j = o->leaves.data[1];
-    tile3(t, o, i, p->wg_m, p->tm, &gi, &wi, &ti);
-    tile3(t, o, j, p->wg_n, p->tn, &gj, &wj, &tj);
+    sch_tmpl_cl_tile3(t, o, i, p->wg_m, p->tm, &gi, &wi, &ti);
+    sch_tmpl_cl_tile3(t, o, j, p->wg_n, p->tn, &gj, &wj, &tj);
     if (t->err)
         return;
     sch_iter *order[6] = {gi, gj, wi, wj, ti, tj};
@@ -241,8 +233,8 @@ void sch_template_dense_cl(sch_tctx *t)
     }
     sch_iter *gi, *wi, *ti, *gj, *wj, *tj, *ko, *ki;
     sch_iter *i = a->leaves.data[0], *j = a->leaves.data[1], *k = a->leaves.data[2];
-    tile3(t, a, i, p.wg_m, p.tm, &gi, &wi, &ti);
-    tile3(t, a, j, p.wg_n, p.tn, &gj, &wj, &tj);
+    sch_tmpl_cl_tile3(t, a, i, p.wg_m, p.tm, &gi, &wi, &ti);
+    sch_tmpl_cl_tile3(t, a, j, p.wg_n, p.tn, &gj, &wj, &tj);
     SCH_TRY(t, sch_split(s, a, k, min64(p.tk, k->extent), &ko, &ki));
     if (t->err)
         return;

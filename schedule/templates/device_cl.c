@@ -177,3 +177,8 @@ void sch_template_default_cl(sch_tctx *t)
     sch_template_default(t);
     to_grid(t);
 }
+
+void sch_tmpl_device_vec(sch_tctx *t)
+{
+    vector_width(t);
+}

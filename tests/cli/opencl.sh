@@ -117,17 +117,41 @@ tap_has "of two axes" "$TMP/out" "wg_n: choice: 1 2 "
 tap_has "and local-memory staging" "$TMP/out" "local_stage: choice: "
 tap_run "its config" 0 "$RELAY_TUNE" lower "$BERT" --task 0 --emit config --target opencl
 tap_has "names dense_cl" "$TMP/out" '{"template":"dense_cl",'
-sed 's/"local_stage":[01]/"local_stage":1/' "$TMP/out" > "$TMP/stage1.json"
-sed 's/"local_stage":[01]/"local_stage":0/' "$TMP/out" > "$TMP/stage0.json"
-tap_run "lower the dense with local_stage 1" 0 "$RELAY_TUNE" lower "$BERT" --task 0 --emit c --target opencl --config "@$TMP/stage1.json"
-tap_has "its tiles are __local arrays" "$TMP/out" "__local float s0["
-tap_has "between barriers" "$TMP/out" "barrier(CLK_LOCAL_MEM_FENCE);"
-if grep -q "^/\* launch kernel_[0-9a-z]*: global [0-9]*x[0-9]* local [0-9]*x[0-9]*, __local [0-9]* bytes \*/$" "$TMP/out"; then
-    tap_ok "launched over 2-D work-groups with their local memory"
-else tap_fail "launched over 2-D work-groups with their local memory" "$(grep -n "launch" "$TMP/out" | head -3)"; fi
-tap_run "lower it with local_stage 0" 0 "$RELAY_TUNE" lower "$BERT" --task 0 --emit c --target opencl --config "@$TMP/stage0.json"
-if grep -q "__local float\|barrier(CLK" "$TMP/out"; then tap_fail "stages nothing" "$(grep -n "__local float\|barrier(CLK" "$TMP/out" | head -2)"
-else tap_ok "stages nothing"; fi
+# staged WHAT MODEL TASK SED LAUNCH ARRAY: task TASK of MODEL under the
+# config in $TMP/out with local_stage 1 (and the edits SED) stages its tiles
+# in __local arrays (ARRAY) between barriers, launched as LAUNCH (a grep
+# pattern); with local_stage 0 it stages nothing.
+staged() {
+    sed "s/\"local_stage\":[01]/\"local_stage\":1/; $4" "$TMP/out" > "$TMP/stage1.json"
+    sed 's/"local_stage":[01]/"local_stage":0/' "$TMP/out" > "$TMP/stage0.json"
+    tap_run "lower the $1 with local_stage 1" 0 "$RELAY_TUNE" lower "$2" --task "$3" --emit c --target opencl --config "@$TMP/stage1.json"
+    tap_has "its tiles are __local arrays" "$TMP/out" "$6"
+    tap_has "between barriers" "$TMP/out" "barrier(CLK_LOCAL_MEM_FENCE);"
+    if grep -q "$5" "$TMP/out"; then tap_ok "launched over 2-D work-groups with their local memory"
+    else tap_fail "launched over 2-D work-groups with their local memory" "$(grep -n "launch" "$TMP/out" | head -3)"; fi
+    tap_run "lower it with local_stage 0" 0 "$RELAY_TUNE" lower "$2" --task "$3" --emit c --target opencl --config "@$TMP/stage0.json"
+    if grep -q "__local float\|barrier(CLK" "$TMP/out"; then tap_fail "stages nothing" "$(grep -n "__local float\|barrier(CLK" "$TMP/out" | head -2)"
+    else tap_ok "stages nothing"; fi
+}
+staged dense "$BERT" 0 "" "^/\* launch kernel_[0-9a-z]*: global [0-9]*x[0-9]* local [0-9]*x[0-9]*, __local [0-9]* bytes \*/$" "__local float s0["
+# conv2d_nchw_cl (schedule/templates/conv2d_cl.c): 2-D work-groups of output
+# channels x pixels, and with local_stage each input-channel block's patch
+# and weights staged in __local memory between barriers; a cpu device's
+# default stages nothing. Task 6 is resnet18's 3x3 conv of 128 channels.
+tap_run "the conv device template's space" 0 "$RELAY_TUNE" lower "$R18" --task 6 --emit space --target opencl
+tap_has "has a work-group shape over channels" "$TMP/out" "wg_oc: choice: "
+tap_has "and pixels" "$TMP/out" "wg_px: choice: "
+tap_has "per-work-item tiles" "$TMP/out" "tile_px: choice: 1 2 "
+tap_has "and local-memory staging" "$TMP/out" "local_stage: choice: "
+tap_run "its config" 0 "$RELAY_TUNE" lower "$R18" --task 6 --emit config --target opencl
+tap_has "names conv2d_nchw_cl" "$TMP/out" '{"template":"conv2d_nchw_cl",'
+cpu_dev=$("$RELAY_TUNE" targets opencl | grep -c "(cpu,")
+if [ "$cpu_dev" -gt 0 ]; then tap_has "a cpu device's default stages nothing" "$TMP/out" '"local_stage":0'
+else tap_has "a device that is no cpu stages by default" "$TMP/out" '"local_stage":1'; fi
+staged conv "$R18" 6 's/"wg_oc":[0-9]*/"wg_oc":4/; s/"wg_px":[0-9]*/"wg_px":4/; s/"tile_oc":[0-9]*/"tile_oc":4/; s/"tile_ic":[0-9]*/"tile_ic":8/' \
+    "^/\* launch kernel_[0-9a-z]*: global [0-9]*x[0-9]*x[0-9]* local 4x4x1, __local [0-9]* bytes \*/$" "__local float s1["
+tap_run "-local-stage=1 makes staging the conv's default" 0 "$RELAY_TUNE" lower "$R18" --task 6 --emit config --target "opencl -local-stage=1"
+tap_has "local_stage 1" "$TMP/out" '"local_stage":1'
 tap_run "lower the dense for the cpu target" 0 "$RELAY_TUNE" lower "$BERT" --task 0 --emit c
 if grep -q "__local\|barrier(" "$TMP/out"; then tap_fail "its C has no __local memory or barrier" "$(grep -n "__local\|barrier(" "$TMP/out" | head -2)"
 else tap_ok "its C has no __local memory or barrier"; fi

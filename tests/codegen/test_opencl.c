@@ -515,7 +515,8 @@ static void check_set(const tg_target *t, const char *label, const fn_case *fs, 
             vector[nk] = strstr(su_buf_str(&src) + start, "rt_vload") != NULL;
             staged[nk] = strstr(su_buf_str(&src) + start, "__local float") != NULL;
             barriers[nk] = strstr(su_buf_str(&src) + start, "barrier(CLK_LOCAL_MEM_FENCE)") != NULL;
-            stage[nk] = fs[f].knob && !strcmp(fs[f].knob, "local_stage") && !naive ? (int)fs[f].value : -1;
+            /* (the vector widths keep the default local_stage) */
+            stage[nk] = fs[f].knob && !strcmp(fs[f].knob, "local_stage") && !naive && !width ? (int)fs[f].value : -1;
             hows[nk] = naive ? "naive" : random ? "random config" : width ? vecs[nk] : "default";
             widths[nk] = width;
             from[nk] = fs[f].from;
@@ -829,6 +830,160 @@ static void dense_checks(const tg_target *t)
         ir_module_free(mods[i]);
 }
 
+/* ---- conv2d_nchw_cl: 2-D work-groups, local-memory staging -------------- */
+
+/* One conv of the checks: data N x C x H x W, K filters of KH x KW, a
+ * stride and padding, and an epilogue (0: none, 1: bias + relu, 2: a
+ * residual add). */
+typedef struct conv_shape {
+    int64_t n, c, h, w, k, kh, kw, stride, pad;
+    int epilogue;
+} conv_shape;
+
+/* Its relay text, in a static buffer. */
+static const char *conv_model(const conv_shape *c)
+{
+    static char text[1024];
+    int64_t oh = (c->h + 2 * c->pad - c->kh) / c->stride + 1, ow = (c->w + 2 * c->pad - c->kw) / c->stride + 1;
+    char extra[128] = "", conv[256];
+    if (c->epilogue == 1)
+        snprintf(extra, sizeof extra, ", %%b: Tensor[(%lld), float32]", (long long)c->k);
+    else if (c->epilogue == 2)
+        snprintf(extra, sizeof extra, ", %%r: Tensor[(%lld, %lld, %lld, %lld), float32]", (long long)c->n,
+                 (long long)c->k, (long long)oh, (long long)ow);
+    snprintf(conv, sizeof conv, "nn.conv2d(%%x, %%w, strides=[%lld, %lld], padding=[%lld, %lld, %lld, %lld])",
+             (long long)c->stride, (long long)c->stride, (long long)c->pad, (long long)c->pad, (long long)c->pad,
+             (long long)c->pad);
+    char body[320];
+    if (c->epilogue == 1)
+        snprintf(body, sizeof body, "nn.relu(nn.bias_add(%s, %%b))", conv);
+    else if (c->epilogue == 2)
+        snprintf(body, sizeof body, "add(%s, %%r)", conv);
+    else
+        snprintf(body, sizeof body, "%s", conv);
+    snprintf(text, sizeof text,
+             HDR "def @main(%%x: Tensor[(%lld, %lld, %lld, %lld), float32], %%w: Tensor[(%lld, %lld, %lld, %lld), "
+                 "float32]%s) { %s }",
+             (long long)c->n, (long long)c->c, (long long)c->h, (long long)c->w, (long long)c->k, (long long)c->c,
+             (long long)c->kh, (long long)c->kw, extra, body);
+    return text;
+}
+
+/* Whether the space of func's template (for t) has every knob of names. */
+static bool has_knobs(const ir_expr *func, const tg_target *t, const char *const *names, int n, const char **tmpl)
+{
+    sch_space sp = {0};
+    bool all = space_of(func, t, &sp, tmpl);
+    for (int i = 0; all && i < n; i++)
+        all = knob_of(&sp, names[i]) >= 0;
+    sch_space_free(&sp);
+    return all;
+}
+
+/* Plain convs of odd sizes (1, 3, 7, 13, 27 channels and pixels; strides 1
+ * and 2; padding 0, 1 and a stem's 3; 1x1, 3x3, 5x5 and a 7x7 stem on 3
+ * channels; a batch of 2; tiles that do not divide), with no epilogue, a
+ * bias and relu or a residual add, each with local_stage off and on: the
+ * defaults otherwise and seeded random configs of conv2d_nchw_cl's space,
+ * against the reference (1e-4); the staged kernels declare __local tiles
+ * and wait at barriers, the others do neither; some run over 2-D
+ * work-groups. Then the knobs of each conv kind's space. */
+static void conv_checks(const tg_target *t)
+{
+    static const conv_shape shapes[] = {
+        {1, 3, 27, 27, 7, 7, 7, 2, 3, 1},  /* a stem */
+        {2, 13, 7, 7, 27, 3, 3, 1, 1, 0},  /* a batch of 2 */
+        {1, 27, 13, 13, 13, 1, 1, 1, 0, 1}, /* 1x1: the fused-pixel form */
+        {1, 7, 13, 13, 27, 1, 1, 2, 0, 2}, /* 1x1 stride 2: its strided pixels */
+        {1, 13, 13, 13, 7, 5, 5, 1, 0, 2}, /* 5x5, residual add */
+        {2, 3, 7, 7, 1, 3, 3, 2, 1, 0},    /* one output channel */
+        {1, 1, 13, 13, 3, 3, 3, 1, 1, 1},  /* one input channel */
+        {1, 27, 7, 7, 13, 3, 3, 2, 0, 1},  /* stride 2, no padding */
+        {1, 13, 1, 1, 27, 1, 1, 1, 0, 0},  /* one pixel */
+        {1, 16, 14, 14, 32, 3, 3, 1, 1, 1}, /* tiles that divide */
+    };
+    enum { NS = sizeof shapes / sizeof *shapes };
+    ir_module *mods[NS];
+    fn_case cs[2 * NS];
+    int nc = 0;
+    for (int i = 0; i < NS; i++) {
+        const conv_shape *c = &shapes[i];
+        char name[96];
+        snprintf(name, sizeof name, "conv %lldx%lldx%lldx%lld k%lld %lldx%lld s%lld p%lld%s", (long long)c->n,
+                 (long long)c->c, (long long)c->h, (long long)c->w, (long long)c->k, (long long)c->kh,
+                 (long long)c->kw, (long long)c->stride, (long long)c->pad,
+                 c->epilogue == 1 ? " + bias + relu" : c->epilogue == 2 ? " + residual" : "");
+        mods[i] = hx_load(name, conv_model(c));
+        const ir_expr *f = hx_last_primitive(mods[i]);
+        const char *from = su_arena_strdup(&mods[i]->arena, name);
+        for (int on = 0; on < 2; on++)
+            cs[nc++] = (fn_case){f, from, -1, 1, "local_stage", on};
+    }
+    totals tot = {.no_naive = true};
+    check_set(t, "conv", cs, nc, true, &tot);
+    diag("conv: %d kernels with local_stage off, %d on, %d over 2-D work-groups; builds %.2f s, runs %.2f s",
+         tot.stage_runs[0], tot.stage_runs[1], tot.two_d, tot.build_s, tot.run_s);
+    ok(tot.random[0] >= NS * 2, "conv: %d random configs of conv2d_nchw_cl match", tot.random[0]);
+    ok(tot.stage_runs[1] >= NS * 2 && tot.stage_ok[1] == tot.stage_runs[1],
+       "conv with local_stage on: all %d kernels match and stage their blocks in __local memory", tot.stage_runs[1]);
+    ok(tot.staged_barriers > 0, "some of them (%d) between barriers (a cpu device's default groups are of one "
+       "work-item, which need none)", tot.staged_barriers);
+    ok(tot.stage_runs[0] >= NS * 2 && tot.stage_ok[0] == tot.stage_runs[0],
+       "conv with local_stage off: all %d kernels match, with no __local memory", tot.stage_runs[0]);
+    ok(tot.two_d > 0, "conv: %d kernels run over 2-D work-groups", tot.two_d);
+    /* a GPU's defaults (a target with work-group reductions: tiles of 4 x
+     * 4, groups of 8 x 16, staging on), run on this device */
+    tg_target gpu;
+    const char *why = "";
+    if (ok(tg_target_parse("opencl -wg-reduce=1", &gpu, &why), "a target with a GPU's defaults: %s", why)) {
+        totals gt = {.no_naive = true};
+        fn_case gs[NS];
+        for (int i = 0; i < NS; i++)
+            gs[i] = (fn_case){cs[2 * i].func, cs[2 * i].from, -1, 1, "local_stage", 1};
+        check_set(&gpu, "conv, a GPU's defaults", gs, NS, false, &gt);
+        ok(gt.stage_runs[1] == NS && gt.stage_ok[1] == NS && gt.staged_barriers * 2 > NS,
+           "conv, a GPU's defaults: all %d staged kernels match, %d of them between barriers", gt.stage_ok[1],
+           gt.staged_barriers);
+        ok(gt.two_d * 2 > NS, "conv, a GPU's defaults: %d kernels run over 2-D work-groups", gt.two_d);
+    }
+    /* every conv kind's space has the issue's knobs: work-group shape,
+     * per-work-item tile, staging (plain), unroll, vector width */
+    static const char *const plain[] = {"wg_oc", "wg_px", "tile_oc", "tile_px", "tile_ic", "unroll_kw",
+                                        "local_stage", "vec"};
+    static const char *const dw_direct[] = {"wg_items", "tile_oc", "tile_ow", "unroll_kw", "vec"};
+    static const char *const dw_flat[] = {"wg_items", "tile_c", "tile_r", "unroll_taps", "vec"};
+    static const char *const grouped[] = {"wg_items", "tile_oc", "tile_ow", "tile_ic", "unroll_kw", "vec"};
+    static const struct {
+        const char *what, *text, *tmpl;
+        const char *const *knobs;
+        int n;
+    } kinds[] = {
+        {"a plain conv", HDR "def @main(%x: Tensor[(1, 8, 9, 9), float32], %w: Tensor[(16, 8, 3, 3), float32]) "
+                             "{ nn.conv2d(%x, %w, padding=[1, 1, 1, 1]) }",
+         "conv2d_nchw_cl", plain, 8},
+        {"a stride-2 depthwise conv", HDR "def @main(%x: Tensor[(1, 8, 9, 9), float32], %w: Tensor[(8, 1, 3, 3), "
+                                          "float32]) { nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 1, 1, 1], "
+                                          "groups=8) }",
+         "depthwise_conv2d_nchw_cl", dw_direct, 5},
+        {"a stride-1 depthwise conv", HDR "def @main(%x: Tensor[(1, 8, 9, 9), float32], %w: Tensor[(8, 1, 3, 3), "
+                                          "float32]) { nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=8) }",
+         "depthwise_conv2d_nchw_cl", dw_flat, 5},
+        {"a grouped conv", HDR "def @main(%x: Tensor[(1, 8, 9, 9), float32], %w: Tensor[(16, 4, 3, 3), float32]) "
+                               "{ nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=2) }",
+         "group_conv2d_nchw_cl", grouped, 6},
+    };
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
+        ir_module *m = hx_load(kinds[i].what, kinds[i].text);
+        const char *tmpl = "";
+        bool has = has_knobs(hx_last_primitive(m), t, kinds[i].knobs, kinds[i].n, &tmpl);
+        ok(has && !strcmp(tmpl, kinds[i].tmpl), "%s: %s has the knobs of work-group shape, tile, unroll and vector "
+           "width", kinds[i].what, tmpl);
+        ir_module_free(m);
+    }
+    for (int i = 0; i < NS; i++)
+        ir_module_free(mods[i]);
+}
+
 int main(void)
 {
     tg_target t;
@@ -854,6 +1009,7 @@ int main(void)
     ok(!parsed && strstr(why, "0 or 1"), "-wg-reduce=2 is refused: %s", why);
     vector_checks(&t);
     dense_checks(&t);
+    conv_checks(&t);
     totals ops = {0}, zoo_tot = {0};
     ir_module *mods[NMODELS];
     static fn_case cs[MAXK];
