@@ -193,6 +193,12 @@ struct rt_cmodel {
     int (*run)(void *);
     void (*destroy)(void *);
     size_t (*arena_bytes)(void);
+    /* the profile: NULL in a model without one (optional symbols) */
+    int (*num_steps)(void);
+    const char *(*step_name)(int);
+    int (*step_kernel)(int);
+    long long (*step_flops)(int);
+    void (*profile)(void *, double *);
 };
 
 rt_cmodel *rt_cmodel_load(const char *path, FILE *errs)
@@ -230,7 +236,14 @@ rt_cmodel *rt_cmodel_load(const char *path, FILE *errs)
     SYM(run, "rtm_run");
     SYM(destroy, "rtm_destroy");
     SYM(arena_bytes, "rtm_arena_bytes");
+    SYM(num_steps, "rtm_num_steps");
+    SYM(step_name, "rtm_step_name");
+    SYM(step_kernel, "rtm_step_kernel");
+    SYM(step_flops, "rtm_step_flops");
+    SYM(profile, "rtm_profile");
 #undef SYM
+    if (!c->num_steps || !c->step_name || !c->step_kernel || !c->step_flops || !c->profile)
+        c->num_steps = NULL;    /* all of the profile or none */
     if (!abi || abi() != 1 || !create || !c->num_inputs || !c->num_outputs || !c->input_name || !c->input_dtype ||
         !c->input_ndim || !c->input_shape || !c->input_nbytes || !c->output_dtype || !c->output_ndim ||
         !c->output_shape || !c->output_nbytes || !c->input || !c->output || !c->run || !c->destroy ||
@@ -389,6 +402,41 @@ int rt_cmodel_run(rt_cmodel *c, FILE *errs)
         return -1;
     }
     return 0;
+}
+
+int rt_cmodel_num_steps(const rt_cmodel *c)
+{
+    return c->num_steps ? c->num_steps() : -1;
+}
+
+const char *rt_cmodel_step_name(const rt_cmodel *c, int i)
+{
+    return c->num_steps ? c->step_name(i) : NULL;
+}
+
+int rt_cmodel_step_kernel(const rt_cmodel *c, int i)
+{
+    return c->num_steps ? c->step_kernel(i) : -1;
+}
+
+int64_t rt_cmodel_step_flops(const rt_cmodel *c, int i)
+{
+    return c->num_steps ? c->step_flops(i) : -1;
+}
+
+int rt_cmodel_run_profiled(rt_cmodel *c, double *seconds, FILE *errs)
+{
+    if (!c->num_steps) {
+        if (errs)
+            fprintf(errs, "relay-tune: error: this compiled model has no per-kernel profile (%s)\n",
+                    c->opencl ? "an OpenCL model" : "compiled by an older relay-tune: compile it again");
+        return -1;
+    }
+    /* the profile is on for this run only, so that rt_cmodel_run stays untimed */
+    c->profile(c->inst, seconds);
+    int rc = rt_cmodel_run(c, errs);
+    c->profile(c->inst, NULL);
+    return rc;
 }
 
 rt_tensor *rt_cmodel_output(const rt_cmodel *c, size_t i)

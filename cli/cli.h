@@ -44,6 +44,7 @@ typedef struct cli_opts {
     int jobs;                   /* compile: -j */
     int runs, warmup;           /* bench: --repeat, --warmup */
     int json;                   /* bench, tasks: --json */
+    int profile;                /* bench: --profile */
     int mpi;                    /* tune: --mpi (also implied under mpirun) */
     rt_opt_options opt;         /* tune, opt, tasks, lower: -O0..3; opt: the pipeline's options */
     int stats, list_passes;     /* opt: --stats, --list-passes */

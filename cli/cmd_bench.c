@@ -17,7 +17,7 @@ static void help(FILE *out)
     fprintf(out,
             "usage: relay-tune bench MODEL.relay|MODEL.so [--target cpu|opencl] [--db DB] [--params W.npz]\n"
             "                        [--random-params SEED] [--input NAME=FILE.npy ...]\n"
-            "                        [--repeat N] [--warmup N] [--json] [--layout-block N]\n"
+            "                        [--repeat N] [--warmup N] [--json] [--profile] [--layout-block N]\n"
             "  Latency of the compiled model: --warmup runs (default 3), then --repeat timed runs\n"
             "  (default 20); prints the median, p10 and p90 in ms. A .relay file is compiled\n"
             "  into the cache first, with weights from --params (may be given several times),\n"
@@ -26,7 +26,9 @@ static void help(FILE *out)
             "  SEED seeds the random weights and inputs (default 0). Threads: as OpenMP decides\n"
             "  (OMP_NUM_THREADS). --layout-block N compiles the convs in NCHW[x]c, x up to N\n"
             "  (docs/layouts.md; default 0: NCHW). --winograd [--winograd-tile 2|4] compiles the\n"
-            "  3x3 stride-1 convs as Winograd convs (docs/winograd.md).\n");
+            "  3x3 stride-1 convs as Winograd convs (docs/winograd.md). --profile then times\n"
+            "  --repeat more runs kernel by kernel and prints each step's median, its share\n"
+            "  of their sum and its GFLOP/s, the slowest first (cpu models).\n");
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -69,6 +71,112 @@ static int check_options(const cli_opts *o)
     return -1;
 }
 
+static void print_json_string(const char *s)
+{
+    putchar('"');
+    for (const char *c = s; *c; c++)
+        if (*c == '"' || *c == '\\')
+            printf("\\%c", *c);
+        else if ((unsigned char)*c < 0x20)
+            printf("\\u%04x", *c);
+        else
+            putchar(*c);
+    putchar('"');
+}
+
+/* The per-kernel profile of `runs` more runs: per step s, the median of
+ * its times at [s] and their minimum at [ns + s] (ms). The end-to-end runs
+ * before it are untimed per step, so the profile's clock reads never touch
+ * the latency reported. NULL after a message. */
+static double *profile_runs(rt_cmodel *cm, int runs, int *nsteps)
+{
+    int ns = rt_cmodel_num_steps(cm);
+    if (ns < 0) {
+        /* the API's message: which kind of model has no profile */
+        (void)rt_cmodel_run_profiled(cm, NULL, stderr);
+        return NULL;
+    }
+    double *all = calloc((size_t)ns * (size_t)runs + 1, sizeof *all);   /* all[s * runs + r] */
+    double *one = calloc((size_t)ns + 1, sizeof *one);
+    double *med = calloc(2 * (size_t)ns + 1, sizeof *med);
+    bool ok = all && one && med;
+    for (int r = 0; ok && r < runs; r++) {
+        ok = rt_cmodel_run_profiled(cm, one, stderr) == 0;
+        for (int s = 0; ok && s < ns; s++)
+            all[(size_t)s * (size_t)runs + (size_t)r] = one[s] * 1e3;
+    }
+    for (int s = 0; ok && s < ns; s++) {
+        double *v = all + (size_t)s * (size_t)runs;
+        qsort(v, (size_t)runs, sizeof *v, cmp_double);
+        med[s] = quantile(v, runs, 0.5);
+        med[ns + s] = v[0];
+    }
+    free(all);
+    free(one);
+    if (!ok) {
+        free(med);
+        return NULL;
+    }
+    *nsteps = ns;
+    return med;
+}
+
+/* The index order of the steps, the slowest first (ties: in run order). */
+static const double *sort_key;
+static int cmp_step(const void *a, const void *b)
+{
+    int i = *(const int *)a, j = *(const int *)b;
+    double x = sort_key[i], y = sort_key[j];
+    return x > y ? -1 : x < y ? 1 : (i > j) - (i < j);
+}
+
+/* The profile after the latency: in JSON the "profile" member of report's
+ * object (each step in run order, with its minimum), else a table of the
+ * steps, the slowest first. */
+static void print_profile(const cli_opts *o, const rt_cmodel *cm, const double *med, int ns, double e2e)
+{
+    double sum = 0;
+    for (int s = 0; s < ns; s++)
+        sum += med[s];
+    int *order = calloc((size_t)ns + 1, sizeof *order);
+    for (int s = 0; s < ns; s++)
+        order[s] = s;
+    sort_key = med;
+    qsort(order, (size_t)ns, sizeof *order, cmp_step);
+    if (o->json) {
+        printf(", \"profile\": {\"sum_ms\": %.4f, \"steps\": [", sum);
+        for (int s = 0; s < ns; s++) {
+            printf("%s{\"step\": %d, \"kernel\": %d, \"name\": ", s ? ", " : "", s, rt_cmodel_step_kernel(cm, s));
+            print_json_string(rt_cmodel_step_name(cm, s));
+            printf(", \"median_ms\": %.4f, \"min_ms\": %.4f, \"flops\": %lld}", med[s], med[ns + s],
+                   (long long)rt_cmodel_step_flops(cm, s));
+        }
+        printf("]}");
+    } else {
+        double gap = e2e - sum;
+        if (gap > -5e-4 && gap < 5e-4)
+            gap = 0;    /* no "-0.000" */
+        printf("profile: %d steps, medians of %d runs; sum %.3f ms against %.3f ms end to end (%.3f ms between "
+               "and around the kernels)\n",
+               ns, o->runs, sum, e2e, gap);
+        printf("%5s %6s %9s %6s %7s %8s  %s\n", "step", "kernel", "ms", "share", "cumul", "GFLOP/s", "ops and shape");
+        double cum = 0;
+        for (int k = 0; k < ns; k++) {
+            int s = order[k];
+            cum += med[s];
+            long long fl = (long long)rt_cmodel_step_flops(cm, s);
+            printf("%5d %6d %9.4f %5.1f%% %6.1f%% ", s, rt_cmodel_step_kernel(cm, s), med[s],
+                   sum > 0 ? 100 * med[s] / sum : 0, sum > 0 ? 100 * cum / sum : 0);
+            if (fl > 0 && med[s] > 0)
+                printf("%8.1f", (double)fl / (med[s] * 1e6));
+            else
+                printf("%8s", "-");
+            printf("  %s\n", rt_cmodel_step_name(cm, s));
+        }
+    }
+    free(order);
+}
+
 /* ms[0..runs) of the timed runs after the warm-up ones, sorted; NULL after a message. */
 static double *time_runs(rt_cmodel *cm, int warmup, int runs)
 {
@@ -88,20 +196,9 @@ static double *time_runs(rt_cmodel *cm, int warmup, int runs)
     return ms;
 }
 
-static void print_json_string(const char *s)
-{
-    putchar('"');
-    for (const char *c = s; *c; c++)
-        if (*c == '"' || *c == '\\')
-            printf("\\%c", *c);
-        else if ((unsigned char)*c < 0x20)
-            printf("\\u%04x", *c);
-        else
-            putchar(*c);
-    putchar('"');
-}
-
-static void report(const cli_opts *o, const double *ms, size_t arena_bytes)
+/* The latency; then the profile prof[0..2 ns) when there is one. */
+static void report(const cli_opts *o, const double *ms, size_t arena_bytes, const rt_cmodel *cm, const double *prof,
+                   int ns)
 {
     int n = o->runs;
     double mean = 0, var = 0;
@@ -117,12 +214,17 @@ static void report(const cli_opts *o, const double *ms, size_t arena_bytes)
         print_json_string(o->model);
         printf(", \"target\": \"%s\", \"repeat\": %d, \"warmup\": %d, \"median_ms\": %.4f, \"p10_ms\": %.4f, "
                "\"p90_ms\": %.4f, \"min_ms\": %.4f, \"max_ms\": %.4f, \"mean_ms\": %.4f, \"stddev_ms\": %.4f, "
-               "\"arena_bytes\": %zu}\n",
+               "\"arena_bytes\": %zu",
                kind, n, o->warmup, med, p10, p90, ms[0], ms[n - 1], mean, sqrt(var), arena_bytes);
+        if (prof)
+            print_profile(o, cm, prof, ns, med);
+        printf("}\n");
     } else {
         printf("%s on %s%s%s%s: median %.3f ms, p10 %.3f ms, p90 %.3f ms (%d runs after %d warm-up)\n", o->model, kind,
                threads ? " (OMP_NUM_THREADS=" : "", threads ? threads : "", threads ? ")" : "", med, p10, p90, n,
                o->warmup);
+        if (prof)
+            print_profile(o, cm, prof, ns, med);
     }
 }
 
@@ -134,7 +236,7 @@ int cli_cmd_bench(int argc, char **argv)
         rc = check_options(&o);
     rt_inputs *in = NULL;
     rt_cmodel *cm = NULL;
-    double *ms = NULL;
+    double *ms = NULL, *prof = NULL;
     if (rc >= 0)
         goto out;
     in = rt_inputs_new();
@@ -145,10 +247,14 @@ int cli_cmd_bench(int argc, char **argv)
      * inputs: --input, the others seeded random */
     if (!(cm = cli_load_compiled(&o, o.random || !o.params.n, in, true)) || !(ms = time_runs(cm, o.warmup, o.runs)))
         goto out;
-    report(&o, ms, rt_cmodel_arena_bytes(cm));
+    int ns = 0;
+    if (o.profile && !(prof = profile_runs(cm, o.runs, &ns)))
+        goto out;
+    report(&o, ms, rt_cmodel_arena_bytes(cm), cm, prof, ns);
     rc = 0;
 out:
     free(ms);
+    free(prof);
     rt_cmodel_free(cm);
     rt_inputs_free(in);
     cli_opts_free(&o);

@@ -65,6 +65,7 @@ static const opt_row rows[] = {
     {"--repeat", CLI_BENCH, OPT_COUNT, AT(runs), AS_INT, 1, 1000000, false},
     {"--warmup", CLI_BENCH, OPT_COUNT, AT(warmup), AS_INT, 0, 1000000, false},
     {"--json", CLI_BENCH | CLI_TASKS, OPT_FLAG, AT(json), AS_INT, 0, 0, false},
+    {"--profile", CLI_BENCH, OPT_FLAG, AT(profile), AS_INT, 0, 0, false},
     /* opt */
     {"--print-after", CLI_OPT, OPT_STR, AT(opt.print_after), AS_INT, 0, 0, false},
     {"--print-after-all", CLI_OPT, OPT_FLAG, AT(opt.print_after_all), AS_INT, 0, 0, false},

@@ -515,6 +515,18 @@ int rt_cmodel_set_input(rt_cmodel *c, const char *name, const rt_tensor *t, FILE
 int rt_cmodel_set_inputs(rt_cmodel *c, const rt_inputs *in, int random, uint64_t seed, FILE *errs);
 /* Runs the model once: 0, or -1 after a message. */
 int rt_cmodel_run(rt_cmodel *c, FILE *errs);
+/* The per-kernel profile (relaytune_model.h's rtm_profile): the steps of a
+ * run (one kernel call each), or -1 for a model without a profile (an
+ * OpenCL model, or one compiled before it existed). */
+int rt_cmodel_num_steps(const rt_cmodel *c);
+/* Step i's name ("nn.conv2d+add+nn.relu 1x64x56x56"), its distinct kernel
+ * and its FLOPs (NULL / -1 out of range). */
+const char *rt_cmodel_step_name(const rt_cmodel *c, int i);
+int rt_cmodel_step_kernel(const rt_cmodel *c, int i);
+int64_t rt_cmodel_step_flops(const rt_cmodel *c, int i);
+/* Runs the model once timing each step into seconds[0..rt_cmodel_num_steps):
+ * 0, or -1 after a message (also for a model without a profile). */
+int rt_cmodel_run_profiled(rt_cmodel *c, double *seconds, FILE *errs);
 /* A copy of output i after a run (free with rt_tensor_free). */
 rt_tensor *rt_cmodel_output(const rt_cmodel *c, size_t i);
 /* Unloads (NULL is fine). */

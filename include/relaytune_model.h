@@ -73,6 +73,22 @@ const void *rtm_output(const rtm_model *m, int i);
  * plan's peak), allocated once per instance. */
 size_t rtm_arena_bytes(void);
 
+/* The per-kernel profile (cpu models; `relay-tune bench --profile`). A run
+ * is a sequence of steps, one kernel call each, in order. */
+/* The steps of a run. */
+int rtm_num_steps(void);
+/* Step i's name: its fused ops and result shape, e.g.
+ * "nn.conv2d+add+nn.relu 1x64x56x56" (NULL out of range). */
+const char *rtm_step_name(int i);
+/* The distinct kernel step i calls (steps of one workload share one), or -1. */
+int rtm_step_kernel(int i);
+/* The FLOPs of step i, or -1. */
+long long rtm_step_flops(int i);
+/* Profiles the instance's runs: each rtm_run then writes step i's seconds
+ * to seconds[i] (rtm_num_steps() of them); NULL turns it off. Off, a run
+ * costs one branch a step more than without the profile. */
+void rtm_profile(rtm_model *m, double *seconds);
+
 #ifdef __cplusplus
 }
 #endif

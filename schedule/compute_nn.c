@@ -316,7 +316,13 @@ static const sch_expr *taps(su_arena *a, const sch_expr *start, int64_t n, int64
  * loads keep gcc from vectorizing the pooling loop, and unvectorized, each
  * tap would convert its float16 input again (k x k times per element); the
  * padded copy converts each input once, into floats, in vector loops (the
- * float16 resnet's 3x3/2 max pool: 25 us instead of 680 us measured alone). */
+ * float16 resnet's 3x3/2 max pool: 25 us instead of 680 us measured alone).
+ * For float32 where a window reaches outside the data (padding, or a
+ * ceil_mode window past the end): the guarded taps are masked strided
+ * loads; after the copy, plain strided ones (resnet18's 3x3/2 max pool
+ * over 64x112x112 on AVX-512, 1 thread: 1.01 -> 0.30 ms, the copy
+ * included; 2 threads 0.51-0.88 -> 0.15-0.18 ms). A pool whose windows stay
+ * inside (squeezenet's) has no guards to lose and reads the data itself. */
 static sch_tensor *pool_padded(sch_cctx *cx, sch_tensor *d, const int64_t k[2], const int64_t st[2],
                                const int64_t dil[2], const int64_t pad[4])
 {
@@ -353,7 +359,10 @@ bool sch_compute_pool2d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor
     int64_t H = d->shape[2], W = d->shape[3];
     static const char *const names[] = {"n", "c", "oh", "ow"};
     const char *tag = cx->tag;
-    sch_tensor *padded = is_max && d->dtype == IR_FLOAT16 ? pool_padded(cx, d, k, st, dil, pad) : NULL;
+    const ir_type *ot = sch_out_type(cx, 0);
+    bool outside = pad[0] || pad[1] || (ot->shape[2] - 1) * st[0] + (k[0] - 1) * dil[0] + 1 > H ||
+                   (ot->shape[3] - 1) * st[1] + (k[1] - 1) * dil[1] + 1 > W;
+    sch_tensor *padded = is_max && (d->dtype == IR_FLOAT16 || outside) ? pool_padded(cx, d, k, st, dil, pad) : NULL;
     cx->tag = is_max ? tag : "poolsum";
     sch_tensor *t = sch_stage_like(cx, 0, names);
     sch_var *kh = sch_stage_raxis(cx, t, "kh", k[0]), *kw = sch_stage_raxis(cx, t, "kw", k[1]);

@@ -436,6 +436,7 @@ static const char abi_struct[] =
     "    unsigned char *arena;\n"
     "    void *in[NIN + 1];\n"
     "    void *out[NOUT + 1];\n"
+    "    double *prof;          /* rtm_profile's times, or NULL: not profiling */\n"
     "};\n";
 
 /* The ABI's functions every back end shares: the tables' getters, the
@@ -759,6 +760,9 @@ static void kernel_units(mctx *c)
  * the weights pulled in by the assembler. */
 static void graph_head(mctx *c, su_buf *gu)
 {
+    /* the cpu unit's profile reads clock_gettime (POSIX) */
+    if (!c->cl)
+        su_buf_puts(gu, "#define _POSIX_C_SOURCE 200809L\n#include <time.h>\n");
     su_buf_puts(gu, "/* relay-tune compiled model: the graph, the weights and the ABI of relaytune_model.h */\n"
                     "#include <stddef.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n"
                     "#define RTM_API __attribute__((visibility(\"default\")))\n"
@@ -798,11 +802,77 @@ static void graph_tables(mctx *c, su_buf *gu)
     free(onames);
 }
 
-/* rtm_run: the calls in order, then the outputs that are copies. */
+/* The post hook of step_name's walk: each op call's name, after its operands'. */
+static void name_op(ir_visitor *v, const ir_expr *e)
+{
+    const ir_op_def *op = ir_call_op(e);
+    su_buf *b = v->ctx;
+    if (op)
+        su_buf_printf(b, "%s%s", b->len ? "+" : "", op->name);
+}
+
+/* What a step of the profile is called: its function's ops in evaluation
+ * order and its result's shape ("nn.conv2d+add+nn.relu 1x64x56x56"); op
+ * names and shapes only, no text of the model. */
+static void step_name(const ir_expr *f, su_buf *b)
+{
+    su_buf ops = {0};
+    ir_visitor v;
+    ir_visitor_init(&v, NULL, name_op, &ops);
+    ir_visit(&v, f->u.func.body);
+    ir_visitor_free(&v);
+    su_buf_puts(b, ops.len ? su_buf_str(&ops) : "copy");
+    su_buf_puts(b, " ");
+    sch_shape_text(b, f->u.func.body->type);
+    su_buf_free(&ops);
+}
+
+/* The profile's tables and functions (relaytune_model.h): each step's
+ * name, kernel and FLOPs, and rtm_profile, which hands rtm_run the array
+ * it writes each step's seconds into. The steps are the calls of rtm_run,
+ * in order; the output copies after them are outside every step. */
+static void graph_profile(mctx *c, su_buf *gu)
+{
+    int ns = (int)c->calls.len;
+    su_buf_printf(gu, "#define NSTEPS %d\nstatic const char *const step_names[NSTEPS + 1] = {", ns);
+    for (int s = 0; s < ns; s++) {
+        su_buf name = {0};
+        step_name(c->kernels.data[c->calls.data[s].kernel].func, &name);
+        c_string(gu, su_buf_str(&name));
+        su_buf_puts(gu, ", ");
+        su_buf_free(&name);
+    }
+    su_buf_puts(gu, "0};\nstatic const int step_kernels[NSTEPS + 1] = {");
+    for (int s = 0; s < ns; s++)
+        su_buf_printf(gu, "%d, ", c->calls.data[s].kernel);
+    su_buf_puts(gu, "0};\nstatic const long long step_flops[NSTEPS + 1] = {");
+    for (int s = 0; s < ns; s++)
+        su_buf_printf(gu, "%lldLL, ", (long long)sch_workload_flops(c->kernels.data[c->calls.data[s].kernel].func));
+    su_buf_puts(gu, "0};\n"
+                    "RTM_API int rtm_num_steps(void) { return NSTEPS; }\n"
+                    "RTM_API const char *rtm_step_name(int i) { return i >= 0 && i < NSTEPS ? step_names[i] : 0; }\n"
+                    "RTM_API int rtm_step_kernel(int i) { return i >= 0 && i < NSTEPS ? step_kernels[i] : -1; }\n"
+                    "RTM_API long long rtm_step_flops(int i) { return i >= 0 && i < NSTEPS ? step_flops[i] : -1; }\n"
+                    "RTM_API void rtm_profile(rtm_model *m, double *seconds) { if (m) m->prof = seconds; }\n"
+                    "/* the seconds since *t into P[s], *t moved on: one clock read a step */\n"
+                    "static __attribute__((unused)) void rtm_tick(double *P, int s, struct timespec *t)\n"
+                    "{\n"
+                    "    struct timespec u;\n"
+                    "    clock_gettime(CLOCK_MONOTONIC, &u);\n"
+                    "    P[s] = (double)(u.tv_sec - t->tv_sec) + (double)(u.tv_nsec - t->tv_nsec) * 1e-9;\n"
+                    "    *t = u;\n"
+                    "}\n");
+}
+
+/* rtm_run: the calls in order, then the outputs that are copies. When
+ * profiling (m->prof set), each call's time goes to its step: one branch
+ * a call when not. */
 static void graph_run(mctx *c, su_buf *gu)
 {
     su_buf_printf(gu, "RTM_API int rtm_run(rtm_model *m)\n{\n    unsigned char *A = m->arena;\n");
     su_buf_printf(gu, "    const unsigned char *W = %s;\n    (void)A;\n    (void)W;\n", c->wbytes ? "rtm_weights" : "0");
+    su_buf_puts(gu, "    double *P = m->prof;\n    struct timespec T;\n    if (P)\n"
+                    "        clock_gettime(CLOCK_MONOTONIC, &T);\n");
     for (size_t s = 0; s < c->calls.len; s++) {
         const mcall *cl = &c->calls.data[s];
         su_buf_printf(gu, "    {\n        void *const a[] = {");
@@ -811,7 +881,8 @@ static void graph_run(mctx *c, su_buf *gu)
                 su_buf_puts(gu, ", ");
             emit_arg(gu, &c->bufs.data[cl->args.data[i]]);
         }
-        su_buf_printf(gu, "};\n        if (k%d(a))\n            return -1;\n    }\n", cl->kernel);
+        su_buf_printf(gu, "};\n        if (k%d(a))\n            return -1;\n        if (P)\n            rtm_tick(P, %zu, &T);\n    }\n",
+                      cl->kernel, s);
     }
     for (int i = 0; i < c->nout; i++) {
         if (c->copy_from[i] < 0)
@@ -834,6 +905,7 @@ static void graph_unit(mctx *c, su_buf *gu)
     /* the ISA the kernels need, so that a loader can refuse a host without it
      * (tg_isa_name's names only: no text from the model) */
     su_buf_printf(gu, "RTM_API const char *rtm_target_isa(void) { return \"%s\"; }\n", tg_isa_name(c->t->isa));
+    graph_profile(c, gu);
     graph_run(c, gu);
 }
 
