@@ -9,6 +9,30 @@
 
 #include "ir/ir.h"
 
+typedef double wino_tile[IR_WINO_MAX_ALPHA][IR_WINO_MAX_ALPHA];
+
+/* out = L D L^T, L rows x n (row i at l + i * ld), D n x n: the one form of
+ * all three transforms (U = G g G^T, V = B^T d B, Y = A^T M A), computed
+ * separably (L D, then (L D) L^T). */
+static void sandwich(const double *l, int ld, int rows, int n, wino_tile d, wino_tile out)
+{
+    wino_tile t;
+    for (int x = 0; x < rows; x++)
+        for (int j = 0; j < n; j++) {
+            double s = 0;
+            for (int i = 0; i < n; i++)
+                s += l[x * ld + i] * d[i][j];
+            t[x][j] = s;
+        }
+    for (int x = 0; x < rows; x++)
+        for (int y = 0; y < rows; y++) {
+            double s = 0;
+            for (int j = 0; j < n; j++)
+                s += t[x][j] * l[y * ld + j];
+            out[x][y] = s;
+        }
+}
+
 bool ir_ref_winograd_weight(const ir_ref_call *c)
 {
     ir_winograd wg;
@@ -22,21 +46,14 @@ bool ir_ref_winograd_weight(const ir_ref_call *c)
     for (int64_t k = 0; k < K; k++)
         for (int64_t ch = 0; ch < C; ch++) {
             const int64_t base = (k * C + ch) * IR_WINO_R * IR_WINO_R;
-            double t[IR_WINO_MAX_ALPHA][IR_WINO_R];   /* G g: alpha x 3 */
+            wino_tile gt, ut;
+            for (int i = 0; i < IR_WINO_R; i++)
+                for (int j = 0; j < IR_WINO_R; j++)
+                    gt[i][j] = ir_tensor_get(g, base + i * IR_WINO_R + j);
+            sandwich(&wg.g[0][0], IR_WINO_R, (int)al, IR_WINO_R, gt, ut);
             for (int x = 0; x < al; x++)
-                for (int j = 0; j < IR_WINO_R; j++) {
-                    double s = 0;
-                    for (int i = 0; i < IR_WINO_R; i++)
-                        s += wg.g[x][i] * ir_tensor_get(g, base + i * IR_WINO_R + j);
-                    t[x][j] = s;
-                }
-            for (int x = 0; x < al; x++)
-                for (int y = 0; y < al; y++) {
-                    double s = 0;
-                    for (int j = 0; j < IR_WINO_R; j++)
-                        s += t[x][j] * wg.g[y][j];
-                    ir_tensor_set(u, ((x * al + y) * K + k) * C + ch, s);
-                }
+                for (int y = 0; y < al; y++)
+                    ir_tensor_set(u, ((x * al + y) * K + k) * C + ch, ut[x][y]);
         }
     return true;
 }
@@ -67,26 +84,16 @@ bool ir_ref_conv2d_winograd(const ir_ref_call *c)
                 /* V = B^T d B for each channel; outside the image reads 0 (the padding,
                    and the part of a last tile past the output) */
                 for (int64_t ch = 0; ch < C; ch++) {
-                    double dt[IR_WINO_MAX_ALPHA][IR_WINO_MAX_ALPHA], t[IR_WINO_MAX_ALPHA][IR_WINO_MAX_ALPHA];
+                    wino_tile dt, vt;
                     for (int i = 0; i < al; i++)
                         for (int j = 0; j < al; j++) {
                             int64_t h = ty * m + i - pad[0], w = tx * m + j - pad[1];
                             dt[i][j] = h >= 0 && h < H && w >= 0 && w < W ? ir_tensor_get(d, ((n * C + ch) * H + h) * W + w) : 0;
                         }
+                    sandwich(&wg.bt[0][0], IR_WINO_MAX_ALPHA, al, al, dt, vt);
                     for (int x = 0; x < al; x++)
-                        for (int j = 0; j < al; j++) {
-                            double s = 0;
-                            for (int i = 0; i < al; i++)
-                                s += wg.bt[x][i] * dt[i][j];
-                            t[x][j] = s;
-                        }
-                    for (int x = 0; x < al; x++)
-                        for (int y = 0; y < al; y++) {
-                            double s = 0;
-                            for (int j = 0; j < al; j++)
-                                s += t[x][j] * wg.bt[y][j];
-                            v[(x * al + y) * C + ch] = s;
-                        }
+                        for (int y = 0; y < al; y++)
+                            v[(x * al + y) * C + ch] = vt[x][y];
                 }
                 /* M[x, y, k] = sum over channels of U[x, y, k, c] V[x, y, c] */
                 for (int xy = 0; xy < al * al; xy++)
@@ -98,23 +105,16 @@ bool ir_ref_conv2d_winograd(const ir_ref_call *c)
                     }
                 /* Y = A^T M A, the tile's outputs inside the result */
                 for (int64_t k = 0; k < K; k++) {
-                    double t[IR_WINO_MAX_ALPHA][IR_WINO_MAX_ALPHA];
-                    for (int a = 0; a < m; a++)
-                        for (int y = 0; y < al; y++) {
-                            double s = 0;
-                            for (int x = 0; x < al; x++)
-                                s += wg.at[a][x] * mm[(x * al + y) * K + k];
-                            t[a][y] = s;
-                        }
+                    wino_tile mt, yt;
+                    for (int x = 0; x < al; x++)
+                        for (int y = 0; y < al; y++)
+                            mt[x][y] = mm[(x * al + y) * K + k];
+                    sandwich(&wg.at[0][0], IR_WINO_MAX_ALPHA, m, al, mt, yt);
                     for (int a = 0; a < m; a++)
                         for (int b = 0; b < m; b++) {
                             int64_t oh = ty * m + a, ow = tx * m + b;
-                            if (oh >= OH || ow >= OW)
-                                continue;
-                            double s = 0;
-                            for (int y = 0; y < al; y++)
-                                s += t[a][y] * wg.at[b][y];
-                            ir_tensor_set(o, ((n * K + k) * OH + oh) * OW + ow, s);
+                            if (oh < OH && ow < OW)
+                                ir_tensor_set(o, ((n * K + k) * OH + oh) * OW + ow, yt[a][b]);
                         }
                 }
             }

@@ -159,7 +159,10 @@ bool ir_winograd_window(const ir_attrs *at, int64_t pad[4])
 int ir_winograd_tile_for(int64_t oh, int64_t ow)
 {
     /* F(4x4): 36 products per 16 outputs (4x fewer than direct); F(2x2): 16
-       per 4 (2.25x). The larger tile wins unless it would be mostly padding:
-       an output narrower than 4 would compute a 4-wide tile for it. */
-    return oh >= 4 && ow >= 4 ? 4 : 2;
+       per 4 (2.25x). The larger tile wins where the output holds a few of
+       them: narrower than 8, F(4x4)'s tiles are mostly padding (7 x 7: 2 x
+       2 tiles over 8 x 8) and too few for a vector of them in the GEMM (4
+       against F(2x2)'s 16), and F(2x2) measured 1.6x faster there
+       (docs/winograd.md). */
+    return oh >= 8 && ow >= 8 ? 4 : 2;
 }

@@ -26,7 +26,7 @@ static const struct {
     {"depthwise_conv2d_nchw", sch_template_conv2d, 3}, /* 3: stride 1 in the flat form (conv2d_dw_flat.c) */
     {"group_conv2d_nchw", sch_template_conv2d, 3}, /* 3: tiles with tails */
     {"conv2d_nchwc", sch_template_conv2d_nchwc, 2}, /* 2: tiles with tails */
-    {"conv2d_winograd", sch_template_conv2d_winograd, 1},
+    {"conv2d_winograd", sch_template_conv2d_winograd, 2},
     {"dense", sch_template_matmul, 3}, /* 3: tiles with tails */
     {"batch_matmul", sch_template_matmul, 3},
     {"default", sch_template_default, 2},

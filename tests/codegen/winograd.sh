@@ -5,7 +5,10 @@
 # cpu` (both tiles) must match the interpreter on the ORIGINAL model (direct
 # conv2d) within 1e-4 of its largest magnitude; resnet18 the same end to end;
 # `tasks --winograd` names the conv2d_winograd template and `tune --winograd`
-# stores its records under it.
+# stores its records under it; the template's schedule for a resnet layer
+# on a named AVX-512 and AVX2 target: the GEMM in a register tile (a local
+# accumulator of rows x two vectors), and no vector loop dividing its own
+# index by the tile row (a 64-bit division per lane).
 . "$(dirname "$0")/../lib.sh"
 export RELAY_TUNE_CACHE="$TMP/cache"
 NPYCMP="$top_builddir/tests/tools/npycmp"
@@ -44,6 +47,21 @@ tap_run "tune --winograd: 4 trials" 0 "$RELAY_TUNE" tune "$TMP/c17_14x14.relay" 
     --repeat 1 --min-repeat-ms 1 --progress lines --confirm 0
 "$RELAY_TUNE" db best --db "$db" >"$TMP/best" 2>&1
 tap_has "tune --winograd: records under conv2d_winograd" "$TMP/best" "conv2d_winograd"
+# the schedule's shape, for a target named (not the host's)
+model c64_56x56 1 64 56 56 64 1 'nn.relu(nn.bias_add(%0, %b))'
+for t in "skylake-avx512 float32[1, 1, 8, 32] local" "znver1 float32[1, 1, 4, 16] local"; do
+    cpu=${t%% *} tile=${t#* }
+    "$RELAY_TUNE" lower "$TMP/c64_56x56.relay" --winograd --random-params 0 --task 0 --target "cpu -mcpu=$cpu -cores=2" \
+        >"$TMP/lower" 2>&1 || tap_fail "lower --winograd on $cpu" "$(cat "$TMP/lower")"
+    tap_has "$cpu: the batched GEMM accumulates in a register tile ($tile)" "$TMP/lower" "$tile"
+    # each vectorized loop's body: its variable divided (or taken modulo) by 14, the tiles across
+    awk '/vectorized for/ { v = $3; next }
+         v != "" && (index($0, v " / 14") || index($0, v " % 14")) { print; bad = 1 }
+         /^ *}$/ { v = "" }
+         END { exit bad }' "$TMP/lower" >"$TMP/div" &&
+        tap_ok "$cpu: no vector loop divides its index by the tile row" ||
+        tap_fail "$cpu: no vector loop divides its index by the tile row" "$(head -5 "$TMP/div")"
+done
 # resnet18 end to end
 r18="$top_srcdir/benchmarks/models/resnet18.relay"
 "$RELAY_TUNE" run "$r18" --random-params 0 --output "$TMP/r18.ref.npy" >/dev/null 2>"$TMP/err" ||

@@ -18,6 +18,9 @@ if grep -q "winograd_weight_transform" "$TMP/out"; then tap_fail "no weight tran
 else tap_ok "no weight transform left (folded)"; fi
 tap_run "opt --winograd-tile 2" 0 "$RELAY_TUNE" opt --winograd-tile 2 --random-params 0 --no-types "$d/convs.relay"
 tap_has "--winograd-tile 2 gives F(2x2) and 4x4 weights" "$TMP/out" "Tensor[(4, 4, 4, 3), float32]"
+tap_run "opt --winograd-tile 4" 0 "$RELAY_TUNE" opt --winograd-tile 4 --random-params 0 --no-types "$d/convs.relay"
+tap_has "--winograd-tile 4 gives F(4x4) and 6x6 weights (outputs under 8 wide take F(2x2) by default)" "$TMP/out" \
+    "Tensor[(6, 6, 4, 3), float32]"
 tap_run "opt --winograd without weights leaves the convs" 0 "$RELAY_TUNE" opt --winograd --no-types "$d/convs.relay"
 if grep -q "winograd" "$TMP/out"; then tap_fail "a parameter weight is not rewritten"
 else tap_ok "a parameter weight is not rewritten"; fi
