@@ -136,55 +136,102 @@ static bool conv2d_pointwise(sch_cctx *cx, sch_tensor *data, sch_tensor *w, cons
     return true;
 }
 
-/* A stride-1 depthwise conv as a 1-D conv over each channel's padded plane
- * laid out flat (docs/codegen.md, "the flat depthwise form"). With the
- * input padded once to rows of Wp = W + left + right, output pixel (oh, ow)
- * is flat position p = oh * Wp + ow of the padded grid and tap (kh, kw)
- * reads position p + kh * Wp + kw: a constant offset per tap, so a run of
- * p is whole vectors whatever the width (a row of 28, 14 or 7 columns is a
- * masked vector). The Wp - OW positions at the end of each grid row are
- * computed and never read. Stages: the pad, with zero rows below the image
- * so that the last tiles' taps stay inside; the conv over (n, c, r, q),
- * p = r * 16 + q, its tiles of 16 positions rounded up to a multiple of 4
- * so that a register tile may span 1, 2 or 4 of them (the template computes
- * it whole, at the root: a region would shrink it back to what the view
- * reads); a view back to NCHW that the epilogue inlines. 16 is the widest
- * float32 vector of the ISAs the templates plan for (AVX-512); narrower
- * ones run a tile as several vectors. */
+/* A depthwise conv as a 1-D conv over each channel's padded plane laid out
+ * flat (docs/codegen.md, "the flat depthwise form"). With the input padded
+ * to rows of Wp = W + left + right, output pixel (oh, ow) of a stride-1
+ * conv is flat position p = oh * Wp + ow of the padded grid and tap
+ * (kh, kw) reads position p + kh * Wp + kw: a constant offset per tap, so a
+ * run of p is whole vectors whatever the width (a row of 28, 14 or 7
+ * columns is a masked vector). At stride (sh, sw) the padded plane is
+ * de-interleaved into sh * sw phases, phase (ph, pw) holding the padded
+ * pixels (hq * sh + ph, wq * sw + pw) in rows of Wq = ceil(Wp / sw): tap
+ * (kh, kw) of output (oh, ow) is then pixel (oh + kh / sh, ow + kw / sw) of
+ * phase (kh % sh, kw % sw), so every tap reads unit-stride runs of one
+ * phase at a constant offset (stride 1: one phase, the padded plane
+ * itself). The Wq - OW positions at the end of each grid row are computed
+ * and never read. Stages: the pad, with zero rows below the image so that
+ * the last tiles' taps stay inside; at a stride its phases (n, c, phase,
+ * hq, wq), a copy of the padded plane de-interleaved; the conv over
+ * (n, c, r, q), p = r * 16 + q, its tiles of 16 positions rounded up to a
+ * multiple of 4 so that a register tile may span 1, 2 or 4 of them; a view
+ * back to NCHW that the epilogue inlines. 16 is the widest float32 vector
+ * of the ISAs the templates plan for (AVX-512); narrower ones run a tile
+ * as several vectors. */
 #define DW_FLAT_LANES 16
 #define DW_FLAT_TILES 4
-static bool conv2d_depthwise_flat(sch_cctx *cx, sch_tensor *data, sch_tensor *w, const int64_t pad[4],
-                                  sch_tensor **out, int *nout)
+
+/* k / s and k % s of a tap index, without the division at stride 1. */
+static const sch_expr *tap_div(su_arena *a, const sch_expr *k, int64_t s)
+{
+    return s == 1 ? k : sch_div(a, k, I(s));
+}
+
+static const sch_expr *tap_mod(su_arena *a, const sch_expr *k, int64_t s)
+{
+    return s == 1 ? I(0) : sch_mod(a, k, I(s));
+}
+
+static bool conv2d_depthwise_flat(sch_cctx *cx, sch_tensor *data, sch_tensor *w, const int64_t st[2],
+                                  const int64_t pad[4], sch_tensor **out, int *nout)
 {
     su_arena *a = cx->a;
     const ir_type *ot = sch_out_type(cx, 0);
     int64_t N = data->shape[0], C = data->shape[1], H = data->shape[2], W = data->shape[3];
-    int64_t KH = w->shape[2], KW = w->shape[3], OH = ot->shape[2], OW = ot->shape[3];
-    int64_t Wp = W + pad[1] + pad[3], used = (OH - 1) * Wp + OW, blk = DW_FLAT_LANES * DW_FLAT_TILES;
-    int64_t NT = (used + blk - 1) / blk * DW_FLAT_TILES;
-    int64_t reach = NT * DW_FLAT_LANES + (KH - 1) * Wp + KW - 1, Hp = (reach + Wp - 1) / Wp;
+    int64_t KH = w->shape[2], KW = w->shape[3], OH = ot->shape[2], OW = ot->shape[3], sh = st[0], sw = st[1];
+    int64_t Wp = W + pad[1] + pad[3], Wq = (Wp + sw - 1) / sw;
+    /* a row pitch of whole tiles (14x14 padded to 16) would make the view's
+     * reads fold to q = ow, and the conv's region, computed at the channel
+     * tile, shrink to OW of the 16 lanes (masked vectors): one more column */
+    if (Wq % DW_FLAT_LANES == 0)
+        Wq++;
+    int64_t used = (OH - 1) * Wq + OW;
+    int64_t blk = DW_FLAT_LANES * DW_FLAT_TILES, NT = (used + blk - 1) / blk * DW_FLAT_TILES;
+    int64_t reach = NT * DW_FLAT_LANES + (KH - 1) / sh * Wq + (KW - 1) / sw, Hq = (reach + Wq - 1) / Wq;
+    /* the padded plane, Hq * sh rows of Wq * sw (zero rows below) */
     static const char *const pnames[] = {"n", "c", "h", "w"};
-    int64_t pshape[4] = {N, C, Hp, Wp};
+    int64_t pshape[4] = {N, C, Hq * sh, Wq * sw};
     cx->tag = "pad";
     sch_tensor *pd = sch_stage_new(cx, data->dtype, 4, pshape, pnames);
     const sch_expr *h = sch_sub(a, VAR(pd->axes[2]), I(pad[0])), *x = sch_sub(a, VAR(pd->axes[3]), I(pad[1]));
     const sch_expr *ok = sch_and(a, in_range(a, h, 0, H, pad[0] > 0, true), in_range(a, x, 0, W, pad[1] > 0, true));
     const sch_expr *ix[4] = {VAR(pd->axes[0]), VAR(pd->axes[1]), h, x};
     pd->body = sch_select(a, ok, sch_read(a, data, 4, ix), sch_const(a, data->dtype, 0));
+    /* at a stride, its phases (n, c, phase, hq, wq), read from the padded
+     * plane without guards: a guarded load at a stride is a masked gather,
+     * which gcc does not vectorize */
+    sch_tensor *src = pd;
+    if (sh * sw > 1) {
+        static const char *const fnames[] = {"n", "c", "f", "h", "w"};
+        int64_t fshape[5] = {N, C, sh * sw, Hq, Wq};
+        cx->tag = "phase";
+        src = sch_stage_new(cx, data->dtype, 5, fshape, fnames);
+        const sch_expr *f = VAR(src->axes[2]);
+        const sch_expr *fix[4] = {VAR(src->axes[0]), VAR(src->axes[1]),
+                                  sch_add(a, sch_mul(a, VAR(src->axes[3]), I(sh)), tap_div(a, f, sw)),
+                                  sch_add(a, sch_mul(a, VAR(src->axes[4]), I(sw)), tap_mod(a, f, sw))};
+        src->body = sch_read(a, pd, 4, fix);
+    }
     static const char *const names[] = {"n", "c", "r", "q"};
     int64_t shape[4] = {N, C, NT, DW_FLAT_LANES};
     sch_tensor *t = sch_stage_new(cx, ot->dtype, 4, shape, names);
     sch_var *kh = sch_stage_raxis(cx, t, "kh", KH);
     sch_var *kw = sch_stage_raxis(cx, t, "kw", KW);
     const sch_expr *p = sch_add(a, sch_mul(a, VAR(t->axes[2]), I(DW_FLAT_LANES)), VAR(t->axes[3]));
-    const sch_expr *tap = sch_add(a, p, sch_add(a, sch_mul(a, VAR(kh), I(Wp)), VAR(kw)));
-    /* the plane read flat: the row and column of tap, which lowering's
-     * row-major address folds back into tap itself */
-    const sch_expr *dix[4] = {VAR(t->axes[0]), VAR(t->axes[1]), sch_div(a, tap, I(Wp)), sch_mod(a, tap, I(Wp))};
+    const sch_expr *off = sch_add(a, sch_mul(a, tap_div(a, VAR(kh), sh), I(Wq)), tap_div(a, VAR(kw), sw));
+    const sch_expr *tap = sch_add(a, p, off);
+    const sch_expr *phase = sch_add(a, sch_mul(a, tap_mod(a, VAR(kh), sh), I(sw)), tap_mod(a, VAR(kw), sw));
+    /* the phase's plane read flat: the row and column of tap, which
+     * lowering's row-major address folds back into tap itself */
+    const sch_expr *row = sch_div(a, tap, I(Wq)), *col = sch_mod(a, tap, I(Wq));
+    const sch_expr *dix[5] = {VAR(t->axes[0]), VAR(t->axes[1]), phase, row, col};
     const sch_expr *wix[4] = {VAR(t->axes[1]), I(0), VAR(kh), VAR(kw)};
-    conv_product(cx, t, pd, 4, dix, w, wix);
+    if (src == pd) {
+        dix[2] = row;
+        dix[3] = col;
+    }
+    conv_product(cx, t, src, src == pd ? 4 : 5, dix, w, wix);
     sch_tensor *v = nchw_view(cx, ot);
-    const sch_expr *vp = sch_add(a, sch_mul(a, VAR(v->axes[2]), I(Wp)), VAR(v->axes[3]));
+    const sch_expr *vp = sch_add(a, sch_mul(a, VAR(v->axes[2]), I(Wq)), VAR(v->axes[3]));
     const sch_expr *vix[4] = {VAR(v->axes[0]), VAR(v->axes[1]), sch_div(a, vp, I(DW_FLAT_LANES)),
                               sch_mod(a, vp, I(DW_FLAT_LANES))};
     v->body = sch_read(a, t, 4, vix);
@@ -217,8 +264,8 @@ bool sch_compute_conv2d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor
     /* (a 1x1 kernel's dilation moves no tap) */
     if (groups == 1 && KH == 1 && KW == 1 && !(pad[0] || pad[1] || pad[2] || pad[3]))
         return conv2d_pointwise(cx, data, w, st, out, nout);
-    if (groups == C && K == C && CG == 1 && st[0] == 1 && st[1] == 1 && dil[0] == 1 && dil[1] == 1)
-        return conv2d_depthwise_flat(cx, data, w, pad, out, nout);
+    if (groups == C && K == C && CG == 1 && dil[0] == 1 && dil[1] == 1)
+        return conv2d_depthwise_flat(cx, data, w, st, pad, out, nout);
     sch_tensor *src = data;
     if (pad[0] || pad[1] || pad[2] || pad[3]) {
         int64_t shape[4] = {data->shape[0], C, H + pad[0] + pad[2], W + pad[1] + pad[3]};

@@ -1137,8 +1137,9 @@ void sch_tmpl_conv_output(sch_tctx *t, sch_tensor *o, int n, sch_iter *const *or
  * no padding, one group, any stride: a strided one's subsampled input
  * copied once or read in place) tiled as a GEMM over the pixels. */
 void sch_template_conv2d_1x1(sch_tctx *t);
-/* templates/conv2d_dw_flat.c: a stride-1 depthwise conv of compute_nn.c's
- * flat form (each padded plane a 1-D conv), tiled in whole vectors. */
+/* templates/conv2d_dw_flat.c: a depthwise conv of compute_nn.c's flat form
+ * (each padded plane, or phase of it at a stride, a 1-D conv), every stage
+ * at the channel tile, tiled in whole vectors. */
 void sch_template_dw_flat(sch_tctx *t);
 /* templates/conv2d_nchwc.c: nn.contrib_conv2d_NCHWc, vectorized over the block. */
 void sch_template_conv2d_nchwc(sch_tctx *t);

@@ -23,7 +23,7 @@ static const struct {
     int version;
 } templates[] = {
     {"conv2d_nchw", sch_template_conv2d, 4}, /* 3: 1x1 convs tiled over fused pixels; 4: tiles with tails */
-    {"depthwise_conv2d_nchw", sch_template_conv2d, 3}, /* 3: stride 1 in the flat form (conv2d_dw_flat.c) */
+    {"depthwise_conv2d_nchw", sch_template_conv2d, 4}, /* 3: stride 1 in the flat form (conv2d_dw_flat.c); 4: every stride, stages at the channel tile */
     {"group_conv2d_nchw", sch_template_conv2d, 3}, /* 3: tiles with tails */
     {"conv2d_nchwc", sch_template_conv2d_nchwc, 2}, /* 2: tiles with tails */
     {"conv2d_winograd", sch_template_conv2d_winograd, 2},

@@ -136,8 +136,12 @@ const sch_lang tg_lang_c = {
         /* inside loops (maybe threads) there is no error path: give up */
         [SCH_SCOPE_LOCAL] = LINES(HEAP_OPEN, {1, "if (!$b)"}, {2, "abort();"}, {1, "$B"}, HEAP_CLOSE),
     },
-    /* small locals on the stack, where gcc may keep them in registers */
-    .alloc_small = LINES({0, "$t $b[$e] __attribute__((aligned(64)));"}, {0, "$B"}),
+    /* small locals on the stack, where gcc may keep them in registers;
+     * used through a restrict pointer, as the heap's are: where a loop read
+     * one plain stack array and accumulated in another (the flat depthwise
+     * form's padded planes and conv tile), gcc stored the accumulators
+     * back after every FMA */
+    .alloc_small = LINES({0, "$t $b_s[$e] __attribute__((aligned(64)));"}, {0, "$t *restrict $b = $b_s;"}, {0, "$B"}),
     .small_bytes = 64 * 1024,
     .func = LINES({0, ""}, {0, "/* $h */"}, {0, "static int $f_body($A)"}, {0, "{"}, {1, "int rc = 0;"}, {1, "$P"},
                   {1, "$B"}, {1, "return rc;"}, {0, "}"}, {0, ""}, {0, "int $f(void *const *args)"}, {0, "{"},

@@ -304,7 +304,7 @@ void sch_template_conv2d(sch_tctx *t)
         return;
     }
     if (a && a->ndim == 4 && a->nraxes == 2 && !strcmp(a->op, "nn.conv2d")) {
-        sch_template_dw_flat(t); /* compute_nn.c's flat form of a stride-1 depthwise conv */
+        sch_template_dw_flat(t); /* compute_nn.c's flat form of a depthwise conv */
         return;
     }
     if (!conv_stages(t, &a, &o))

@@ -126,6 +126,32 @@ tap_has "avx2: 1 channel x 2 tiles of 16 positions" "$TMP/out" '"tile_c":[144,1]
 ASM_MODEL=$MNV2
 asm_check "avx512 depthwise" "$AVX512" zmm xxnone 1 7 12 17 26
 asm_check "haswell depthwise" "$HASWELL" ymm zmm 1 7 12 17 26
+# the taps unrolled where the tile's weights leave four registers spare
+# (AVX-512's 8 + 18 of 32), loops on AVX2 (4 + 9 of 16: gcc spilled weights)
+tap_run "lower the 56x56 depthwise conv for avx512 again" 0 "$RELAY_TUNE" lower "$MNV2" --task 7 --target "$AVX512" --emit config
+tap_has "avx512: taps unrolled" "$TMP/out" '"unroll_taps":["unroll"]'
+tap_run "  the same conv for haswell" 0 "$RELAY_TUNE" lower "$MNV2" --task 7 --target "$HASWELL" --emit config
+tap_has "avx2: taps as loops" "$TMP/out" '"unroll_taps":["none"]'
+# a channel tile's planes (padded, conv) fit L2: 112x112's two channels
+# (2 x 66K) in a 1M L2, one in 64K
+tap_run "lower the 112x112 depthwise conv for avx512" 0 "$RELAY_TUNE" lower "$MNV2" --task 1 --target "$AVX512" --emit config
+tap_has "1M L2: 2 channels" "$TMP/out" '"tile_c":[16,2]'
+tap_run "  with a 64K L2" 0 "$RELAY_TUNE" lower "$MNV2" --task 1 --target "$AVX512 -l2=64K" --emit config
+tap_has "64K L2: 1 channel" "$TMP/out" '"tile_c":[32,1]'
+# stride-2 depthwise convs (mobilenet's 112, 56, 28 and 14 wide) in the
+# same flat form over the padded plane's de-interleaved phases: every tap
+# a unit-stride run of one phase, no gathers, no spills
+asm_check "avx512 stride-2 depthwise" "$AVX512" zmm xxnone 4 9 14 23
+asm_check "haswell stride-2 depthwise" "$HASWELL" ymm zmm 4 9 14 23
+for tg in "$AVX512" "$HASWELL"; do
+    "$RELAY_TUNE" lower "$MNV2" --task 4 --target "$tg" --emit c >"$TMP/k.c" 2>"$TMP/err" &&
+        cc $(cflags "$tg") -S -o "$TMP/k.s" "$TMP/k.c" 2>>"$TMP/err"
+    if [ $? -eq 0 ] && ! grep -q gather "$TMP/k.s"; then
+        tap_ok "stride-2 depthwise for ${tg#cpu -mcpu=}: no gathers"
+    else
+        tap_fail "stride-2 depthwise for ${tg#cpu -mcpu=}: no gathers" "$(grep -c gather "$TMP/k.s") $(cat "$TMP/err")"
+    fi
+done
 ASM_MODEL=
 # stride-2 1x1 convs as GEMMs too: resnet18's downsample (64 -> 128
 # channels, 56x56 -> 28x28: 784 pixels, whole vectors) copies its

@@ -32,8 +32,8 @@ static const struct op_model {
     /* stride-1 depthwise convs in the flat form (compute_nn.c, conv2d_dw_flat.c):
      * 7x7 and 13x13 planes (rows of masked vectors), a 14-wide plane whose
      * padded row is 16, a 112-wide one with bias and relu, a batch of 2 with
-     * a 5x5 kernel and uneven padding, an unpadded one; stride 2 keeps the
-     * row form */
+     * a 5x5 kernel and uneven padding, an unpadded one; stride 2 in the
+     * same form */
     {"depthwise 7x7 + bias + relu", -1, 1, HDR "def @main(%x: Tensor[(1, 20, 7, 7), float32], %w: Tensor[(20, 1, 3, 3), float32], "
                                                "%b: Tensor[(20), float32]) { nn.relu(nn.bias_add(nn.conv2d(%x, %w, padding=[1, 1], groups=20), %b)) }"},
     {"depthwise 13x13", -1, 1, HDR "def @main(%x: Tensor[(1, 16, 13, 13), float32], %w: Tensor[(16, 1, 3, 3), float32]) "
@@ -48,6 +48,20 @@ static const struct op_model {
                                       "{ nn.conv2d(%x, %w, groups=5) }"},
     {"depthwise stride 2", -1, 1, HDR "def @main(%x: Tensor[(1, 24, 16, 15), float32], %w: Tensor[(24, 1, 3, 3), float32]) "
                                       "{ nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 1], groups=24) }"},
+    /* strided depthwise convs in the flat form over de-interleaved phases
+     * (compute_nn.c): odd planes (15x15, 113 wide), padding 1 and 0, a 5x5
+     * kernel with uneven padding and a batch of 2, unequal strides; and a
+     * channel multiplier (two outputs per input channel: the grouped form) */
+    {"depthwise stride 2 15x15 + bias + relu", -1, 1, HDR "def @main(%x: Tensor[(1, 10, 15, 15), float32], %w: Tensor[(10, 1, 3, 3), float32], "
+                                                         "%b: Tensor[(10), float32]) { nn.relu(nn.bias_add(nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 1], groups=10), %b)) }"},
+    {"depthwise stride 2 113 wide unpadded", -1, 1, HDR "def @main(%x: Tensor[(1, 4, 5, 113), float32], %w: Tensor[(4, 1, 3, 3), float32]) "
+                                                       "{ nn.conv2d(%x, %w, strides=[2, 2], groups=4) }"},
+    {"depthwise stride 2 5x5 batch 2", -1, 1, HDR "def @main(%x: Tensor[(2, 3, 13, 11), float32], %w: Tensor[(3, 1, 5, 5), float32]) "
+                                                 "{ nn.conv2d(%x, %w, strides=[2, 2], padding=[2, 1, 1, 2], groups=3) }"},
+    {"depthwise strides 2x3", -1, 1, HDR "def @main(%x: Tensor[(1, 6, 9, 14), float32], %w: Tensor[(6, 1, 3, 3), float32]) "
+                                        "{ nn.conv2d(%x, %w, strides=[2, 3], padding=[1, 1], groups=6) }"},
+    {"depthwise channel multiplier 2", -1, 1, HDR "def @main(%x: Tensor[(1, 4, 9, 9), float32], %w: Tensor[(8, 1, 3, 3), float32]) "
+                                                 "{ nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 1], groups=4) }"},
     {"group conv2d", -1, 1, HDR "def @main(%x: Tensor[(1, 8, 6, 6), float32], %w: Tensor[(12, 2, 3, 3), float32]) "
                                 "{ nn.conv2d(%x, %w, groups=4) }"},
     {"dense+bias", -1, 1, HDR "def @main(%x: Tensor[(7, 40), float32], %w: Tensor[(50, 40), float32], %b: Tensor[(50), float32]) "

@@ -2,9 +2,10 @@
  * the same function: for a few zoo tasks of different templates (a conv
  * with a residual epilogue, a 1x1 conv with many input channels, one
  * whose 144 pixels tile in vectors and a stride-2 one whose subsampled 64
- * pixels do (conv2d_1x1.c: copied or read in place), a strided
- * depthwise conv and a stride-1 one in the flat form (conv2d_dw_flat.c:
- * tiles of 1, 2 or 4 x 16 positions of up to 8 channels), two Winograd convs
+ * pixels do (conv2d_1x1.c: copied or read in place), depthwise convs in
+ * the flat form (conv2d_dw_flat.c: tiles of 1, 2 or 4 x 16 positions of up
+ * to 8 channels; mobilenet's strided one and a 15x15 one over de-interleaved
+ * phases, an 11x11 one at stride 1), two Winograd convs
  * (conv2d_winograd.c), a dense with bias, a batched matmul) and small functions
  * of the default template (pooling, softmax, layer_norm, a mean, an
  * elementwise sum), random configs of each space (split, choice, reorder
@@ -32,6 +33,8 @@ static const struct { const char *model; int task; const char *name, *text; } ca
                                   "%b: Tensor[(24, 1, 1), float32]) { nn.relu(add(nn.conv2d(%x, %w), %b)) }"},
     {NULL, 0, "depthwise flat 11x11", HDR "def @main(%x: Tensor[(1, 12, 11, 11), float32], %w: Tensor[(12, 1, 3, 3), float32], "
                                       "%b: Tensor[(12, 1, 1), float32]) { clip(add(nn.conv2d(%x, %w, padding=[1, 1], groups=12), %b), a_min=0f, a_max=6f) }"},
+    {NULL, 0, "depthwise flat stride 2 15x15", HDR "def @main(%x: Tensor[(1, 6, 15, 15), float32], %w: Tensor[(6, 1, 3, 3), float32], "
+                                               "%b: Tensor[(6, 1, 1), float32]) { clip(add(nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 1], groups=6), %b), a_min=0f, a_max=6f) }"},
     {NULL, 0, "conv2d 1x1 stride 2 16x16", HDR "def @main(%x: Tensor[(1, 12, 16, 16), float32], %w: Tensor[(20, 12, 1, 1), float32], "
                                            "%b: Tensor[(20, 1, 1), float32]) { nn.relu(add(nn.conv2d(%x, %w, strides=[2, 2]), %b)) }"},
     {NULL, 0, "max_pool2d", HDR "def @main(%x: Tensor[(1, 8, 12, 12), float32]) "
