@@ -961,9 +961,15 @@ static void conv_checks(const tg_target *t)
         {"a plain conv", HDR "def @main(%x: Tensor[(1, 8, 9, 9), float32], %w: Tensor[(16, 8, 3, 3), float32]) "
                              "{ nn.conv2d(%x, %w, padding=[1, 1, 1, 1]) }",
          "conv2d_nchw_cl", plain, 8},
+        /* depthwise convs take the flat form at any stride (de-interleaved
+         * into phases), the row form only when dilated */
         {"a stride-2 depthwise conv", HDR "def @main(%x: Tensor[(1, 8, 9, 9), float32], %w: Tensor[(8, 1, 3, 3), "
                                           "float32]) { nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 1, 1, 1], "
                                           "groups=8) }",
+         "depthwise_conv2d_nchw_cl", dw_flat, 5},
+        {"a dilated depthwise conv", HDR "def @main(%x: Tensor[(1, 8, 9, 9), float32], %w: Tensor[(8, 1, 3, 3), "
+                                         "float32]) { nn.conv2d(%x, %w, padding=[2, 2, 2, 2], dilation=[2, 2], "
+                                         "groups=8) }",
          "depthwise_conv2d_nchw_cl", dw_direct, 5},
         {"a stride-1 depthwise conv", HDR "def @main(%x: Tensor[(1, 8, 9, 9), float32], %w: Tensor[(8, 1, 3, 3), "
                                           "float32]) { nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=8) }",
