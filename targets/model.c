@@ -562,9 +562,20 @@ static bool pack_weights(mctx *c, ptr_vec *owned)
         su_buf_free(&src);
         return true;
     }
+    /* The prologues run here, at compile time: a target that plans for an ISA
+     * this host lacks (compiling for another machine is allowed) gets its
+     * prologues, plain C, built for this host instead; they only move data,
+     * so the packed bytes are the same. */
+    tg_target runner = c->host;
+    const char *why;
+    if (!tg_target_runnable(&runner, &why) && !tg_target_parse("cpu", &runner, &why)) {
+        su_buf_free(&src);
+        fail(c, "cannot build the weight-packing prologues for this host: %s", why);
+        return false;
+    }
     tg_lib *lib = NULL;
     char *log = NULL;
-    tg_err e = tg_build(su_buf_str(&src), &c->host, &lib, &log);
+    tg_err e = tg_build(su_buf_str(&src), &runner, &lib, &log);
     su_buf_free(&src);
     if (e) {
         fail(c, "cannot build the weight-packing prologues: %s", log ? log : tg_err_name(e));
