@@ -7,6 +7,7 @@
 #include "api/api.h"
 #include "ir/transform/transform.h"
 #include "onnx/onnx.h"
+#include "targets/targets.h"
 #include "tuner/tuner.h"
 
 #include <jansson.h>
@@ -118,6 +119,7 @@ void rt_module_free(rt_module *m)
         free(m->variants[k]);
     tun_tasks_free(&m->tasks);
     free(m->pub);
+    free(m->tasks_target);
     free(m);
 }
 
@@ -228,22 +230,60 @@ void rt_module_counts(const rt_module *m, long *ops, long *primitives)
     *primitives = (long)p;
 }
 
-void rt_module_tasks(rt_module *m, const rt_task **tasks, size_t *n)
+/* The tasks of m for machine device (NULL: the cpu's) into m->tasks and m->pub. */
+static void extract_tasks(rt_module *m, const sch_hw *device)
 {
     tun_tasks_free(&m->tasks);
     free(m->pub);
-    tun_extract_tasks(m->ir, &m->tasks);
+    tun_extract_tasks_on(m->ir, device, &m->tasks);
     for (int k = 0; k < TR_LAYOUT_VARIANTS; k++)
         if (m->variants[k])
-            tun_extract_tasks_add(m->variants[k], m->nvariant_defs[k], &m->tasks);
+            tun_extract_tasks_add_on(m->variants[k], m->nvariant_defs[k], device, &m->tasks);
     m->pub = su_calloc(m->tasks.len + 1, sizeof *m->pub);
     for (size_t i = 0; i < m->tasks.len; i++) {
         const tun_task *t = &m->tasks.items[i];
         m->pub[i] = (rt_task){t->key, t->hash, t->template_name, t->anchor, t->shapes, (double)t->flops * 1e-9,
                               t->count};
     }
+}
+
+void rt_module_tasks(rt_module *m, const rt_task **tasks, size_t *n)
+{
+    extract_tasks(m, NULL);
+    free(m->tasks_target);
+    m->tasks_target = NULL;
     *tasks = m->pub;
     *n = m->tasks.len;
+}
+
+bool api_module_tasks(rt_module *m, const char *target, FILE *errs)
+{
+    if (target && !strcmp(target, "cpu"))
+        target = NULL;
+    if (m->pub && (target ? m->tasks_target && !strcmp(m->tasks_target, target) : !m->tasks_target))
+        return true;
+    tg_target tg;
+    const char *why;
+    if (target && !tg_target_parse(target, &tg, &why)) {
+        if (errs)
+            fprintf(errs, "relay-tune: error: target '%s': %s\n", target, why);
+        return false;
+    }
+    /* a cpu target's functions without an anchor take the default
+       template, which has no knobs: only a device adds tasks */
+    extract_tasks(m, target && tg.kind == TG_OPENCL ? &tg.hw : NULL);
+    free(m->tasks_target);
+    m->tasks_target = target ? su_strdup(target) : NULL;
+    return true;
+}
+
+int rt_module_tasks_on(rt_module *m, const char *target, const rt_task **tasks, size_t *n, FILE *errs)
+{
+    if (!api_module_tasks(m, target, errs))
+        return -1;
+    *tasks = m->pub;
+    *n = m->tasks.len;
+    return 0;
 }
 
 char *rt_tasks_json(const rt_task *tasks, size_t n)

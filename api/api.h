@@ -15,14 +15,20 @@
 
 struct rt_module {
     ir_module *ir;          /* parsed and type-checked */
-    tun_tasks tasks;        /* filled by rt_module_tasks */
+    tun_tasks tasks;        /* filled by rt_module_tasks (api_module_tasks) */
     rt_task *pub;           /* the same, as the public struct */
+    char *tasks_target;     /* the target string they are for (NULL: cpu; malloc'd) */
     /* rt_opt_options.layout_tasks: @main and the rest as alter-layout's
        variant k + 1 makes them (every conv in its k + 1-th candidate block),
        whose tasks rt_module_tasks adds; NULL where not made */
     ir_global_def *variants[TR_LAYOUT_VARIANTS];
     size_t nvariant_defs[TR_LAYOUT_VARIANTS];
 };
+
+/* Fills m->tasks and m->pub for target (NULL: "cpu"; an opencl target adds
+ * its device tasks, tun_extract_tasks_on), again only where they are
+ * another target's or not made; false after a message to errs. */
+bool api_module_tasks(rt_module *m, const char *target, FILE *errs);
 
 /* ---- layout_cost.c: the layout DP's kernel times from a database -------- */
 

@@ -17,11 +17,8 @@ static void report(su_diags *d, FILE *errs)
 
 char *rt_task_lower(rt_module *m, size_t index, const char *config_json, const char *target, int what, FILE *errs)
 {
-    if (!m->pub) {
-        const rt_task *t;
-        size_t n;
-        rt_module_tasks(m, &t, &n);
-    }
+    if (!api_module_tasks(m, target, errs))
+        return NULL;
     if (index >= m->tasks.len) {
         if (errs)
             fprintf(errs, "relay-tune: error: no task %zu (the model has %zu)\n", index, m->tasks.len);

@@ -40,10 +40,8 @@ static void print_notes(FILE *notes, size_t task, const char *hash, const char *
  * with its workload's and never reads the database itself. */
 static void resolve_configs(rt_module *m, db *d, const tg_target *t, const char *tname, FILE *notes, resolved *r)
 {
-    const rt_task *pub;
-    size_t n;
-    if (!m->pub)
-        rt_module_tasks(m, &pub, &n);
+    if (!api_module_tasks(m, tname, notes))
+        return;
     for (size_t i = 0; i < m->tasks.len; i++) {
         const tun_task *task = &m->tasks.items[i];
         tun_space sp;

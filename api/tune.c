@@ -43,15 +43,6 @@ void rt_runner_stop(rt_runner *r)
     free(r);
 }
 
-static void ensure_tasks(rt_module *m)
-{
-    if (!m->pub) {
-        const rt_task *t;
-        size_t n;
-        rt_module_tasks(m, &t, &n);
-    }
-}
-
 /* Parses a task selection ("0,3-5,e6a6": indices, ranges, hash prefixes of
  * at least 4 hex digits) into sel[]; false after a message. */
 static bool parse_selection(const rt_module *m, const char *text, bool *sel, FILE *errs)
@@ -249,6 +240,18 @@ static bool check_targets(const rt_tune_options *o, tune_setup *u, su_arena *a, 
     return true;
 }
 
+/* The target whose tasks a run tunes: a device's (its functions without an
+ * anchor are tasks there, tun_extract_tasks_on) when every target of the
+ * run is a device, the first one's; else the cpu's (NULL), so that no cpu
+ * target is handed a device template. */
+static const char *tasks_target(const tune_setup *u)
+{
+    for (int k = 0; k < u->nt; k++)
+        if (u->t[k].tg.kind != TG_OPENCL)
+            return NULL;
+    return u->names[0];
+}
+
 /* Checks the options; false after a message. */
 static bool check_options(const rt_tune_options *o, tune_setup *u, su_arena *a, FILE *errs)
 {
@@ -393,14 +396,15 @@ int rt_tune(rt_module *m, rt_runner *r, rt_db *h, const rt_tune_options *o, rt_t
 {
     if (out)
         *out = NULL;
-    ensure_tasks(m);
     su_arena a;
     su_arena_init(&a);
     tune_setup u;
-    bool *sel = su_calloc(m->tasks.len + 1, sizeof *sel);
+    bool *sel = NULL;
     ms_run_options run;
-    if (!check_options(o, &u, &a, errs) || (o->tasks && !parse_selection(m, o->tasks, sel, errs)) ||
-        !run_options(o, &run, &a, errs)) {
+    bool checked = check_options(o, &u, &a, errs) && api_module_tasks(m, tasks_target(&u), errs);
+    if (checked)
+        sel = su_calloc(m->tasks.len + 1, sizeof *sel);
+    if (!checked || (o->tasks && !parse_selection(m, o->tasks, sel, errs)) || !run_options(o, &run, &a, errs)) {
         free(sel);
         su_arena_free(&a);
         return -1;
@@ -651,7 +655,8 @@ int rt_task_best_config(rt_module *m, size_t index, rt_db *h, const char *target
     *config_json = NULL;
     if (notes)
         *notes = NULL;
-    ensure_tasks(m);
+    if (!api_module_tasks(m, target, errs))
+        return -1;
     if (index >= m->tasks.len) {
         fail(errs, "no task %zu (the model has %zu)", index, m->tasks.len);
         return -1;

@@ -11,14 +11,14 @@
 static void help(FILE *out)
 {
     fprintf(out,
-            "usage: relay-tune lower MODEL.relay --task N [--config JSON|@FILE] [--emit WHAT] [--target cpu] [-O0..3]\n"
+            "usage: relay-tune lower MODEL.relay --task N [--config JSON|@FILE] [--emit WHAT] [--target cpu|opencl] [-O0..3]\n"
             "                        [--params W.npz ...] [--random-params S]\n"
             "  Lowers task N (as `relay-tune tasks` numbers them) with its schedule template and\n"
             "  prints the result. Without --config the template's default schedule is used.\n"
             "  --params, --random-params bind weights as `relay-tune tasks` does (the same tasks).\n"
             "  --layout-block N, --layout-auto, --winograd, --winograd-tile M: the graph as `tasks` makes it.\n"
             "  --emit loopir   the loop nest (default)\n"
-            "  --emit c        the generated C\n"
+            "  --emit c        the generated C (on an opencl target: the OpenCL C kernels)\n"
             "  --emit trace    the schedule primitives applied, one a line\n"
             "  --emit space    the config space: knobs and candidates (* marks the default)\n"
             "  --emit config   the config used, as JSON (a starting point for --config)\n");

@@ -1,7 +1,8 @@
 /* cmd_tasks.c — `relay-tune tasks MODEL.relay`: optimize the model and list
- * its tuning tasks (distinct fused functions with a tunable anchor): key
- * hash, template, input shapes, GFLOP per call, number of calls, and the
- * model's total. */
+ * its tuning tasks (distinct fused functions with a tunable anchor; on an
+ * opencl target also those whose device template has knobs): key hash,
+ * template, input shapes, GFLOP per call, number of calls, and the model's
+ * total. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +14,9 @@ static void help(FILE *out)
     fprintf(out,
             "usage: relay-tune tasks MODEL.relay [--target cpu|opencl] [-O0..3] [--params W.npz ...] [--random-params S] [--json]\n"
             "                        [--keys] [--space]\n"
-            "  Lists the tuning tasks of the model after optimization (default -O3).\n"
+            "  Lists the tuning tasks of the model after optimization (default -O3). On an opencl\n"
+            "  target the functions without a conv, dense or matmul whose device template has knobs\n"
+            "  (reduce_cl's reductions, default_cl's injective and pooling functions) follow.\n"
             "  --params W.npz, --random-params S   bind weights as `relay-tune opt` does (constants\n"
             "           fold, so the tasks are those `relay-tune tune` tunes with the same weights)\n"
             "  --json   machine-readable output (keys, hashes, shapes, GFLOP, counts)\n"
@@ -47,7 +50,10 @@ int cli_cmd_tasks(int argc, char **argv)
         return rc >= 0 ? rc : 1;
     const rt_task *t;
     size_t n;
-    rt_module_tasks(m, &t, &n);
+    if (rt_module_tasks_on(m, target, &t, &n, stderr) != 0) {
+        rt_module_free(m);
+        return 1;
+    }
     if (json) {
         char *s = rt_tasks_json(t, n);
         puts(s);

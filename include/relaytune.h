@@ -105,6 +105,11 @@ typedef struct rt_task {
 /* The tasks of an optimized module (see rt_module_optimize): *tasks is an
  * array of *n entries owned by the module, valid until it is freed. */
 void rt_module_tasks(rt_module *m, const rt_task **tasks, size_t *n);
+/* rt_module_tasks for a target (NULL: "cpu", the same list): on an opencl
+ * target the functions without an anchor whose device template has more
+ * than one config (reduce_cl, default_cl) follow the anchored tasks; -1
+ * after a message to errs for a bad target. */
+int rt_module_tasks_on(rt_module *m, const char *target, const rt_task **tasks, size_t *n, FILE *errs);
 /* The tasks as a JSON document (malloc'd): {"tasks": [...], "total_gflop": x}. */
 char *rt_tasks_json(const rt_task *tasks, size_t n);
 /* ---- tuning database -------------------------------------------------------

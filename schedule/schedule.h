@@ -1172,6 +1172,14 @@ void sch_tmpl_device_grid(sch_tctx *t);
  * templates: every work-item's vectorized loops split into vectors of the
  * width it picks (defines the knob vec). */
 void sch_tmpl_device_vec(sch_tctx *t);
+/* The largest power of two at most w (and 16) dividing n (1 where none): a
+ * vector width OpenCL C has a type for. */
+int64_t sch_tmpl_pow2_divisor(int64_t n, int64_t w);
+/* Defines the knob vec of sch_tmpl_device_vec (the same candidates and
+ * default) and returns the width chosen. */
+int64_t sch_tmpl_device_vec_knob(sch_tctx *t);
+/* sch_tmpl_device_vec's step under a width already chosen (w: vec's value). */
+void sch_tmpl_device_vectorize(sch_tctx *t, int64_t w);
 /* dense_cl.c's rules, which conv2d_cl shares: the largest work-group along
  * work-item axis `axis` (0: x, 1: y) at most cap (1 on a machine without
  * work-groups); */

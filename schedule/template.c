@@ -36,8 +36,8 @@ static const struct {
     {"group_conv2d_nchw_cl", sch_template_conv2d_cl, 2},
     {"dense_cl", sch_template_dense_cl, 3}, /* 3: 2-D work-groups, local_stage (dense_cl.c) */
     {"batch_matmul_cl", sch_template_matmul_cl, 2},
-    {"default_cl", sch_template_default_cl, 1},
-    {"reduce_cl", sch_template_reduce_cl, 1},
+    {"default_cl", sch_template_default_cl, 2}, /* 2: the knob vec */
+    {"reduce_cl", sch_template_reduce_cl, 2},   /* 2: the knobs wg_rows and vec */
 };
 
 #define NTEMPLATES ((int)(sizeof templates / sizeof *templates))

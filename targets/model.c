@@ -163,12 +163,15 @@ static bool build_kernel(mctx *c, const ir_expr *f, const char *tmpl, const char
     bool *consts = su_calloc((size_t)np + 1, sizeof *consts);
     for (int i = 0; i < np; i++)
         consts[i] = mask[i] == 'c';
-    const sch_config *cfg = tmpl ? config_of(c, wk) : NULL;
+    /* (a function without an anchor has a config on a device only: its
+       device template's, reduce_cl or default_cl) */
+    const sch_config *cfg = config_of(c, wk);
     sch_build_opts bo = {.template_name = tmpl, .hw = &c->t->hw, .cfg = cfg, .param_const = consts};
     bool ok = sch_build(f, &bo, k);
     if (!ok && cfg && k->failed == SCH_BUILD_TEMPLATE) {
         if (c->o->notes)
-            fprintf(c->o->notes, "relay-tune: note: config of task %s does not apply; using the defaults\n", tmpl);
+            fprintf(c->o->notes, "relay-tune: note: config of task %s does not apply; using the defaults\n",
+                    tmpl ? tmpl : "default");
         sch_kernel_free(k);
         bo.cfg = NULL;
         ok = sch_build(f, &bo, k);

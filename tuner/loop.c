@@ -764,6 +764,7 @@ static bool prepare_plan(run *R, size_t r, const tun_task *t, size_t i, size_t t
                           : t->template_name;
     st->flops = (double)t->flops;
     st->calls = t->count;
+    st->light = t->light;
     su_buf why = {0};
     p->space_ok = tun_space_init(&p->space, t, &p->o->measurer.target->hw, &why);
     if (!p->space_ok) {

@@ -24,6 +24,14 @@
  * costs more than a small dense): the gain per second of measuring, each
  * task's seconds per trial measured as the run goes.
  *
+ * A light task (a device's reduction or injective function, tun_task.light:
+ * microseconds against the convs' and matmuls' milliseconds) gets batches
+ * of at most TUN_SCHED_LIGHT_BATCH configs, its warm-up batch included:
+ * its gain is already its calls x cost, its share of the model's time, so
+ * after the warm-up gradient returns to it only while that pays, and a
+ * small batch keeps the warm-up from spending a full batch on each of a
+ * model's many such tasks.
+ *
  * A task drops out when it early-stops, exhausts its space or fails; its
  * unused trials stay in the pool for the others. The scheduler only keeps
  * numbers: the loop measures, then tells it each batch's outcome. */
@@ -128,6 +136,8 @@ int64_t tun_sched_want(const tun_sched *s, size_t i, int batch)
         w = t->size - t->trials;
     if (batch < w)
         w = batch;
+    if (t->light && w > TUN_SCHED_LIGHT_BATCH)
+        w = TUN_SCHED_LIGHT_BATCH;
     return w > 0 ? w : 0;
 }
 

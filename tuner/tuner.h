@@ -37,6 +37,8 @@ typedef struct tun_task {
     int nparams;            /* func's kernel parameters: a tuple parameter's fields count one each */
     bool *param_const;      /* per kernel parameter: a constant (a weight) at the first call, so
                                the compiled model packs it once, ahead of time (malloc'd) */
+    bool light;             /* a device's function without an anchor (reduce_cl, default_cl): a
+                               pass or two over memory, whose small space few trials cover */
 } tun_task;
 
 typedef struct tun_tasks {
@@ -51,6 +53,13 @@ void tun_extract_tasks(const ir_module *m, tun_tasks *out);
  * same model, such as one of alter-layout's block variants) whose keys out
  * lacks. */
 void tun_extract_tasks_add(const ir_global_def *defs, size_t n, tun_tasks *out);
+/* tun_extract_tasks for a target: device (an opencl target's machine, wg_max
+ * > 0) adds after the anchored tasks the functions without an anchor whose
+ * device template has more than one config (named by that template:
+ * reduce_cl, default_cl); NULL or a cpu machine: tun_extract_tasks. */
+void tun_extract_tasks_on(const ir_module *m, const sch_hw *device, tun_tasks *out);
+/* tun_extract_tasks_add for a target, as tun_extract_tasks_on. */
+void tun_extract_tasks_add_on(const ir_global_def *defs, size_t n, const sch_hw *device, tun_tasks *out);
 /* Frees the tasks' strings and the array. */
 void tun_tasks_free(tun_tasks *t);
 
@@ -333,7 +342,13 @@ typedef struct tun_sched_task {
     bool done;              /* dropped out (budget, space exhausted, early stop, failure) */
     bool no_default;        /* its default config is still to be measured: the pool keeps
                                a trial for it while other tasks take their batches */
+    bool light;             /* tun_task.light: batches of at most TUN_SCHED_LIGHT_BATCH */
 } tun_sched_task;
+
+/* The largest batch a light task gets (its warm-up batch included): its
+ * share of the model's time is small, and gradient gives it more batches
+ * only while they pay. */
+#define TUN_SCHED_LIGHT_BATCH 4
 
 typedef struct tun_sched {
     tun_sched_kind kind;

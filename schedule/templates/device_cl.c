@@ -107,8 +107,7 @@ void sch_tmpl_device_grid(sch_tctx *t)
     to_grid(t);
 }
 
-/* The largest power of two at most w (and 16) dividing n (1 where none). */
-static int64_t pow2_divisor(int64_t n, int64_t w)
+int64_t sch_tmpl_pow2_divisor(int64_t n, int64_t w)
 {
     int64_t f = 1;
     while (f * 2 <= w && f * 2 <= 16 && n % (f * 2) == 0)
@@ -128,24 +127,39 @@ static int64_t pow2_divisor(int64_t n, int64_t w)
  * serial. Candidates: 1 and the powers of two from 4 up to the device's
  * preferred float vector width (sch_hw.lanes; 2 where that is 2 or 3);
  * default: that width (docs/opencl.md). */
-static void vector_width(sch_tctx *t)
+static int64_t define_vec(sch_tctx *t)
 {
-    if (t->err)
-        return;
     int64_t values[4], lanes = t->hw->lanes < 16 ? t->hw->lanes : 16;
     int n = 0;
     values[n++] = 1;
     for (int64_t v = lanes >= 4 ? 4 : 2; v <= lanes; v *= 2)
         values[n++] = v;
-    int64_t w = sch_define_knob(t, "vec", n, values, values[n - 1]);
+    return sch_define_knob(t, "vec", n, values, values[n - 1]);
+}
+
+/* Whether some stage of s is computed at loop it (which then cannot be
+ * split: the default template computes a pool's sums or a row's maximum
+ * at its consumer's vector loop). */
+static bool attach_point(const sch_schedule *s, const sch_iter *it)
+{
+    for (size_t i = 0; i < s->tensors.len; i++)
+        if (s->tensors.data[i]->attach == SCH_ATTACH_AT && s->tensors.data[i]->attach_iter == it)
+            return true;
+    return false;
+}
+
+/* Every work-item's vectorized loops in vectors of (at most) w, as above;
+ * a loop other stages are computed at stays as it is. */
+static void vectorize(sch_tctx *t, int64_t w)
+{
     sch_schedule *s = t->s;
     for (size_t i = 0; i < s->tensors.len && !t->err; i++) {
         sch_tensor *st = s->tensors.data[i];
         for (size_t j = 0; st->kind == SCH_TENSOR_COMPUTE && j < st->leaves.len && !t->err; j++) {
             sch_iter *it = st->leaves.data[j], *outer, *inner;
-            if (it->kind != SCH_LOOP_VECTORIZED || it->reduce)
+            if (it->kind != SCH_LOOP_VECTORIZED || it->reduce || attach_point(s, it))
                 continue;
-            int64_t f = pow2_divisor(it->extent, w);
+            int64_t f = sch_tmpl_pow2_divisor(it->extent, w);
             if (f < 2) {
                 SCH_TRY(t, sch_annotate(s, st, it, SCH_LOOP_SERIAL));
             } else if (f < it->extent) {
@@ -156,6 +170,12 @@ static void vector_width(sch_tctx *t)
             }
         }
     }
+}
+
+static void vector_width(sch_tctx *t)
+{
+    if (!t->err)
+        vectorize(t, define_vec(t));
 }
 
 void sch_template_conv2d_cl(sch_tctx *t)
@@ -172,13 +192,29 @@ void sch_template_matmul_cl(sch_tctx *t)
     vector_width(t);
 }
 
+/* The default family's CPU template, its parallel loops as a grid
+ * (wg_items) and its contiguous vectorized loops in vectors (vec): the
+ * injective functions, window pooling, the reductions reduce_cl does not
+ * take. */
 void sch_template_default_cl(sch_tctx *t)
 {
     sch_template_default(t);
     to_grid(t);
+    vector_width(t);
 }
 
 void sch_tmpl_device_vec(sch_tctx *t)
 {
     vector_width(t);
+}
+
+int64_t sch_tmpl_device_vec_knob(sch_tctx *t)
+{
+    return define_vec(t);
+}
+
+void sch_tmpl_device_vectorize(sch_tctx *t, int64_t w)
+{
+    if (!t->err)
+        vectorize(t, w);
 }

@@ -37,7 +37,7 @@
 
 #include "schedule/schedule.h"
 
-enum { MAX_ITEMS = 1024, DEFAULT_ITEMS = 64, MAX_REDUCTIONS = 16 };
+enum { MAX_ITEMS = 1024, DEFAULT_ITEMS = 64, MAX_REDUCTIONS = 16, MAX_ROWS = 8 };
 
 /* The elements one element of reduction stage t combines. */
 static int64_t reduced_extent(const sch_tensor *t)
@@ -49,11 +49,17 @@ static int64_t reduced_extent(const sch_tensor *t)
 }
 
 /* Whether reduction stage t is a pooling window's (a few elements each,
- * which one work-item sums faster than a group), not a global pool's. */
+ * which one work-item sums faster than a group), not a global pool's (an
+ * adaptive pool to 1 x 1, resnet's head as the ONNX zoo writes it, is one). */
 static bool window_pool(const sch_tensor *t)
 {
     const ir_op_def *op = t->call ? ir_call_op(t->call) : NULL;
-    return op && strstr(op->name, "pool") && !strstr(op->name, "global_");
+    if (!op || !strstr(op->name, "pool") || strstr(op->name, "global_"))
+        return false;
+    bool to_one = strstr(op->name, "adaptive_") && t->ndim >= 2;
+    for (int i = t->ndim - 2; to_one && i < t->ndim; i++)
+        to_one = t->shape[i] == 1;
+    return !to_one;
 }
 
 /* The reduction stages of s (computed, not inline) in r[0..), or -1 when
@@ -134,6 +140,31 @@ static sch_iter *fuse_leaves(sch_tctx *t, sch_tensor *st, int from, int count)
     return t->err ? NULL : f;
 }
 
+/* Defines wg_rows, the rows (rows form) or result elements (reductions
+ * form) one work-group takes one after the other, over `rows` of them:
+ * powers of two up to MAX_ROWS and rows; default 1, one a group. */
+static int64_t define_rows(sch_tctx *t, int64_t rows)
+{
+    int64_t values[8];
+    int nv = 0;
+    for (int64_t v = 1; v <= MAX_ROWS && (v == 1 || v <= rows); v *= 2)
+        values[nv++] = v;
+    return sch_define_knob(t, "wg_rows", nv, values, 1);
+}
+
+/* The work-group loop of stage st over its fused loop `el`, `per` of its
+ * iterations a group (a divisor: no tail): el split, the outer part bound
+ * to work-group axis 0; returns the loop the group's iterations run in
+ * (el itself where per is 1). */
+static sch_iter *group_loop(sch_tctx *t, sch_tensor *st, sch_iter *el, int64_t per)
+{
+    sch_iter *g = el, *in = el;
+    if (per > 1 && el->extent > 1)
+        SCH_TRY(t, sch_split(t->s, st, el, sch_tmpl_divisor(el->extent, per), &g, &in));
+    SCH_TRY(t, sch_bind(t->s, st, g, 0));
+    return t->err ? NULL : in;
+}
+
 /* Shares loop it of stage st out over `items` work-items of the group:
  * split, the items' loop outside the rest, bound to local axis 0. */
 static void share_out(sch_tctx *t, sch_tensor *st, sch_iter *it, int64_t items)
@@ -156,16 +187,36 @@ static void reduce_over_items(sch_tctx *t, sch_tensor *r, int64_t items)
         share_out(t, r, red, items);
 }
 
-/* The rows form: one work-group a row of the output o. */
-static void rows(sch_tctx *t, sch_tensor *const *r, int n, int64_t items)
+/* The row's elements of output o (its last leaf) over the items, in
+ * vectors of (at most) vec where the row has such a divisor: the vector
+ * loop innermost, so that each store is one floatN (lang_opencl.c). A
+ * group's item loops must all have one extent (lang_opencl.c's group_body),
+ * so the group shrinks to the row's vectors where they are fewer than its
+ * items; returns the items the group has. */
+static int64_t row_elements(sch_tctx *t, sch_tensor *o, int64_t items, int64_t vec)
+{
+    sch_iter *last = o->leaves.data[o->leaves.len - 1], *rest, *lanes;
+    int64_t f = sch_tmpl_pow2_divisor(last->extent, vec);
+    if (f >= 2 && f < last->extent) {
+        SCH_TRY(t, sch_split(t->s, o, last, f, &rest, &lanes));
+        SCH_TRY(t, sch_annotate(t->s, o, lanes, SCH_LOOP_VECTORIZED));
+        last = rest;
+    }
+    items = items < last->extent ? items : last->extent;
+    if (!t->err)
+        share_out(t, o, last, items);
+    return items;
+}
+
+/* The rows form: `per` rows of the output o a work-group. */
+static void rows(sch_tctx *t, sch_tensor *const *r, int n, int64_t items, int64_t per, int64_t vec)
 {
     sch_tensor *o = t->s->outputs[0];
-    sch_iter *row = fuse_leaves(t, o, 0, o->ndim - 1);
+    sch_iter *el = fuse_leaves(t, o, 0, o->ndim - 1);
+    sch_iter *row = el ? group_loop(t, o, el, per) : NULL;
     if (!row)
         return;
-    SCH_TRY(t, sch_bind(t->s, o, row, 0));
-    if (!t->err)
-        share_out(t, o, o->leaves.data[o->leaves.len - 1], items);
+    items = row_elements(t, o, items, vec);
     /* readers before what they read: a statistic computed at the row loop
      * must have all its readers there already */
     for (int i = n; i-- > 0 && !t->err;) {
@@ -174,19 +225,38 @@ static void rows(sch_tctx *t, sch_tensor *const *r, int n, int64_t items)
     }
 }
 
-/* The reductions form: each reduction a nest of one work-group an element. */
-static void each_reduction(sch_tctx *t, sch_tensor *const *r, int n, int64_t items)
+/* The reductions form: each reduction a nest of `per` elements a
+ * work-group; the other stages as default_cl schedules them. */
+static void each_reduction(sch_tctx *t, sch_tensor *const *r, int n, int64_t items, int64_t per, int64_t vec)
 {
     for (int i = 0; i < n && !t->err; i++) {
         if (r[i]->attach != SCH_ATTACH_ROOT)
             SCH_TRY(t, sch_compute_root(t->s, r[i]));
         sch_iter *el = fuse_leaves(t, r[i], 0, r[i]->ndim);
         if (el)
-            SCH_TRY(t, sch_bind(t->s, r[i], el, 0));
+            group_loop(t, r[i], el, per);
         reduce_over_items(t, r[i], items);
     }
     sch_tmpl_finish(t);
     sch_tmpl_device_grid(t);
+    sch_tmpl_device_vectorize(t, vec);
+}
+
+/* The iterations of the work-group loop: the output's rows (rows form), or
+ * the most result elements of a reduction. */
+static int64_t group_extent(const sch_schedule *s, sch_tensor *const *r, int n, bool rows)
+{
+    int64_t m = 1;
+    const sch_tensor *o = s->outputs[0];
+    for (int i = 0; rows && i < o->ndim - 1; i++)
+        m *= o->shape[i];
+    for (int i = 0; !rows && i < n; i++) {
+        int64_t e = 1;
+        for (int j = 0; j < r[i]->ndim; j++)
+            e *= r[i]->shape[j];
+        m = e > m ? e : m;
+    }
+    return m;
 }
 
 void sch_template_reduce_cl(sch_tctx *t)
@@ -198,9 +268,13 @@ void sch_template_reduce_cl(sch_tctx *t)
         t->err = sch_fail(t->s, SCH_E_UNSUPPORTED, "reduce_cl: the function has no work-group reduction");
         return;
     }
+    /* the knobs in one order whatever the form (a config is one index a knob) */
+    bool by_rows = rows_form(t->s, r, n);
     int64_t items = define_items(t, r, n);
-    if (rows_form(t->s, r, n))
-        rows(t, r, n, items);
+    int64_t per = define_rows(t, group_extent(t->s, r, n, by_rows));
+    int64_t vec = sch_tmpl_device_vec_knob(t);
+    if (by_rows)
+        rows(t, r, n, items, per, vec);
     else
-        each_reduction(t, r, n, items);
+        each_reduction(t, r, n, items, per, vec);
 }

@@ -2,8 +2,9 @@
 # opencl.sh — the opencl target at the command line: `relay-tune targets`
 # lists this host's OpenCL devices and describes one (limits, identity in
 # records); bad device strings are refused by name; `lower --emit c` prints a
-# task's OpenCL C (compiled models: opencl_model.sh); a compiled softmax's
-# OpenCL C has work-group reductions (__local arrays, barriers) and matches. A build without OpenCL
+# task's OpenCL C (compiled models: opencl_model.sh); a softmax is a reduce_cl
+# task on the device, no task on the cpu, and its OpenCL C has work-group
+# reductions (__local arrays, barriers) and matches. A build without OpenCL
 # refuses the target with that reason; a host without a device skips the
 # rest and says why.
 . "$(dirname "$0")/../lib.sh"
@@ -72,12 +73,14 @@ else tap_ok "prints scalar work-items"; fi
 tap_run "the cpu target" 0 "$RELAY_TUNE" lower "$R18" --task 3 --emit config
 tap_has "keeps the CPU template" "$TMP/out" '{"template":"conv2d_nchw",'
 
-# A reduction is no task (it has no tunable anchor), so `lower` cannot show
-# it: its OpenCL C is read from the compiled object, which carries it as
-# string literals. With -wg-reduce=1 softmax rows are work-group reductions
-# (reduce_cl): __local arrays and barriers (that the cpu's kernels have
-# neither, tests/codegen/test_opencl checks); by default only on a device
-# that is not a cpu.
+# On a device, functions without an anchor whose device template has knobs
+# are tasks too, after the anchored ones (tuner/task.c): with -wg-reduce=1
+# softmax rows are work-group reductions (reduce_cl): `tasks` names the
+# template, `lower --emit c` prints its __local arrays and barriers (that
+# the cpu's kernels have neither, tests/codegen/test_opencl checks); by
+# default only on a device that is not a cpu. The cpu's task list stays
+# what it was: the anchored tasks only, the golden lists of
+# tests/tuner/tasks.sh.
 cat >"$TMP/softmax.relay" <<'R'
 def @main(%x: Tensor[(5, 1000), float32]) {
   nn.softmax(%x)
@@ -85,6 +88,32 @@ def @main(%x: Tensor[(5, 1000), float32]) {
 R
 export RELAY_TUNE_CACHE="$TMP/cache"
 WG="opencl -wg-reduce=1"
+tap_run "tasks of a softmax --target '$WG'" 0 "$RELAY_TUNE" tasks "$TMP/softmax.relay" --target "$WG" --space
+if grep -q "^0 .* reduce_cl .* 5x1000$" "$TMP/out"; then tap_ok "the softmax is a reduce_cl task"
+else tap_fail "the softmax is a reduce_cl task" "$(cat "$TMP/out")"; fi
+tap_has "the work-group size of its reduction is a knob" "$TMP/out" "wg_reduce: choice: 2 4 "
+if grep -q "^ *wg_rows: choice: \*1 2 4$" "$TMP/out"; then tap_ok "and so are its rows a work-group (up to its 5 rows)"
+else tap_fail "and so are its rows a work-group (up to its 5 rows)" "$(grep wg_rows "$TMP/out")"; fi
+tap_has "and its vector width" "$TMP/out" "vec: choice: 1 "
+tap_run "lower the reduction task --emit c" 0 "$RELAY_TUNE" lower "$TMP/softmax.relay" --task 0 --emit c --target "$WG"
+tap_has "its OpenCL C has __local arrays" "$TMP/out" "__local float s0["
+tap_has "and barriers" "$TMP/out" "barrier(CLK_LOCAL_MEM_FENCE);"
+tap_has "launched one work-group a row" "$TMP/out" "global 320 local 64, __local 512 bytes"
+tap_run "lower it under a config in float4" 0 "$RELAY_TUNE" lower "$TMP/softmax.relay" --task 0 \
+    --emit c --target "$WG" --config '{"knobs":{"wg_reduce":64,"wg_rows":1,"vec":4}}'
+tap_has "stores float4 vectors" "$TMP/out" "rt_vstore4("
+tap_run "the softmax on the cpu target" 0 "$RELAY_TUNE" tasks "$TMP/softmax.relay"
+tap_has "is no task" "$TMP/out" "0 tasks, 0 calls"
+tap_run "bert_layer's tasks on the cpu" 0 "$RELAY_TUNE" tasks "$top_srcdir/benchmarks/models/bert_layer.relay"
+cp "$TMP/out" "$TMP/cpu_tasks"
+tap_run "and on the device" 0 "$RELAY_TUNE" tasks "$top_srcdir/benchmarks/models/bert_layer.relay" --target opencl
+ncpu=$(($(wc -l <"$TMP/cpu_tasks") - 2))
+head -n $((ncpu + 1)) "$TMP/cpu_tasks" >"$TMP/cpu_head"
+head -n $((ncpu + 1)) "$TMP/out" >"$TMP/dev_head"
+if [ "$ncpu" -gt 0 ] && cmp -s "$TMP/cpu_head" "$TMP/dev_head" && ! grep -q "default_cl\|reduce_cl" "$TMP/cpu_tasks" &&
+    grep -q "default_cl" "$TMP/out"; then
+    tap_ok "the device lists the cpu's $ncpu tasks first, then its own"
+else tap_fail "the device lists the cpu's tasks first, then its own" "$(cat "$TMP/cpu_tasks" "$TMP/out")"; fi
 tap_run "compile a softmax --target '$WG'" 0 "$RELAY_TUNE" compile "$TMP/softmax.relay" --target "$WG" -o "$TMP/sm.so"
 strings "$TMP/sm.so" > "$TMP/sm.txt"
 tap_has "its kernel declares __local arrays" "$TMP/sm.txt" "__local float s0["

@@ -114,10 +114,11 @@ static void target_checks(const tg_target *t)
 static const char *const device_templates[] = {"conv2d_nchw_cl", "depthwise_conv2d_nchw_cl", "group_conv2d_nchw_cl",
                                                "dense_cl", "batch_matmul_cl", "default_cl", "reduce_cl"};
 enum { NDEVT = sizeof device_templates / sizeof *device_templates, RANDOM_CONFIGS = 2, MAX_WIDTHS = 4 };
-/* The device templates with the knob vec (all but dense_cl, whose register
- * tile's columns are one vector or, tile_n 1, scalar; default_cl and
- * reduce_cl). */
-static const bool has_vec[NDEVT] = {true, true, true, false, true, false, false};
+/* The device templates with the knob vec whose widths the op models check
+ * (all but dense_cl, whose register tile's columns are one vector or,
+ * tile_n 1, scalar; and reduce_cl, which a cpu device does not take by
+ * default: reduction_checks draws its random configs, vec among them). */
+static const bool has_vec[NDEVT] = {true, true, true, false, true, true, false};
 
 /* ---- launches of hand-made LoopIR (tg_cl_func's choices) ---------------- */
 

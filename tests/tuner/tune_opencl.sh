@@ -7,7 +7,9 @@
 # SIGKILL mid-way keeps its committed batches and the restart measures only
 # what is left, nothing twice; on resnet18 a short tuning (one trial a task
 # and a few more) gives a compiled model that matches the interpreter
-# (1e-4) under `run --db` and benchmarks under `bench --db`. A build without
+# (1e-4) under `run --db` and benchmarks under `bench --db`; a softmax and a
+# layer_norm are reduce_cl tasks, tuned, confirmed and compiled with their
+# best configs, matching the interpreter. A build without
 # OpenCL or a host without a device skips, saying why.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/tiny.sh"
@@ -58,11 +60,53 @@ else
 fi
 tap_run "compile --target opencl --db" 0 "$RELAY_TUNE" compile "$M" --random-params 3 --target opencl --db "$db" \
     -o "$TMP/m.so"
-tap_has "every task has its tuned config" "$TMP/out" "3 distinct kernels (2 with a database config)"
+tap_has "every task has its tuned config (the reshape's too: a device task)" "$TMP/out" \
+    "3 distinct kernels (3 with a database config)"
 same "the tuned tiny model matches the interpreter" "$M" "$db"
 tap_run "the CPU finds no record of the device's" 0 "$RELAY_TUNE" compile "$M" --random-params 3 --db "$db" \
     -o "$TMP/cpu.so"
 tap_has "so it compiles with the defaults" "$TMP/out" "(0 with a database config)"
+
+# ---- reductions as tasks: a softmax and a layer_norm (reduce_cl) ------------
+# With -wg-reduce=1 (on by default on a device that is no cpu) both are
+# work-group reductions; on a device each is a task of its own (after the
+# anchored ones: here there are none), measured by the same builder, runner
+# and records, confirmed at its end, and compile takes its best. PoCL builds
+# a kernel of barrier trees slowly under load: a generous build limit.
+N="$TMP/norm.relay"
+cat >"$N" <<'RELAY'
+#[version = "0.0.5"]
+def @main(%x: Tensor[(64, 256), float32], %g: Tensor[(256), float32], %b: Tensor[(256), float32]) {
+  %0 = nn.softmax(%x);
+  nn.layer_norm(%0, %g, %b)
+}
+RELAY
+WG="opencl -wg-reduce=1"
+db="$TMP/norm.db"
+"$RELAY_TUNE" tasks "$N" --random-params 3 --target "$WG" >"$TMP/tasks" 2>"$TMP/err"
+if [ "$(grep -c "^[01] .* reduce_cl " "$TMP/tasks")" = 2 ] && grep -q "^2 tasks" "$TMP/tasks"; then
+    tap_ok "the softmax and the layer_norm are reduce_cl tasks"
+else tap_fail "the softmax and the layer_norm are reduce_cl tasks" "$(cat "$TMP/tasks" "$TMP/err")"; fi
+if "$RELAY_TUNE" tune "$N" --random-params 3 --target "$WG" --trials 6 --db "$db" --tuner grid --repeat 1 \
+    --min-repeat-ms 1 --compile-timeout 60 --confirm 2 --confirm-rounds 1 --progress none >"$TMP/out" 2>"$TMP/err"; then
+    tap_ok "tune the reductions --target '$WG'"
+else tap_fail "tune the reductions --target '$WG'" "$(cat "$TMP/out" "$TMP/err")"; fi
+"$RELAY_TUNE" db export --db "$db" >"$TMP/log"
+nred=$(grep '"template": *"reduce_cl"' "$TMP/log" | grep -c '"error": *"none"')
+if [ "$nred" -ge 4 ] && grep -q "^0 .* reduce_cl .* [0-9.]*x " "$TMP/out" && grep -q "^1 .* reduce_cl " "$TMP/out"; then
+    tap_ok "each reduction task measured on the device ($nred good reduce_cl records)"
+else tap_fail "each reduction task measured on the device" "good records: $nred" "$(cat "$TMP/out" | head -20)"; fi
+if [ "$(grep -Ec "^task [01]: [0-9]+ configs .* re-measured side by side: config [0-9]+ wins" "$TMP/out")" = 2 ]; then
+    tap_ok "each confirmed at its end"
+else tap_fail "each confirmed at its end" "$(cat "$TMP/out")"; fi
+tap_run "compile the reductions --db" 0 "$RELAY_TUNE" compile "$N" --random-params 3 --target "$WG" --db "$db" \
+    -o "$TMP/norm.so"
+tap_has "takes both tuned configs" "$TMP/out" "(2 with a database config)"
+if "$RELAY_TUNE" run "$N" --random-params 3 --output-dir "$TMP/ni" >/dev/null 2>"$TMP/err" &&
+    "$RELAY_TUNE" run "$N" --random-params 3 --target "$WG" --db "$db" --output-dir "$TMP/nc" >/dev/null 2>>"$TMP/err" &&
+    "$NPYCMP" "$TMP/nc/0.npy" "$TMP/ni/0.npy" 1e-4 >>"$TMP/err" 2>&1; then
+    tap_ok "the tuned reductions match the interpreter"
+else tap_fail "the tuned reductions match the interpreter" "$(cat "$TMP/err")"; fi
 
 # ---- SIGKILL mid-run, then the same command: it resumes ---------------------
 db="$TMP/kill.db"
