@@ -143,16 +143,26 @@ tap_has "64K L2: 1 channel" "$TMP/out" '"tile_c":[32,1]'
 # a unit-stride run of one phase, no gathers, no spills
 asm_check "avx512 stride-2 depthwise" "$AVX512" zmm xxnone 4 9 14 23
 asm_check "haswell stride-2 depthwise" "$HASWELL" ymm zmm 4 9 14 23
-for tg in "$AVX512" "$HASWELL"; do
-    "$RELAY_TUNE" lower "$MNV2" --task 4 --target "$tg" --emit c >"$TMP/k.c" 2>"$TMP/err" &&
-        cc $(cflags "$tg") -S -o "$TMP/k.s" "$TMP/k.c" 2>>"$TMP/err"
-    if [ $? -eq 0 ] && ! grep -q gather "$TMP/k.s"; then
-        tap_ok "stride-2 depthwise for ${tg#cpu -mcpu=}: no gathers"
-    else
-        tap_fail "stride-2 depthwise for ${tg#cpu -mcpu=}: no gathers" "$(grep -c gather "$TMP/k.s") $(cat "$TMP/err")"
-    fi
-done
+no_gathers() { # no_gathers LABEL MODEL TASK: its kernel's assembly for AVX-512 and Haswell
+    for tg in "$AVX512" "$HASWELL"; do
+        "$RELAY_TUNE" lower "$2" --task "$3" --target "$tg" --emit c >"$TMP/k.c" 2>"$TMP/err" &&
+            cc $(cflags "$tg") -S -o "$TMP/k.s" "$TMP/k.c" 2>>"$TMP/err"
+        if [ $? -eq 0 ] && ! grep -q gather "$TMP/k.s"; then
+            tap_ok "$1 for ${tg#cpu -mcpu=}: no gathers"
+        else
+            tap_fail "$1 for ${tg#cpu -mcpu=}: no gathers" "$(grep -c gather "$TMP/k.s") $(cat "$TMP/err")"
+        fi
+    done
+}
+no_gathers "stride-2 depthwise" "$MNV2" 4
 ASM_MODEL=
+# resnet18's stride-2 3x3 convs (56x56, 28x28 and 14x14 inputs): the
+# register tile vectorizes along the output channels and broadcasts the
+# strided columns, so no gathers; its accumulators stay in registers
+asm_check "avx512 stride-2 3x3" "$AVX512" zmm xxnone 3 7 11
+asm_check "haswell stride-2 3x3" "$HASWELL" ymm zmm 3 7 11
+no_gathers "resnet18's 56x56 stride-2 3x3 conv" "$M" 3
+no_gathers "the stem (7x7 stride 2)" "$M" 0
 # stride-2 1x1 convs as GEMMs too: resnet18's downsample (64 -> 128
 # channels, 56x56 -> 28x28: 784 pixels, whole vectors) copies its
 # subsampled input once, rows split among threads as the pixel tiles are

@@ -1,6 +1,7 @@
 /* test_tails.c — tiles with remainders (lower.c's partition, the templates'
  * tail tiles): convs, 1x1 convs, NCHWc convs, denses and batched matmuls on
- * widths with few divisors (109, 55, 13, 7, 14, 1) and prime channel
+ * widths with few divisors (109, 55, 13, 7, 14, 1; padded at stride 2: 15,
+ * 7, and 19 under a 7x7 kernel on 3 channels, as the stem) and prime channel
  * counts, each scheduled for an AVX2 plan and an AVX-512 plan (both run on
  * any x86-64 host: the plan decides tile sizes, the compiler the ISA), by
  * its default config and by random configs of its space, built and run
@@ -25,6 +26,17 @@ static const struct { const char *name, *text, *tail; } cases[] = {
                           "{ nn.conv2d(%x, %w, padding=[1, 1]) }", "tile_ow"},
     {"conv 3x3 55 wide, stride 2", HDR "def @main(%x: Tensor[(1, 8, 109, 109), float32], %w: Tensor[(24, 8, 3, 3), float32]) "
                                    "{ nn.conv2d(%x, %w, strides=[2, 2]) }", ""},
+    /* stride-2 3x3 convs and a stem-like 7x7 stride-2 conv, padded, on
+     * widths that leave odd outputs (15, 7, 19) */
+    {"conv 3x3 15 wide, stride 2, padded", HDR "def @main(%x: Tensor[(1, 12, 29, 29), float32], "
+                                           "%w: Tensor[(20, 12, 3, 3), float32]) "
+                                           "{ nn.relu(nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 1])) }", ""},
+    {"conv 3x3 7 wide, stride 2, padded", HDR "def @main(%x: Tensor[(1, 24, 14, 14), float32], "
+                                          "%w: Tensor[(40, 24, 3, 3), float32]) "
+                                          "{ nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 1]) }", ""},
+    {"conv 7x7 19 wide, stride 2, 3 channels", HDR "def @main(%x: Tensor[(1, 3, 37, 37), float32], "
+                                               "%w: Tensor[(16, 3, 7, 7), float32]) "
+                                               "{ nn.relu(nn.conv2d(%x, %w, strides=[2, 2], padding=[3, 3])) }", ""},
     {"conv 3x3 7 wide, 13 -> 17 channels", HDR "def @main(%x: Tensor[(1, 13, 7, 7), float32], "
                                            "%w: Tensor[(17, 13, 3, 3), float32]) { nn.conv2d(%x, %w, padding=[1, 1]) }", ""},
     {"conv 3x3 14 wide, 7 -> 29 channels", HDR "def @main(%x: Tensor[(1, 7, 14, 14), float32], "
