@@ -17,8 +17,10 @@ records by entry name (k_<workload hash>_<config index>), and the report
 gives the distribution of a candidate's compile, the share of the slow
 kernels (over twice their task's best) and the share of the wide register
 tiles (a conv's channel-vector way holding 28 or more accumulators), then
-the N costliest candidates with their tiles. Compare two commits' runs of
-the same command (docs/tuning.md, "Faster trials, fourth round").
+the share the conv template rejects since the fifth round (and whether a
+task's best is among them), then the N costliest candidates with their
+tiles. Compare two commits' runs of the same command (docs/tuning.md,
+"Faster trials", fourth and fifth rounds).
 """
 import argparse
 import glob
@@ -35,14 +37,37 @@ ENTRY = re.compile(r'\bk_([0-9a-f]{16})_(\d+)')
 
 
 def host_target(relay_tune):
-    """The cpu target's flags and float32 lanes, as `relay-tune targets` prints them."""
+    """The cpu target's flags, float32 lanes and vector registers, as
+    `relay-tune targets` prints them."""
     out = subprocess.run([relay_tune, 'targets'], capture_output=True, text=True, check=True).stdout
-    lanes = re.search(r'\((\d+) float32 lanes', out)
+    isa = re.search(r'\((\d+) float32 lanes, (\d+) vector registers', out)
     for line in out.splitlines():
         line = line.strip()
-        if line.startswith('cflags:') and lanes:
-            return line.split(':', 1)[1].split(), int(lanes.group(1))
-    sys.exit('compile_cost: no cflags or lanes in `relay-tune targets`')
+        if line.startswith('cflags:') and isa:
+            return line.split(':', 1)[1].split(), int(isa.group(1)), int(isa.group(2))
+    sys.exit('compile_cost: no cflags, lanes or registers in `relay-tune targets`')
+
+
+def rejected(k, channels, lanes, vregs):
+    """Whether the conv template rejects the config since the fifth round
+    (schedule/templates/conv2d.c, reject_losing_tile): a channel-vector
+    tile whose tile_oc is not whole vectors where the channels are, or
+    whose accumulators and weight vectors exceed the registers."""
+    if k.get('vec_ow') != 0 or 'tile_ow' not in k or 'tile_oc' not in k:
+        return False
+    kb, owb = k['tile_oc'][1], k['tile_ow'][1]
+    vecs = -(-kb // lanes)
+    return (channels % lanes == 0 and kb % lanes != 0) or vecs * owb + vecs > vregs
+
+
+def out_channels(args):
+    """The conv's output channels: the weight's first dimension in the
+    workload's shapes ("1x64x56x56, 64x64x3x3"), or 0."""
+    try:
+        shapes = json.loads(args).get('shapes', '').split(', ')
+        return int(shapes[1].split('x')[0])
+    except (ValueError, IndexError, AttributeError):
+        return 0
 
 
 def candidates(path):
@@ -77,7 +102,7 @@ def main():
     ap.add_argument('--top', type=int, default=10)
     ap.add_argument('--relay-tune', default='./relay-tune')
     o = ap.parse_args()
-    flags, lanes = host_target(o.relay_tune)
+    flags, lanes, vregs = host_target(o.relay_tune)
     units = sorted(glob.glob(os.path.join(o.cache, '*.c')))
     if not units:
         sys.exit(f'compile_cost: no units in {o.cache}')
@@ -92,16 +117,21 @@ def main():
                 lines[key] = len(body)
     con = sqlite3.connect(o.db)
     best = dict(con.execute('select workload_id, min(mean_cost) from records where error = 0 group by workload_id'))
-    rows = con.execute('select w.hash, r.config_index, r.config, r.mean_cost, r.error, r.workload_id '
+    rows = con.execute('select w.hash, r.config_index, r.config, r.mean_cost, r.error, r.workload_id, w.args '
                        'from records r join workloads w on w.id = r.workload_id').fetchall()
     seen, slow, wide, nslow, nwide = [], 0.0, 0.0, 0, 0
-    top = []
-    for h, ci, cfg, mc, err, wid in rows:
+    rej, nrej, best_rej, top = 0.0, 0, [], []
+    for h, ci, cfg, mc, err, wid, args in rows:
+        k = {e[0]: e[2] for e in json.loads(cfg)['entities'] if e[0] != 'template_version'}
+        is_rej = rejected(k, out_channels(args), lanes, vregs)
+        if is_rej and err == 0 and mc == best.get(wid):
+            best_rej.append(h)
         c = cost.get((h, ci))
         if c is None:
             continue
         seen.append(c)
-        k = {e[0]: e[2] for e in json.loads(cfg)['entities'] if e[0] != 'template_version'}
+        if is_rej:
+            rej, nrej = rej + c, nrej + 1
         ratio = mc / best[wid] if err == 0 and wid in best else float('inf')
         if ratio > 2:
             slow, nslow = slow + c, nslow + 1
@@ -118,6 +148,9 @@ def main():
           f'max {seen[-1]:.2f}')
     print(f'  kernels over 2x their task best: {nslow} candidates, {slow:.1f} s ({100 * slow / tot:.0f}%)')
     print(f'  channel-vector tiles of >= 28 accumulators: {nwide} candidates, {wide:.1f} s ({100 * wide / tot:.0f}%)')
+    print(f'  rejected by the conv template since the fifth round ({lanes} lanes, {vregs} registers): {nrej} '
+          f'candidates, {rej:.1f} s ({100 * rej / tot:.0f}%); task bests among all records: '
+          f'{len(best_rej)} {" ".join(best_rej)}')
     top.sort(key=lambda x: -x[0])
     for c, h, ratio, nl, tiles in top[:o.top]:
         print(f'  {c:5.2f} s  {h}  {nl:4d} lines  cost/best {ratio:6.2f}  {json.dumps(tiles)}')

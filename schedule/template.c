@@ -22,9 +22,9 @@ static const struct {
     sch_template_fn fn;
     int version;
 } templates[] = {
-    {"conv2d_nchw", sch_template_conv2d, 4}, /* 3: 1x1 convs tiled over fused pixels; 4: tiles with tails */
+    {"conv2d_nchw", sch_template_conv2d, 5}, /* 3: 1x1 convs tiled over fused pixels; 4: tiles with tails; 5: losing channel-vector tiles rejected */
     {"depthwise_conv2d_nchw", sch_template_conv2d, 4}, /* 3: stride 1 in the flat form (conv2d_dw_flat.c); 4: every stride, stages at the channel tile */
-    {"group_conv2d_nchw", sch_template_conv2d, 3}, /* 3: tiles with tails */
+    {"group_conv2d_nchw", sch_template_conv2d, 4}, /* 3: tiles with tails; 4: losing channel-vector tiles rejected */
     {"conv2d_nchwc", sch_template_conv2d_nchwc, 2}, /* 2: tiles with tails */
     {"conv2d_winograd", sch_template_conv2d_winograd, 2},
     {"dense", sch_template_matmul, 3}, /* 3: tiles with tails */

@@ -59,6 +59,22 @@ bool tun_space_init(tun_space *s, const tun_task *task, const sch_hw *hw, su_buf
     return true;
 }
 
+bool tun_config_rejected(const tun_space *s, int64_t index, su_buf *why)
+{
+    sch_config c;
+    tun_config_decode(s, index, &c);
+    /* the template alone, not the lowering: a fraction of a feature
+     * vector's cost, and the template is where such a config fails */
+    sch_build_opts bo = {.template_name = s->task->template_name, .hw = &s->hw, .cfg = &c, .space_only = true};
+    sch_kernel k;
+    bool rejected = !sch_build(s->task->func, &bo, &k) && k.failed == SCH_BUILD_TEMPLATE && k.err == SCH_E_BAD_CONFIG;
+    if (rejected && why)
+        su_buf_printf(why, "%s", k.why ? k.why : "");
+    sch_kernel_free(&k);
+    sch_config_free(&c);
+    return rejected;
+}
+
 void tun_space_free(tun_space *s)
 {
     sch_space_free(&s->sp);

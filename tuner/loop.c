@@ -617,7 +617,8 @@ static bool finish(run *R, size_t pos)
         }
     }
     p->ended = true;
-    tr->exhausted = tr->trials >= p->space.size;
+    tr->rejected = p->tuner ? p->tuner->rejected : 0;
+    tr->exhausted = tr->trials >= p->space.size || (p->tuner && tun_tuner_exhausted(p->tuner));
     tun_task_data_free(p->td);
     p->td = NULL;
     tun_sched_drop(&R->sched, pos);

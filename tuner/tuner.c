@@ -132,13 +132,28 @@ bool tun_tuner_exhausted(const tun_tuner *t)
     return (int64_t)t->seen.len >= t->space->size;
 }
 
+/* The tuner proposes until n configs pass the template or the space runs
+ * out: a rejected config is marked seen and dropped, never compiled. The
+ * tuners are not told (it would cost the model a refit per round, and a
+ * rejected config has no features: xgb never plans one); each round marks
+ * at least one config seen, so a space full of rejected points ends. */
 int tun_next_batch(tun_tuner *t, int n, int64_t *out)
 {
-    if (n <= 0 || tun_tuner_exhausted(t))
-        return 0;
-    int got = t->ops->next_batch(t, n, out);
-    for (int i = 0; i < got; i++)
-        tun_idxset_add(&t->seen, out[i]);
+    int got = 0;
+    while (got < n && !tun_tuner_exhausted(t)) {
+        int k = t->ops->next_batch(t, n - got, out + got), kept = 0;
+        if (k <= 0)
+            break;
+        for (int i = 0; i < k; i++) {
+            int64_t idx = out[got + i];
+            tun_idxset_add(&t->seen, idx);
+            if (tun_config_rejected(t->space, idx, NULL))
+                t->rejected++;
+            else
+                out[got + kept++] = idx;
+        }
+        got += kept;
+    }
     return got;
 }
 

@@ -79,6 +79,10 @@ typedef struct tun_space {
  * message when the template cannot schedule the task at all. */
 bool tun_space_init(tun_space *s, const tun_task *task, const sch_hw *hw, su_buf *err);
 void tun_space_free(tun_space *s);
+/* True when the template rejects config `index` (SCH_E_BAD_CONFIG: a config
+ * that cannot win, never compiled nor measured), its reason appended to why
+ * (may be NULL); other failures are the measurement's to report. */
+bool tun_config_rejected(const tun_space *s, int64_t index, su_buf *why);
 /* Config index <-> choices (mixed radix, the first knob varying fastest).
  * encode returns -1 for choices outside the space. */
 void tun_config_decode(const tun_space *s, int64_t index, sch_config *c);
@@ -175,6 +179,7 @@ struct tun_tuner {
     int64_t transfer_dropped_at; /* own results when it dropped what transfer gave it, which ranked
                                   * its held-out configs worse (0: kept, or none given) */
     int64_t featurized;     /* feature vectors a model-based tuner computed (its search's main cost) */
+    int64_t rejected;       /* proposals the template rejected (tun_config_rejected), skipped */
 };
 
 extern const tun_tuner_ops tun_random_ops, tun_grid_ops, tun_ga_ops;
@@ -191,7 +196,10 @@ tun_tuner *tun_tuner_new_conf(const tun_tuner_ops *ops, const tun_space *space, 
  * without transfer). Call before the first batch. */
 void tun_transfer(tun_tuner *t, size_t n, const tun_transfer_rec *recs);
 void tun_tuner_free(tun_tuner *t);
-/* Up to n new configs to measure; 0 when the space is exhausted. */
+/* Up to n new configs to measure; 0 when the space is exhausted. Configs
+ * the template rejects are skipped (marked seen, counted in t->rejected,
+ * taught to the tuner as failures), so fewer than n means the space ran
+ * out. */
 int tun_next_batch(tun_tuner *t, int n, int64_t *out);
 /* Results of measured configs (this session's or earlier ones'): they are
  * never proposed again, and the tuner learns from them. */
@@ -447,7 +455,8 @@ typedef struct tun_task_report {
     double best_cost;       /* the best cost (0: none succeeded) */
     int64_t best_index;     /* the best config (-1: none) */
     bool early_stopped;     /* stopped after early_stopping trials without improvement */
-    bool exhausted;         /* every config of the space was measured */
+    int64_t rejected;       /* configs of this run's proposals the template rejected (never measured) */
+    bool exhausted;         /* every config of the space was measured or rejected */
     int confirmed;          /* configs its end re-measured side by side (0: none) */
     int64_t confirmed_index; /* the one with the best median (-1: none) */
     double confirmed_cost;  /* that median, seconds */

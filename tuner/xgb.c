@@ -234,7 +234,9 @@ static bool score(tun_tuner *t, int n, const int64_t *idx, float *out, float *ro
 static bool offer(tun_tuner *t, int64_t idx, float s)
 {
     xgb_state *x = t->state;
-    if (tun_idxset_has(&t->seen, idx) || tun_idxset_has(&x->inplan, idx))
+    /* -inf: no features, the config cannot be instantiated (or the template
+     * rejects it): never planned, only met at random */
+    if (s == -INFINITY || tun_idxset_has(&t->seen, idx) || tun_idxset_has(&x->inplan, idx))
         return false;
     if (x->nplan < t->conf.plan_size) {
         x->plan[x->nplan++] = (scored){s, idx};
@@ -279,20 +281,29 @@ static void plan_whole(tun_tuner *t)
             x->order[j] = v;
         }
     }
-    x->reach = size - x->reach > t->conf.plan_new ? x->reach + t->conf.plan_new : size;
-    int64_t idx[SCORE_CHUNK];
+    /* past the last plan's reach, positions count towards plan_new unless
+     * their config scores -inf (the template rejects it: its features cost
+     * a template run, not a lowering), so a plan reaches plan_new configs
+     * that can be planned however many of the space are rejected */
+    int64_t from = x->reach, fresh = 0, i = 0, idx[SCORE_CHUNK];
     float s[SCORE_CHUNK];
     float *rows = su_malloc((size_t)SCORE_CHUNK * (size_t)x->nf * sizeof *rows);
-    for (int64_t i = 0; i < x->reach;) {
-        int n = 0;
-        for (; i < x->reach && n < SCORE_CHUNK; i++)
+    while (i < size && (i < from || fresh < t->conf.plan_new)) {
+        int64_t start = i, end = i < from ? from : i + t->conf.plan_new - fresh;
+        int n = 0, dead = 0;
+        for (; i < end && i < size && n < SCORE_CHUNK; i++)
             if (!tun_idxset_has(&t->seen, x->order[i]))
                 idx[n++] = x->order[i];
         if (n && !score(t, n, idx, s, rows))
             break;
-        for (int k = 0; k < n; k++)
+        for (int k = 0; k < n; k++) {
             offer(t, idx[k], s[k]);
+            dead += s[k] == -INFINITY;
+        }
+        if (start >= from)
+            fresh += i - start - dead;
     }
+    x->reach = i > x->reach ? i : x->reach;
     free(rows);
 }
 

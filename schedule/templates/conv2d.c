@@ -169,6 +169,32 @@ int sch_tmpl_tile_cands(const sch_hw *hw, int64_t K, int64_t W, bool cols, int64
     return n;
 }
 
+/* Rejects, with SCH_E_BAD_CONFIG, the channel-vector tiles (vec_ow 0) that
+ * cannot win, as AutoTVM's templates raise an instantiation error: the
+ * tuners skip such a config before compiling it (tun_next_batch). Where the
+ * channels are whole vectors, a tile_oc that is not wastes lanes in every
+ * FMA (the row way's rows +-1, 7, 9, 15, 17, read as channels); a tile
+ * whose accumulators and one step's weight vectors exceed the vector
+ * registers spills every step (the broadcast input can be an FMA's memory
+ * operand): on resnet18 such tiles, 32 columns of one vector on AVX-512,
+ * ran 2-41x their task's best and cost gcc 0.4-4.3 s each (docs/tuning.md,
+ * fourth and fifth rounds). The defaults always fit: at most
+ * sch_hw_acc_regs accumulators and 4 vectors. Devices keep every tile. */
+static void reject_losing_tile(sch_tctx *t, const conv_plan *p, int64_t K)
+{
+    const sch_hw *hw = t->hw;
+    int64_t lanes = hw->lanes, vecs = (p->kb + lanes - 1) / lanes, acc = vecs * p->owb;
+    if (p->depthwise || p->vec_ow || hw->wg_max > 0 || lanes < 2 || t->err)
+        return;
+    if (K % lanes == 0 && p->kb % lanes)
+        t->err = sch_fail(t->s, SCH_E_BAD_CONFIG, "conv2d: tile_oc %lld is not a whole number of %lld-lane "
+                          "vectors (vec_ow 0, %lld channels)", (long long)p->kb, (long long)lanes, (long long)K);
+    else if (acc + vecs > hw->vregs)
+        t->err = sch_fail(t->s, SCH_E_BAD_CONFIG, "conv2d: a tile of %lld columns x %lld channel vectors needs "
+                          "%lld accumulators + %lld weight vectors, over the %d vector registers (vec_ow 0)",
+                          (long long)p->owb, (long long)vecs, (long long)acc, (long long)vecs, hw->vregs);
+}
+
 /* Every knob of the conv, in the order the template defines them. */
 static void conv_knobs(sch_tctx *t, sch_tensor *a, conv_plan *p)
 {
@@ -226,6 +252,7 @@ static void conv_knobs(sch_tctx *t, sch_tensor *a, conv_plan *p)
      * the reduction itself, and it walks the tile in the tile's own layout
      * (strided stores) instead. */
     p->along_tile = p->vec_ow || a->rext[0] * a->rext[1] * a->rext[2] <= 256;
+    reject_losing_tile(t, p, K);
 }
 
 /* The output: tiles of kb channels x owb columns, the tile loops fused and
@@ -312,6 +339,8 @@ void sch_template_conv2d(sch_tctx *t)
     conv_plan p = {0};
     p.depthwise = !strcmp(t->space->template_name, "depthwise_conv2d_nchw");
     conv_knobs(t, a, &p);
+    if (t->err)
+        return;
     if (p.pad && !p.pad_inline)
         SCH_TRY(t, sch_compute_root(s, p.pad));
     sch_tensor *w = weight_of(s, a);

@@ -84,6 +84,22 @@ sch_schedule *hx_schedule(const ir_expr *f)
     return s;
 }
 
+void hx_config_random_kept(const ir_expr *func, const char *tmpl, const sch_space *sp, const sch_hw *hw,
+                           unsigned *seed, sch_config *c)
+{
+    for (int tries = 0;; tries++) {
+        sch_config_random(sp, seed, c);
+        su_diags d = {0};
+        sch_schedule *s = sch_create(func, &d);
+        sch_err e = s ? sch_apply_template(s, tmpl, hw, c, NULL) : SCH_E_OK;
+        sch_free(s);
+        su_diags_free(&d);
+        if (e != SCH_E_BAD_CONFIG || tries == 1000)
+            return;
+        sch_config_free(c);
+    }
+}
+
 bool hx_prepare_hw(hx_kernel *k, const ir_expr *func, const char *tmpl, const sch_config *cfg, bool naive, bool hoist,
                    const sch_hw *hw)
 {

@@ -62,6 +62,12 @@ typedef struct hx_kernel {
  * defaults; naive: no template at all) and lowers it (hoisting packs of
  * every parameter when hoist). False with a diagnostic printed on failure. */
 bool hx_prepare(hx_kernel *k, const ir_expr *func, const char *tmpl, const sch_config *cfg, bool naive, bool hoist);
+/* A uniformly random config of sp (rand_r on *seed) among those func's
+ * template (tmpl, NULL: its own) keeps on hw (NULL: sch_hw_default): drawn
+ * again while the template rejects it with SCH_E_BAD_CONFIG (the conv's
+ * losing channel-vector tiles, which the tuners never propose). */
+void hx_config_random_kept(const ir_expr *func, const char *tmpl, const sch_space *sp, const sch_hw *hw,
+                           unsigned *seed, sch_config *c);
 /* hx_prepare for the machine hw describes (NULL: sch_hw_default). */
 bool hx_prepare_hw(hx_kernel *k, const ir_expr *func, const char *tmpl, const sch_config *cfg, bool naive, bool hoist,
                    const sch_hw *hw);

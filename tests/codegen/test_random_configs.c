@@ -118,7 +118,7 @@ int main(void)
         int lowered = 0;
         for (int r = 0; r < PER_TASK; r++) {
             sch_config cfg;
-            sch_config_random(&sp, &seed, &cfg);
+            hx_config_random_kept(funcs[c], tmpl, &sp, NULL, &seed, &cfg);
             if (hx_prepare(&ks[nk], funcs[c], tmpl, &cfg, false, true)) {
                 owner[nk++] = c;
                 lowered++;

@@ -131,7 +131,7 @@ int main(void)
                 if (r == 0)
                     sch_config_default(&sp, &cfg);
                 else
-                    sch_config_random(&sp, &seed, &cfg);
+                    hx_config_random_kept(funcs[c], NULL, &sp, &tg.hw, &seed, &cfg);
                 if (hx_prepare_hw(&ks[nk], funcs[c], NULL, &cfg, false, true, &tg.hw)) {
                     owner[nk++] = c;
                     lowered++;

@@ -139,28 +139,39 @@ static tun_measurer measurer(ms_runner *r, const tg_target *tg, int per_unit, do
 }
 
 /* Deliberately broken candidates through the tuner's measurement path. */
+/* The conv's config that answers wrongly (BREAK_WRONG, set by test_errors,
+ * read by test_loop). */
+static int64_t wrong_index = -1;
+
 static void test_errors(ms_runner *r, const tg_target *tg, const tun_space *s)
 {
     char cc[512], pat[64];
     snprintf(cc, sizeof cc, "%s/tests/tuner/breaking-cc.sh", getenv("top_srcdir") ? getenv("top_srcdir") : ".");
     setenv("RELAY_TUNE_CC", cc, 1);
-    /* configs 0..5 of the space: 1 breaks the compiler, 2 hangs it, 3 answers
+    /* the first 5 configs the template keeps (it rejects some, test_reject):
+     * the second breaks the compiler, the third hangs it, the fourth answers
      * wrongly (none of them is the default, which the loop test measures) */
-    ok(s->default_index > 5, "the conv's default config is not among the first 6 (%lld)", (long long)s->default_index);
-    snprintf(pat, sizeof pat, "k_%s_1", s->task->hash);
+    int64_t good[5];
+    for (int64_t i = 0, n = 0; n < 5 && i < s->size; i++)
+        if (!tun_config_rejected(s, i, NULL))
+            good[n++] = i;
+    ok(s->default_index > good[4], "the conv's default config is not among the first 5 kept (%lld)",
+       (long long)s->default_index);
+    snprintf(pat, sizeof pat, "k_%s_%lld", s->task->hash, (long long)good[1]);
     setenv("BREAK_COMPILE", pat, 1);
-    snprintf(pat, sizeof pat, "k_%s_2", s->task->hash);
+    snprintf(pat, sizeof pat, "k_%s_%lld", s->task->hash, (long long)good[2]);
     setenv("BREAK_SLOW", pat, 1);
-    snprintf(pat, sizeof pat, "k_%s_3", s->task->hash);
+    snprintf(pat, sizeof pat, "k_%s_%lld", s->task->hash, (long long)good[3]);
     setenv("BREAK_WRONG", pat, 1);
+    wrong_index = good[3];
     su_buf err = {0};
     tun_task_data *td = tun_task_data_new(s->task, 1, &err);
     ok(td != NULL, "task data: random inputs and the interpreter's output (%s)", su_buf_str(&err));
     sch_config cfgs[6];
     for (int i = 0; i < 5; i++)
-        tun_config_decode(s, i, &cfgs[i]);
+        tun_config_decode(s, good[i], &cfgs[i]);
     /* an invalid config: a choice outside its knob's candidates */
-    tun_config_decode(s, 0, &cfgs[5]);
+    tun_config_decode(s, good[0], &cfgs[5]);
     cfgs[5].choice[0] = 99;
     tun_result res[6];
     /* two per unit: the compile error shares its unit with config 4, the
@@ -306,10 +317,11 @@ static void test_loop(ms_runner *r, const tg_target *tg, rt_module *m)
     tun_target_describe(tg, "cpu  -cores=2", &a, &dt);
     is_str(dt.name, "cpu -cores=2", "the target's name is the target string, spaces collapsed");
     const tun_task *conv = &m->tasks.items[0], *dense = &m->tasks.items[1];
-    /* grid order: config 3 of the conv answers wrongly, and faster than any */
+    /* grid order: the fourth config kept of the conv answers wrongly, and
+     * faster than any */
     tun_options o = {0};
     o.tuner = &tun_grid_ops;
-    o.scheduler = TUN_SCHED_FIXED; /* shares by FLOPs: the conv gets its config 3 */
+    o.scheduler = TUN_SCHED_FIXED; /* shares by FLOPs: the conv gets to that config */
     o.trials = 12;
     o.batch = 4;
     o.measurer = measurer(r, tg, 4, 60);
@@ -334,7 +346,8 @@ static void test_loop(ms_runner *r, const tg_target *tg, rt_module *m)
     const tun_task_report *cr = &rep.tasks[0];
     ok(cr->default_cost > 0 && cr->best_cost > 0 && cr->best_cost <= cr->default_cost,
        "the default config is measured and is the baseline of the best");
-    ok(cr->best_index != 3, "the best is never the wrong answer (best %lld)", (long long)cr->best_index);
+    ok(cr->best_index != wrong_index, "the best is never the wrong answer (best %lld, wrong %lld)",
+       (long long)cr->best_index, (long long)wrong_index);
     tun_space s;
     ok(tun_space_init(&s, conv, &tg->hw, &err), "the conv's space");
     tun_best b;

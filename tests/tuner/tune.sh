@@ -15,7 +15,7 @@
 
 # ---- the space of every task --------------------------------------------
 if "$RELAY_TUNE" tasks "$M" --space >"$TMP/space" 2>"$TMP/err" &&
-    grep -q "template conv2d_nchw (version 4): [0-9]* configs" "$TMP/space" &&
+    grep -q "template conv2d_nchw (version 5): [0-9]* configs" "$TMP/space" &&
     grep -q "template dense (version 3): [0-9]* configs" "$TMP/space" && grep -q "tile_oc: split 16 into 2:" "$TMP/space" &&
     grep -q "order_ic: reorder ow,ic: \*\[ow,ic\] \[ic,ow\]" "$TMP/space" && grep -q "tile_k: split 256 into 2:" "$TMP/space"; then
     tap_ok "tasks --space: each task's template, version, knobs and size"
@@ -287,8 +287,17 @@ db="$TMP/broken.db"
 RELAY_TUNE_CC="$top_srcdir/tests/tuner/breaking-cc.sh" BREAK_COMPILE='k_[0-9a-f]*_[0-3]' \
     "$RELAY_TUNE" tune "$M" --trials 8 --tasks 0 --db "$db" --tuner grid $Q >"$TMP/out" 2>"$TMP/err"
 rc=$?
+# configs 0-3 break, but the grid skips those the conv template rejects (on
+# this host's lanes: tests/tuner/test_reject), so the broken ones measured
+# are the records of configs 0-3 (2 to 4 of them without the sqlite3 shell)
+if command -v sqlite3 >/dev/null; then
+    broken=$(sqlite3 "$db" "SELECT count(*) FROM records WHERE config_index <= 3")
+    [ "$broken" -ge 2 ] || broken=none  # configs 1 and 3 (vec_ow 1) are always kept
+else
+    broken='[234]'
+fi
 if [ $rc = 0 ] && [ "$(records "$db")" = 8 ] &&
-    "$RELAY_TUNE" db stats --json --db "$db" | grep -q '"compile_error":4,'; then
+    "$RELAY_TUNE" db stats --json --db "$db" | grep -q "\"compile_error\":$broken,"; then
     tap_ok "compile errors become error records; the neighbours in their unit are measured"
 else
     tap_fail "compile errors become error records" "$(cat "$TMP/out" "$TMP/err")" \
