@@ -119,7 +119,7 @@ const sch_lang tg_lang_c = {
     .let = LINES({0, "const $t $v = $0;"}, {0, "$B"}),
     .loop = LINES({0, "$p"}, {0, FOR_HEADER}, {1, "$B"}, {0, "}"}),
     .mark = {
-        [SCH_MARK_PARALLEL] = "#pragma omp parallel for schedule(guided)",
+        [SCH_MARK_PARALLEL] = "#pragma omp parallel for schedule(static)",
         [SCH_MARK_VECTORIZED] = "#pragma omp simd",
         [SCH_MARK_UNROLLED] = "#pragma GCC unroll $N",
     },
