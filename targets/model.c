@@ -70,6 +70,8 @@ typedef struct mval {
 typedef struct mctx {
     const tg_target *t;
     tg_target host;         /* what builds the C of the model (for an opencl target: this host's cpu) */
+    tg_target pack;         /* what builds the prologues, which run here: host, or this host's cpu when
+                             * the host cannot run it (a cpu model compiled for a wider ISA) */
     bool cl;                /* an opencl target: kernels in OpenCL C, buffers on the device */
     const tg_model_opts *o;
     tg_model_info *info;
@@ -564,7 +566,7 @@ static bool pack_weights(mctx *c, ptr_vec *owned)
     }
     tg_lib *lib = NULL;
     char *log = NULL;
-    tg_err e = tg_build(su_buf_str(&src), &c->host, &lib, &log);
+    tg_err e = tg_build(su_buf_str(&src), &c->pack, &lib, &log);
     su_buf_free(&src);
     if (e) {
         fail(c, "cannot build the weight-packing prologues: %s", log ? log : tg_err_name(e));
@@ -1339,6 +1341,13 @@ bool tg_model_compile(const ir_module *m, const tg_target *t, const tg_model_opt
     }
     /* the host's C of an OpenCL model calls the ICD loader */
     c.host.link_opencl = c.cl;
+    /* the prologues' C is the same for any ISA: where the target's
+     * instructions would not run here, they are built for this host */
+    c.pack = c.host;
+    if (!c.cl && !tg_target_runnable(t, &why) && !tg_target_parse("cpu", &c.pack, &why)) {
+        *err = su_strdup(why);
+        return false;
+    }
     c.o = o;
     c.info = info;
     c.jobs = o->jobs > 0 ? o->jobs : c.host.cores;
