@@ -4,10 +4,10 @@
  *   gcc -O2 -Wall -Wextra -shared -fPIC -o omp_regions.so benchmarks/omp_regions.c -ldl
  *   OMP_NUM_THREADS=2 LD_PRELOAD=./omp_regions.so ./relay-tune bench model.so --repeat 50
  *
- * A kernel's `#pragma omp parallel for schedule(guided)` is a call of
- * libgomp's GOMP_parallel_loop_nonmonotonic_guided (schedule(static), as
- * before session 7, is GOMP_parallel). This library stands in for both,
- * and for the monotonic guided form: it runs each region's body under a
+ * A kernel's `#pragma omp parallel for schedule(static)` is a call of
+ * libgomp's GOMP_parallel (schedule(guided), tried in session 7, is
+ * GOMP_parallel_loop_nonmonotonic_guided). This library stands in for
+ * both, and for the monotonic guided form: it runs each region's body under a
  * wrapper that reads the clock as each thread starts and ends its share
  * (with guided, all of its chunks), and prints at exit (stderr, totals over every region
  * of the process, ms):

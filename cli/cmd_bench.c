@@ -28,7 +28,8 @@ static void help(FILE *out)
             "  (docs/layouts.md; default 0: NCHW). --winograd [--winograd-tile 2|4] compiles the\n"
             "  3x3 stride-1 convs as Winograd convs (docs/winograd.md). --profile then times\n"
             "  --repeat more runs kernel by kernel and prints each step's median, its share\n"
-            "  of their sum and its GFLOP/s, the slowest first (cpu models).\n");
+            "  of their sum and its GFLOP/s, the slowest first (cpu models), after the profiled\n"
+            "  runs' median split into their steps and the time outside them.\n");
 }
 
 static int cmp_double(const void *a, const void *b)
