@@ -28,7 +28,8 @@ static void help(FILE *out)
             "  (docs/layouts.md; default 0: NCHW). --winograd [--winograd-tile 2|4] compiles the\n"
             "  3x3 stride-1 convs as Winograd convs (docs/winograd.md). --profile then times\n"
             "  --repeat more runs kernel by kernel and prints each step's median, its share\n"
-            "  of their sum and its GFLOP/s, the slowest first (cpu models).\n");
+            "  of their sum and its GFLOP/s, the slowest first (cpu models), after the profiled\n"
+            "  runs' median split into their steps and the time outside them.\n");
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -84,11 +85,65 @@ static void print_json_string(const char *s)
     putchar('"');
 }
 
-/* The per-kernel profile of `runs` more runs: per step s, the median of
- * its times at [s] and their minimum at [ns + s] (ms). The end-to-end runs
- * before it are untimed per step, so the profile's clock reads never touch
- * the latency reported. NULL after a message. */
-static double *profile_runs(rt_cmodel *cm, int runs, int *nsteps)
+/* The per-kernel profile of some more runs, in ms. A run's steps tile it
+ * (rtm_run reads the clock once after each kernel), so the time of a run
+ * outside its steps is what passes between and around the kernels' calls:
+ * the argument arrays, the output copies, the API's call. The steps'
+ * medians sum to less than a run's median: each run has its slow steps
+ * (a thread descheduled, a barrier waiting for it), and they are other
+ * steps in another run. Both are reported, so that neither is taken for
+ * the other (docs/compiled-model.md, "Where the time between kernels
+ * goes"). */
+typedef struct {
+    int ns;               /* steps of a run */
+    double *med, *min;    /* [ns]: each step's median and minimum */
+    double sum_med;       /* the steps' medians, summed */
+    double sum_min;       /* the steps' minimums, summed */
+    double run;           /* the median of the profiled runs' times, end to end */
+    double steps;         /* the median over runs of a run's steps, summed */
+    double outside;       /* the median over runs of a run's time outside its steps */
+} bench_profile;
+
+static void profile_free(bench_profile *p)
+{
+    if (p) {
+        free(p->med);
+        free(p->min);
+        free(p);
+    }
+}
+
+/* The median of v[0..n), sorted in place. */
+static double median_of(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return quantile(v, n, 0.5);
+}
+
+/* Steps [s] of run r into all[s * runs + r]; per run its time into
+ * tot[r] and its steps' sum into sum[r]. false after a message. */
+static bool profile_time(rt_cmodel *cm, int ns, int runs, double *all, double *tot, double *sum)
+{
+    double *one = calloc((size_t)ns + 1, sizeof *one);
+    bool ok = one != NULL;
+    for (int r = 0; ok && r < runs; r++) {
+        double t0 = now();
+        ok = rt_cmodel_run_profiled(cm, one, stderr) == 0;
+        tot[r] = (now() - t0) * 1e3;
+        sum[r] = 0;
+        for (int s = 0; ok && s < ns; s++) {
+            all[(size_t)s * (size_t)runs + (size_t)r] = one[s] * 1e3;
+            sum[r] += one[s] * 1e3;
+        }
+    }
+    free(one);
+    return ok;
+}
+
+/* The profile of `runs` more runs. The end-to-end runs before it are
+ * untimed per step, so the profile's clock reads never touch the latency
+ * reported. NULL after a message. */
+static bench_profile *profile_runs(rt_cmodel *cm, int runs)
 {
     int ns = rt_cmodel_num_steps(cm);
     if (ns < 0) {
@@ -96,29 +151,34 @@ static double *profile_runs(rt_cmodel *cm, int runs, int *nsteps)
         (void)rt_cmodel_run_profiled(cm, NULL, stderr);
         return NULL;
     }
-    double *all = calloc((size_t)ns * (size_t)runs + 1, sizeof *all);   /* all[s * runs + r] */
-    double *one = calloc((size_t)ns + 1, sizeof *one);
-    double *med = calloc(2 * (size_t)ns + 1, sizeof *med);
-    bool ok = all && one && med;
-    for (int r = 0; ok && r < runs; r++) {
-        ok = rt_cmodel_run_profiled(cm, one, stderr) == 0;
-        for (int s = 0; ok && s < ns; s++)
-            all[(size_t)s * (size_t)runs + (size_t)r] = one[s] * 1e3;
-    }
+    bench_profile *p = calloc(1, sizeof *p);
+    double *all = calloc((size_t)ns * (size_t)runs + 1, sizeof *all);
+    double *tot = calloc((size_t)runs, sizeof *tot), *sum = calloc((size_t)runs, sizeof *sum);
+    bool ok = p && all && tot && sum && (p->med = calloc((size_t)ns + 1, sizeof *p->med)) &&
+              (p->min = calloc((size_t)ns + 1, sizeof *p->min)) && profile_time(cm, ns, runs, all, tot, sum);
     for (int s = 0; ok && s < ns; s++) {
         double *v = all + (size_t)s * (size_t)runs;
-        qsort(v, (size_t)runs, sizeof *v, cmp_double);
-        med[s] = quantile(v, runs, 0.5);
-        med[ns + s] = v[0];
+        p->med[s] = median_of(v, runs);
+        p->min[s] = v[0];
+        p->sum_med += p->med[s];
+        p->sum_min += p->min[s];
+    }
+    if (ok) {
+        p->ns = ns;
+        for (int r = 0; r < runs; r++)
+            all[r] = tot[r] - sum[r];
+        p->outside = median_of(all, runs);
+        p->run = median_of(tot, runs);
+        p->steps = median_of(sum, runs);
     }
     free(all);
-    free(one);
+    free(tot);
+    free(sum);
     if (!ok) {
-        free(med);
+        profile_free(p);
         return NULL;
     }
-    *nsteps = ns;
-    return med;
+    return p;
 }
 
 /* The index order of the steps, the slowest first (ties: in run order). */
@@ -130,51 +190,65 @@ static int cmp_step(const void *a, const void *b)
     return x > y ? -1 : x < y ? 1 : (i > j) - (i < j);
 }
 
-/* The profile after the latency: in JSON the "profile" member of report's
- * object (each step in run order, with its minimum), else a table of the
- * steps, the slowest first. */
-static void print_profile(const cli_opts *o, const rt_cmodel *cm, const double *med, int ns, double e2e)
+/* "0.000", never "-0.000", for a difference that rounds to zero. */
+static double no_negative_zero(double ms)
 {
-    double sum = 0;
-    for (int s = 0; s < ns; s++)
-        sum += med[s];
+    return ms > -5e-4 && ms < 5e-4 ? 0 : ms;
+}
+
+static void print_profile_json(const rt_cmodel *cm, const bench_profile *p)
+{
+    printf(", \"profile\": {\"sum_ms\": %.4f, \"min_sum_ms\": %.4f, \"run_median_ms\": %.4f, "
+           "\"steps_median_ms\": %.4f, \"outside_median_ms\": %.4f, \"steps\": [",
+           p->sum_med, p->sum_min, p->run, p->steps, p->outside);
+    for (int s = 0; s < p->ns; s++) {
+        printf("%s{\"step\": %d, \"kernel\": %d, \"name\": ", s ? ", " : "", s, rt_cmodel_step_kernel(cm, s));
+        print_json_string(rt_cmodel_step_name(cm, s));
+        printf(", \"median_ms\": %.4f, \"min_ms\": %.4f, \"flops\": %lld}", p->med[s], p->min[s],
+               (long long)rt_cmodel_step_flops(cm, s));
+    }
+    printf("]}");
+}
+
+/* The head lines and the table of the steps, the slowest first. */
+static void print_profile_table(const cli_opts *o, const rt_cmodel *cm, const bench_profile *p, double e2e)
+{
+    int ns = p->ns;
+    printf("profile: %d steps, medians of %d runs; sum %.3f ms against %.3f ms end to end (%.3f ms more)\n", ns,
+           o->runs, p->sum_med, e2e, no_negative_zero(e2e - p->sum_med));
+    printf("  a profiled run %.3f ms: its steps %.3f ms, outside them %.3f ms (between and around the kernels); "
+           "the steps' minimums sum to %.3f ms\n",
+           p->run, p->steps, no_negative_zero(p->outside), p->sum_min);
     int *order = calloc((size_t)ns + 1, sizeof *order);
     for (int s = 0; s < ns; s++)
         order[s] = s;
-    sort_key = med;
+    sort_key = p->med;
     qsort(order, (size_t)ns, sizeof *order, cmp_step);
-    if (o->json) {
-        printf(", \"profile\": {\"sum_ms\": %.4f, \"steps\": [", sum);
-        for (int s = 0; s < ns; s++) {
-            printf("%s{\"step\": %d, \"kernel\": %d, \"name\": ", s ? ", " : "", s, rt_cmodel_step_kernel(cm, s));
-            print_json_string(rt_cmodel_step_name(cm, s));
-            printf(", \"median_ms\": %.4f, \"min_ms\": %.4f, \"flops\": %lld}", med[s], med[ns + s],
-                   (long long)rt_cmodel_step_flops(cm, s));
-        }
-        printf("]}");
-    } else {
-        double gap = e2e - sum;
-        if (gap > -5e-4 && gap < 5e-4)
-            gap = 0;    /* no "-0.000" */
-        printf("profile: %d steps, medians of %d runs; sum %.3f ms against %.3f ms end to end (%.3f ms between "
-               "and around the kernels)\n",
-               ns, o->runs, sum, e2e, gap);
-        printf("%5s %6s %9s %6s %7s %8s  %s\n", "step", "kernel", "ms", "share", "cumul", "GFLOP/s", "ops and shape");
-        double cum = 0;
-        for (int k = 0; k < ns; k++) {
-            int s = order[k];
-            cum += med[s];
-            long long fl = (long long)rt_cmodel_step_flops(cm, s);
-            printf("%5d %6d %9.4f %5.1f%% %6.1f%% ", s, rt_cmodel_step_kernel(cm, s), med[s],
-                   sum > 0 ? 100 * med[s] / sum : 0, sum > 0 ? 100 * cum / sum : 0);
-            if (fl > 0 && med[s] > 0)
-                printf("%8.1f", (double)fl / (med[s] * 1e6));
-            else
-                printf("%8s", "-");
-            printf("  %s\n", rt_cmodel_step_name(cm, s));
-        }
+    printf("%5s %6s %9s %6s %7s %8s  %s\n", "step", "kernel", "ms", "share", "cumul", "GFLOP/s", "ops and shape");
+    double cum = 0, sum = p->sum_med;
+    for (int k = 0; k < ns; k++) {
+        int s = order[k];
+        cum += p->med[s];
+        long long fl = (long long)rt_cmodel_step_flops(cm, s);
+        printf("%5d %6d %9.4f %5.1f%% %6.1f%% ", s, rt_cmodel_step_kernel(cm, s), p->med[s],
+               sum > 0 ? 100 * p->med[s] / sum : 0, sum > 0 ? 100 * cum / sum : 0);
+        if (fl > 0 && p->med[s] > 0)
+            printf("%8.1f", (double)fl / (p->med[s] * 1e6));
+        else
+            printf("%8s", "-");
+        printf("  %s\n", rt_cmodel_step_name(cm, s));
     }
     free(order);
+}
+
+/* The profile after the latency: in JSON the "profile" member of report's
+ * object (each step in run order, with its minimum), else the table. */
+static void print_profile(const cli_opts *o, const rt_cmodel *cm, const bench_profile *p, double e2e)
+{
+    if (o->json)
+        print_profile_json(cm, p);
+    else
+        print_profile_table(o, cm, p, e2e);
 }
 
 /* ms[0..runs) of the timed runs after the warm-up ones, sorted; NULL after a message. */
@@ -196,9 +270,9 @@ static double *time_runs(rt_cmodel *cm, int warmup, int runs)
     return ms;
 }
 
-/* The latency; then the profile prof[0..2 ns) when there is one. */
-static void report(const cli_opts *o, const double *ms, size_t arena_bytes, const rt_cmodel *cm, const double *prof,
-                   int ns)
+/* The latency; then the profile when there is one. */
+static void report(const cli_opts *o, const double *ms, size_t arena_bytes, const rt_cmodel *cm,
+                   const bench_profile *prof)
 {
     int n = o->runs;
     double mean = 0, var = 0;
@@ -217,14 +291,14 @@ static void report(const cli_opts *o, const double *ms, size_t arena_bytes, cons
                "\"arena_bytes\": %zu",
                kind, n, o->warmup, med, p10, p90, ms[0], ms[n - 1], mean, sqrt(var), arena_bytes);
         if (prof)
-            print_profile(o, cm, prof, ns, med);
+            print_profile(o, cm, prof, med);
         printf("}\n");
     } else {
         printf("%s on %s%s%s%s: median %.3f ms, p10 %.3f ms, p90 %.3f ms (%d runs after %d warm-up)\n", o->model, kind,
                threads ? " (OMP_NUM_THREADS=" : "", threads ? threads : "", threads ? ")" : "", med, p10, p90, n,
                o->warmup);
         if (prof)
-            print_profile(o, cm, prof, ns, med);
+            print_profile(o, cm, prof, med);
     }
 }
 
@@ -236,7 +310,8 @@ int cli_cmd_bench(int argc, char **argv)
         rc = check_options(&o);
     rt_inputs *in = NULL;
     rt_cmodel *cm = NULL;
-    double *ms = NULL, *prof = NULL;
+    double *ms = NULL;
+    bench_profile *prof = NULL;
     if (rc >= 0)
         goto out;
     in = rt_inputs_new();
@@ -247,14 +322,13 @@ int cli_cmd_bench(int argc, char **argv)
      * inputs: --input, the others seeded random */
     if (!(cm = cli_load_compiled(&o, o.random || !o.params.n, in, true)) || !(ms = time_runs(cm, o.warmup, o.runs)))
         goto out;
-    int ns = 0;
-    if (o.profile && !(prof = profile_runs(cm, o.runs, &ns)))
+    if (o.profile && !(prof = profile_runs(cm, o.runs)))
         goto out;
-    report(&o, ms, rt_cmodel_arena_bytes(cm), cm, prof, ns);
+    report(&o, ms, rt_cmodel_arena_bytes(cm), cm, prof);
     rc = 0;
 out:
     free(ms);
-    free(prof);
+    profile_free(prof);
     rt_cmodel_free(cm);
     rt_inputs_free(in);
     cli_opts_free(&o);

@@ -4,7 +4,8 @@
 # one workload (one distinct kernel, two steps) and a pool: one row a step,
 # in run order in JSON, the slowest first in the table; names from the fused
 # ops and shapes; FLOPs as `relay-tune tasks` counts them; shares that add
-# up; usage errors.
+# up; a run's time split into its steps and the time outside them; usage
+# errors.
 . "$(dirname "$0")/../lib.sh"
 RELAY_TUNE_CACHE="$TMP/cache"
 export RELAY_TUNE_CACHE
@@ -25,6 +26,7 @@ tap_run "compile the model" 0 "$RELAY_TUNE" compile "$M" -o "$TMP/p.so"
 tap_run "bench --profile" 0 "$RELAY_TUNE" bench "$TMP/p.so" --repeat 5 --warmup 1 --profile
 tap_has "the latency comes first" "$TMP/out" "ms, p10"
 tap_has "the profile's head: steps and runs" "$TMP/out" "profile: 3 steps, medians of 5 runs; sum"
+tap_has "the profiled runs: their steps and the time outside them" "$TMP/out" "  a profiled run "
 # the table: the rows after the column heads
 sed -n '/^ step kernel/,$p' "$TMP/out" | tail -n +2 >"$TMP/rows"
 [ "$(wc -l <"$TMP/rows")" -eq 3 ] && tap_ok "one row a step" || tap_fail "one row a step" "$(cat "$TMP/out")"
@@ -59,6 +61,19 @@ got=$(sed 's/{"step"/\n&/g' "$TMP/json" | sed -n '2s/.*"flops": \([0-9]*\).*/\1/
     tap_fail "--json: a conv's FLOPs are its task's" "got '$got', tasks say '$want'" "$(cat "$TMP/tasks")"
 awk -F'"min_ms": ' '{ for (i = 2; i <= NF; i++) { split($i, a, ","); if (a[1] + 0 < 0) bad = 1 } } END { exit bad }' \
     "$TMP/json" && tap_ok "--json: minimums are times" || tap_fail "--json: minimums are times" "$(cat "$TMP/json")"
+
+# a run's steps lie inside it, each run's time outside them is >= 0, so the
+# medians keep that order too; each step's minimum is at most its median
+field() { sed -n "s/.*\"$1\": \([0-9.]*\).*/\1/p" "$TMP/json"; }
+run=$(field run_median_ms) steps=$(field steps_median_ms) outside=$(field outside_median_ms)
+sum=$(field sum_ms) minsum=$(field min_sum_ms)
+[ -n "$run" ] && [ -n "$steps" ] && [ -n "$outside" ] &&
+    awk -v r="$run" -v s="$steps" -v o="$outside" 'BEGIN { exit !(s > 0 && s <= r && o >= 0 && o <= r) }' &&
+    tap_ok "--json: a profiled run ($run ms) holds its steps ($steps) and the time outside them ($outside)" ||
+    tap_fail "--json: a profiled run holds its steps and the time outside them" "$(cat "$TMP/json")"
+[ -n "$sum" ] && [ -n "$minsum" ] && awk -v m="$minsum" -v s="$sum" 'BEGIN { exit !(m > 0 && m <= s) }' &&
+    tap_ok "--json: the steps' minimums sum to at most their medians" ||
+    tap_fail "--json: the steps' minimums sum to at most their medians" "$(cat "$TMP/json")"
 
 tap_run "--profile takes no value" 2 "$RELAY_TUNE" bench "$TMP/p.so" --profile=3
 tap_run "--profile is bench's only" 2 "$RELAY_TUNE" run "$TMP/p.so" --profile
