@@ -841,6 +841,38 @@ static bool has_knobs(const ir_expr *func, const tg_target *t, const char *const
     return all;
 }
 
+/* The checks of a set run with local_stage forced off and on (at least
+ * want kernels each): every staged kernel matches and declares __local
+ * arrays, every other matches with neither those nor barriers. */
+static void stage_oks(const char *label, const totals *tot, int want)
+{
+    ok(tot->stage_runs[1] >= want && tot->stage_ok[1] == tot->stage_runs[1],
+       "%s with local_stage on: all %d kernels match and stage their tiles in __local memory", label,
+       tot->stage_runs[1]);
+    ok(tot->stage_runs[0] >= want && tot->stage_ok[0] == tot->stage_runs[0],
+       "%s with local_stage off: all %d kernels match, with no __local memory", label, tot->stage_runs[0]);
+}
+
+/* The functions of cases cs[0], cs[2], ... (n of them; cs holds each
+ * with local_stage off, then on) under a GPU's defaults (a target with
+ * work-group reductions: staging on), run on this device into *gt; false
+ * where that target does not parse. */
+static bool gpu_defaults(const char *label, const fn_case *cs, int n, totals *gt)
+{
+    tg_target gpu;
+    const char *why = "";
+    if (!ok(tg_target_parse("opencl -wg-reduce=1", &gpu, &why), "%s: a target with a GPU's defaults: %s", label, why))
+        return false;
+    static fn_case gs[64];
+    for (int i = 0; i < n && i < 64; i++)
+        gs[i] = (fn_case){cs[2 * i].func, cs[2 * i].from, -1, 1, "local_stage", 1};
+    char name[96];
+    snprintf(name, sizeof name, "%s, a GPU's defaults", label);
+    *gt = (totals){.no_naive = true};
+    check_set(&gpu, name, gs, n < 64 ? n : 64, false, gt);
+    return true;
+}
+
 /* ---- batch_matmul_cl: dense_cl's GEMM per batch element ----------------- */
 
 /* One batch_matmul of the checks: x (bx, m, k) or (bx, k, m) with ta, y
@@ -903,21 +935,11 @@ static void bmm_checks(const tg_target *t)
          tot.stage_runs[0], tot.stage_runs[1], tot.two_d, tot.build_s, tot.run_s);
     ok(tot.random[4] >= NS * 2, "batch_matmul: %d random configs of batch_matmul_cl match", tot.random[4]);
     ok(tot.widths[4] >= NS * 2, "batch_matmul: %d configs of its vector widths match", tot.widths[4]);
-    ok(tot.stage_runs[1] >= NS * 2 && tot.stage_ok[1] == tot.stage_runs[1],
-       "batch_matmul with local_stage on: all %d kernels match and stage their tiles in __local memory",
-       tot.stage_runs[1]);
+    stage_oks("batch_matmul", &tot, NS * 2);
     ok(tot.staged_barriers * 2 > tot.stage_runs[1], "most of them (%d) between barriers", tot.staged_barriers);
-    ok(tot.stage_runs[0] >= NS * 2 && tot.stage_ok[0] == tot.stage_runs[0],
-       "batch_matmul with local_stage off: all %d kernels match, with no __local memory", tot.stage_runs[0]);
     ok(tot.two_d > 0, "batch_matmul: %d kernels run over 2-D work-groups", tot.two_d);
-    tg_target gpu;
-    const char *why = "";
-    if (ok(tg_target_parse("opencl -wg-reduce=1", &gpu, &why), "a target with a GPU's defaults: %s", why)) {
-        totals gt = {.no_naive = true};
-        fn_case gs[NS];
-        for (int i = 0; i < NS; i++)
-            gs[i] = (fn_case){cs[2 * i].func, cs[2 * i].from, -1, 1, "local_stage", 1};
-        check_set(&gpu, "batch_matmul, a GPU's defaults", gs, NS, false, &gt);
+    totals gt;
+    if (gpu_defaults("batch_matmul", cs, NS, &gt)) {
         /* (odd sizes make groups of one item, which need no barrier) */
         ok(gt.stage_runs[1] == NS && gt.stage_ok[1] == NS && gt.staged_barriers > 0,
            "batch_matmul, a GPU's defaults: all %d staged kernels match, %d of them between barriers",
@@ -926,8 +948,8 @@ static void bmm_checks(const tg_target *t)
     static const char *const knobs[] = {"wg_m", "wg_n", "tile_m", "tile_n", "tile_k", "unroll_k", "local_stage",
                                         "vec"};
     const char *tmpl = "";
-    ok(has_knobs(cs[0].func, t, knobs, 8, &tmpl) && !strcmp(tmpl, "batch_matmul_cl"),
-       "batch_matmul: %s has the knobs of work-group shape, tile, unroll, staging and vector width", tmpl);
+    bool has = has_knobs(cs[0].func, t, knobs, 8, &tmpl);
+    ok(has && !strcmp(tmpl, "batch_matmul_cl"), "batch_matmul: %s has the knobs of work-group shape, tile, unroll, staging and vector width", tmpl);
     for (int i = 0; i < NS; i++)
         ir_module_free(mods[i]);
 }
@@ -1029,23 +1051,13 @@ static void conv_checks(const tg_target *t)
     diag("conv: %d kernels with local_stage off, %d on, %d over 2-D work-groups; builds %.2f s, runs %.2f s",
          tot.stage_runs[0], tot.stage_runs[1], tot.two_d, tot.build_s, tot.run_s);
     ok(tot.random[0] >= NS * 2, "conv: %d random configs of conv2d_nchw_cl match", tot.random[0]);
-    ok(tot.stage_runs[1] >= NS * 2 && tot.stage_ok[1] == tot.stage_runs[1],
-       "conv with local_stage on: all %d kernels match and stage their blocks in __local memory", tot.stage_runs[1]);
+    stage_oks("conv", &tot, NS * 2);
     ok(tot.staged_barriers > 0, "some of them (%d) between barriers (a cpu device's default groups are of one "
        "work-item, which need none)", tot.staged_barriers);
-    ok(tot.stage_runs[0] >= NS * 2 && tot.stage_ok[0] == tot.stage_runs[0],
-       "conv with local_stage off: all %d kernels match, with no __local memory", tot.stage_runs[0]);
     ok(tot.two_d > 0, "conv: %d kernels run over 2-D work-groups", tot.two_d);
-    /* a GPU's defaults (a target with work-group reductions: tiles of 4 x
-     * 4, groups of 8 x 16, staging on), run on this device */
-    tg_target gpu;
-    const char *why = "";
-    if (ok(tg_target_parse("opencl -wg-reduce=1", &gpu, &why), "a target with a GPU's defaults: %s", why)) {
-        totals gt = {.no_naive = true};
-        fn_case gs[NS];
-        for (int i = 0; i < NS; i++)
-            gs[i] = (fn_case){cs[2 * i].func, cs[2 * i].from, -1, 1, "local_stage", 1};
-        check_set(&gpu, "conv, a GPU's defaults", gs, NS, false, &gt);
+    /* a GPU's defaults (tiles of 4 x 4, groups of 8 x 16, staging on) */
+    totals gt;
+    if (gpu_defaults("conv", cs, NS, &gt)) {
         ok(gt.stage_runs[1] == NS && gt.stage_ok[1] == NS && gt.staged_barriers * 2 > NS,
            "conv, a GPU's defaults: all %d staged kernels match, %d of them between barriers", gt.stage_ok[1],
            gt.staged_barriers);
@@ -1118,20 +1130,10 @@ static void group_checks(const tg_target *t)
     ok(tot.random[1] > 0 && tot.random[1] + tot.random[2] >= NS * 2,
        "grouped conv: %d random configs of depthwise_conv2d_nchw_cl, %d of group_conv2d_nchw_cl match",
        tot.random[1], tot.random[2]);
-    ok(tot.stage_runs[1] >= NS * 2 && tot.stage_ok[1] == tot.stage_runs[1],
-       "grouped conv with local_stage on: all %d kernels match and stage their blocks in __local memory",
-       tot.stage_runs[1]);
+    stage_oks("grouped conv", &tot, NS * 2);
     ok(tot.staged_barriers > 0, "some of them (%d) between barriers", tot.staged_barriers);
-    ok(tot.stage_runs[0] >= NS * 2 && tot.stage_ok[0] == tot.stage_runs[0],
-       "grouped conv with local_stage off: all %d kernels match, with no __local memory", tot.stage_runs[0]);
-    tg_target gpu;
-    const char *why = "";
-    if (ok(tg_target_parse("opencl -wg-reduce=1", &gpu, &why), "a target with a GPU's defaults: %s", why)) {
-        totals gt = {.no_naive = true};
-        fn_case gs[NS];
-        for (int i = 0; i < NS; i++)
-            gs[i] = (fn_case){cs[2 * i].func, cs[2 * i].from, -1, 1, "local_stage", 1};
-        check_set(&gpu, "grouped conv, a GPU's defaults", gs, NS, false, &gt);
+    totals gt;
+    if (gpu_defaults("grouped conv", cs, NS, &gt)) {
         ok(gt.stage_runs[1] == NS && gt.stage_ok[1] == NS && gt.staged_barriers * 2 > NS,
            "grouped conv, a GPU's defaults: all %d staged kernels match, %d of them between barriers",
            gt.stage_ok[1], gt.staged_barriers);
