@@ -775,6 +775,19 @@ static void check_zoo(const tg_target *t, totals *tot, const char *const *names,
     su_map_free(&seen);
 }
 
+/* Loads relay text `text` (named name) into *mod and appends its last
+ * primitive function to out[nc..] twice, with local_stage forced off and
+ * on; the new count. */
+static int staged_pair(const char *name, const char *text, ir_module **mod, fn_case *out, int nc)
+{
+    *mod = hx_load(name, text);
+    const ir_expr *f = hx_last_primitive(*mod);
+    const char *from = su_arena_strdup(&(*mod)->arena, name);
+    for (int on = 0; on < 2; on++)
+        out[nc++] = (fn_case){f, from, -1, 1, "local_stage", on};
+    return nc;
+}
+
 /* ---- dense_cl: 2-D work-groups, local-memory staging ------------------- */
 
 /* nn.dense of M x K data and N x K weights (with a bias and a relu when
@@ -809,11 +822,7 @@ static void dense_checks(const tg_target *t)
         char name[64];
         snprintf(name, sizeof name, "dense %lldx%lldx%lld%s", (long long)shapes[i][0], (long long)shapes[i][1],
                  (long long)shapes[i][2], shapes[i][3] ? " + bias + relu" : "");
-        mods[i] = hx_load(name, dense_model(shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3]));
-        const ir_expr *f = hx_last_primitive(mods[i]);
-        const char *from = su_arena_strdup(&mods[i]->arena, name);
-        for (int on = 0; on < 2; on++)
-            cs[nc++] = (fn_case){f, from, -1, 1, "local_stage", on};
+        nc = staged_pair(name, dense_model(shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3]), &mods[i], cs, nc);
     }
     totals tot = {.no_naive = true};
     check_set(t, "dense", cs, nc, true, &tot);
@@ -923,11 +932,7 @@ static void bmm_checks(const tg_target *t)
         snprintf(name, sizeof name, "batch_matmul %lld/%lld x %lldx%lldx%lld%s%s%s", (long long)c->bx,
                  (long long)c->by, (long long)c->m, (long long)c->k, (long long)c->n, c->ta ? " ta" : "",
                  c->tb ? " tb" : "", c->epilogue ? " / 8" : "");
-        mods[i] = hx_load(name, bmm_model(c));
-        const ir_expr *f = hx_last_primitive(mods[i]);
-        const char *from = su_arena_strdup(&mods[i]->arena, name);
-        for (int on = 0; on < 2; on++)
-            cs[nc++] = (fn_case){f, from, -1, 1, "local_stage", on};
+        nc = staged_pair(name, bmm_model(c), &mods[i], cs, nc);
     }
     totals tot = {.no_naive = true};
     check_set(t, "batch_matmul", cs, nc, true, &tot);
@@ -1011,11 +1016,7 @@ static int conv_cases(const conv_shape *cs, int n, ir_module **mods, fn_case *ou
                  (long long)c->kh, (long long)c->kw, (long long)c->stride, (long long)c->pad,
                  (long long)(c->groups ? c->groups : 1), (long long)(c->dil ? c->dil : 1),
                  c->epilogue == 1 ? " + bias + relu" : c->epilogue == 2 ? " + residual" : "");
-        mods[i] = hx_load(name, conv_model(c));
-        const ir_expr *f = hx_last_primitive(mods[i]);
-        const char *from = su_arena_strdup(&mods[i]->arena, name);
-        for (int on = 0; on < 2; on++)
-            out[nc++] = (fn_case){f, from, -1, 1, "local_stage", on};
+        nc = staged_pair(name, conv_model(c), &mods[i], out, nc);
     }
     return nc;
 }
