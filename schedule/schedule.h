@@ -1147,10 +1147,11 @@ void sch_template_conv2d_nchwc(sch_tctx *t);
 void sch_template_conv2d_winograd(sch_tctx *t);
 /* templates/matmul.c: dense and batch_matmul. */
 void sch_template_matmul(sch_tctx *t);
-/* templates/device_cl.c: the device templates (conv2d_nchw_cl and its
- * depthwise and grouped kin, dense_cl, batch_matmul_cl, default_cl): the
- * family's CPU template, then each root stage's parallel loop as work-groups
- * of wg_items work-items (bound loops, sch_bind). */
+/* templates/device_cl.c: the re-gridded device templates (a conv that
+ * conv2d_nchw_cl does not take, a matmul batch_matmul_cl and dense_cl do
+ * not, default_cl): the family's CPU template, then each root stage's
+ * parallel loop as work-groups of wg_items work-items (bound loops,
+ * sch_bind). */
 void sch_template_conv2d_cl(sch_tctx *t);
 void sch_template_matmul_cl(sch_tctx *t);
 void sch_template_default_cl(sch_tctx *t);
@@ -1193,7 +1194,37 @@ int64_t sch_tmpl_cl_pow2_knob(sch_tctx *t, const char *name, int64_t cap, int64_
  * extent), the three loops in *g, *w, *r. */
 void sch_tmpl_cl_tile3(sch_tctx *t, sch_tensor *a, sch_iter *it, int64_t items, int64_t tile, sch_iter **g,
                        sch_iter **w, sch_iter **r);
-/* templates/conv2d_cl.c: conv2d_nchw_cl, a plain nn.conv2d (groups 1) on a
+/* dense_cl.c's GEMM on a 2-D work-group, which batch_matmul_cl shares: the
+ * product a (batch leading leaves, then rows i, columns j, reduction k)
+ * tiled into blocks of wg_m x wg_n work-items, each a tile_m x tile_n
+ * register tile; the operands' k-block tiles staged in local memory with
+ * knob local_stage (templates/dense_cl.c). The caller fills the fields
+ * above the knobs. */
+typedef struct sch_cl_gemm {
+    const char *name;               /* the template, for errors */
+    sch_tensor *a;                  /* the product */
+    int batch;                      /* its batch leaves (0 or 1: bound to group axis 2) */
+    sch_tensor *lhs, *rhs;          /* the operands staged (rows x k, k x columns) */
+    const int *lhs_order, *rhs_order; /* their staged buffers' axis orders (NULL: their own) */
+    bool can_stage;                 /* whether local_stage is a knob (lhs and rhs are tensors a reads) */
+    sch_tensor *pack;               /* the operand packed in the register form (NULL: none) */
+    int pack_axis;                  /* its column axis */
+    bool unroll_knob;               /* define unroll_k (k blocks unrolled; tile_k up to 32) */
+    bool vec_knob;                  /* the caller defines vec (sch_tmpl_device_vec) after */
+    int64_t wg_m, wg_n, tm, tn, tk, unroll, stage; /* the knobs */
+} sch_cl_gemm;
+/* Defines g's knobs (tile_m, tile_n, wg_m, wg_n, tile_k, [unroll_k],
+ * [local_stage]) with the device's defaults; false (t->err) for a config
+ * the device cannot hold. */
+bool sch_tmpl_cl_gemm_plan(sch_tctx *t, sch_cl_gemm *g);
+/* Schedules g's product as its knobs say, then the stages left as
+ * default_cl does. */
+void sch_tmpl_cl_gemm(sch_tctx *t, const sch_cl_gemm *g);
+/* templates/batch_matmul_cl.c: batch_matmul_cl, nn.batch_matmul as
+ * dense_cl's GEMM with the batch on group axis 2, knobs unroll_k and vec
+ * too; other forms take sch_template_matmul_cl. */
+void sch_template_batch_matmul_cl(sch_tctx *t);
+/* templates/conv2d_cl.c: conv2d_nchw_cl, a plain or grouped (direct form) nn.conv2d on a
  * 2-D work-group (wg_oc x wg_px work-items, each a tile_oc x tile_px
  * register tile; batch and rows on group axis 2), input channels blocked by
  * tile_ic, the blocks' input patch and weights staged in local memory with

@@ -32,10 +32,11 @@ static const struct {
     {"default", sch_template_default, 2},
     /* the device templates (templates/device_cl.c), which sch_device_template names */
     {"conv2d_nchw_cl", sch_template_conv2d_nchw_cl, 3}, /* 3: 2-D work-groups, local_stage (conv2d_cl.c) */
-    {"depthwise_conv2d_nchw_cl", sch_template_conv2d_cl, 2},
-    {"group_conv2d_nchw_cl", sch_template_conv2d_cl, 2},
+    /* 3: conv2d_nchw_cl's form where the conv is direct (grouped; depthwise dilated or with a multiplier) */
+    {"depthwise_conv2d_nchw_cl", sch_template_conv2d_nchw_cl, 3},
+    {"group_conv2d_nchw_cl", sch_template_conv2d_nchw_cl, 3},
     {"dense_cl", sch_template_dense_cl, 3}, /* 3: 2-D work-groups, local_stage (dense_cl.c) */
-    {"batch_matmul_cl", sch_template_matmul_cl, 2},
+    {"batch_matmul_cl", sch_template_batch_matmul_cl, 3}, /* 3: 2-D work-groups, local_stage (batch_matmul_cl.c) */
     {"default_cl", sch_template_default_cl, 2}, /* 2: the knob vec */
     {"reduce_cl", sch_template_reduce_cl, 2},   /* 2: the knobs wg_rows and vec */
 };

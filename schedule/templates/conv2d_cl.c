@@ -1,5 +1,7 @@
-/* conv2d_cl.c — the device template of a plain nn.conv2d (groups 1), in
- * both of compute_nn.c's forms: the direct one (out[n, oc, oh, ow] over ic,
+/* conv2d_cl.c — the device template of nn.conv2d: plain (groups 1), in
+ * both of compute_nn.c's forms below, and grouped (group_conv2d_nchw_cl,
+ * depthwise_conv2d_nchw_cl where the conv is direct: input channel
+ * (oc / KG) * IC + ic) in the direct one. The forms: the direct one (out[n, oc, oh, ow] over ic,
  * kh, kw, reading the padded input) and the 1x1 unpadded one (out[n, oc, p]
  * over ic on the fused pixels p = oh * OW + ow, a GEMM per image). The
  * output is tiled on a 2-D work-group: wg_oc x wg_px work-items (work-item
@@ -42,9 +44,10 @@
  * input channels in one block, no staging; elsewhere tiles of 4 x 4,
  * groups of up to 8 x 16 covering the channel and pixel tiles, blocks of 8
  * input channels (fewer where local memory holds no such block), staging
- * on (sch_hw.wg_reduce, or the target option -local-stage). Depthwise and
- * grouped convs, and the rare plain conv compute_nn.c gives the flat
- * depthwise form (one channel in and out), keep device_cl.c's form. */
+ * on (sch_hw.wg_reduce, or the target option -local-stage); a grouped
+ * conv's channel tiles within one group. Depthwise convs in the flat form,
+ * and the rare plain conv compute_nn.c gives it (one channel in and out),
+ * keep device_cl.c's form. */
 #include <string.h>
 
 #include "schedule/schedule.h"
@@ -57,7 +60,8 @@ enum {
 typedef struct cl_plan {
     bool direct;                /* the direct form (else the 1x1 one) */
     int64_t toc, tpx, woc, wpx, tic, unroll, stage;
-    int64_t K, P, IC, KH, KW;   /* channels out, pixels a row (direct) or image, channels in, taps */
+    int64_t K, P, IC, KH, KW;   /* channels out, pixels a row (direct) or image, channels in (a group's), taps */
+    int64_t groups, KG;         /* groups, and output channels a group */
     int64_t st[2], dil[2];      /* strides, dilations */
 } cl_plan;
 
@@ -105,6 +109,12 @@ static int pow2_cands(int64_t cap, int64_t extent, int64_t extra, int64_t *out)
 static int64_t staged_bytes(const cl_plan *p)
 {
     int64_t ch = min64(p->tic, p->IC), px = min64(p->wpx * p->tpx, p->P), oc = min64(p->woc * p->toc, p->K);
+    /* a grouped conv's block of output channels reads the input channels
+     * of each group it reaches (input channel (oc / KG) * IC + ic) */
+    if (p->groups > 1) {
+        int64_t span = p->KG % oc == 0 ? 1 : oc % p->KG == 0 ? oc / p->KG : min64(p->groups, (oc - 1) / p->KG + 2);
+        ch += (span - 1) * p->IC;
+    }
     int64_t patch;
     if (p->direct) {
         int64_t rows = (p->KH - 1) * p->dil[0] + 1, cols = (px - 1) * p->st[1] + (p->KW - 1) * p->dil[1] + 1;
@@ -135,6 +145,8 @@ static bool plan(sch_tctx *t, const sch_tensor *a, cl_plan *p)
     const sch_hw *hw = t->hw;
     bool gpu = hw->wg_reduce;
     p->K = a->shape[1];
+    p->groups = ir_call_attr(a->call, "groups")->i;
+    p->KG = p->K / p->groups;
     p->P = a->shape[a->ndim - 1];
     p->IC = a->rext[0];
     p->KH = p->direct ? a->rext[1] : 1;
@@ -145,7 +157,11 @@ static bool plan(sch_tctx *t, const sch_tensor *a, cl_plan *p)
      * tile; a GPU's many small ones */
     int64_t kb = 1, wb = 1;
     sch_tmpl_register_tile(hw, p->K, p->P, false, &kb, &wb);
-    int64_t toc0 = gpu ? sch_tmpl_cl_pow2_default(GPU_TILE, GPU_TILE, p->K, 1) : kb;
+    /* (a grouped conv's channel tiles within a group: a tile across two
+     * reads two groups' inputs, a staged block both groups' patches) */
+    if (p->groups > 1)
+        kb = sch_tmpl_cl_pow2_default(kb, kb, p->KG, 1);
+    int64_t toc0 = gpu ? sch_tmpl_cl_pow2_default(GPU_TILE, GPU_TILE, p->KG, 1) : kb;
     int64_t tpx0 = gpu ? sch_tmpl_cl_pow2_default(GPU_TILE, GPU_TILE, p->P, 1) : wb;
     int64_t oc_c[8], px_c[8], ic_c[8];
     int noc = pow2_cands(32, p->K, kb, oc_c), npx = pow2_cands(16, p->P, wb, px_c);
@@ -164,7 +180,9 @@ static bool plan(sch_tctx *t, const sch_tensor *a, cl_plan *p)
     int64_t tiles = a->shape[0] * (p->direct ? a->shape[2] : 1) * ((p->K + toc0 - 1) / toc0) *
                     ((p->P + tpx0 - 1) / tpx0);
     int64_t cpu_px = min64(min64(cap_px, hw->wg_max), tiles / (4 * (hw->cores > 0 ? hw->cores : 1)));
-    int64_t woc0 = gpu ? cover(p->K, toc0, min64(GPU_WG_OC, cap_oc)) : 1;
+    int64_t woc0 = gpu ? cover(p->KG, toc0, min64(GPU_WG_OC, cap_oc)) : 1;
+    if (gpu && p->groups > 1)
+        woc0 = sch_tmpl_cl_pow2_default(woc0, woc0, p->KG, toc0);
     int64_t wpx0 = cover(p->P, tpx0, gpu ? min64(min64(GPU_WG_PX, cap_px), hw->wg_max / woc0) : cpu_px);
     /* (short of the row, a cpu device's groups divide it: a tail's guard
      * would keep the tile's channel vectors scalar) */

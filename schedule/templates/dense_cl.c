@@ -93,15 +93,14 @@ static int64_t min64(int64_t a, int64_t b)
     return a < b ? a : b;
 }
 
-/* The knobs, checked against the device; false (t->err) for a config the
- * device cannot run. */
-typedef struct dense_plan { int64_t wg_m, wg_n, tm, tn, tk, stage; } dense_plan;
-
-static bool plan(sch_tctx *t, int64_t M, int64_t N, bool can_stage, dense_plan *p)
+/* The knobs of g (sch_cl_gemm, schedule.h), checked against the device;
+ * false (t->err) for a config the device cannot run. */
+bool sch_tmpl_cl_gemm_plan(sch_tctx *t, sch_cl_gemm *p)
 {
     static const int64_t tiles[6] = {1, 2, 4, 8, 16, 32}, tks[5] = {4, 8, 16, 32, 64}, off_on[2] = {0, 1};
     const sch_hw *hw = t->hw;
     bool gpu = hw->wg_reduce;
+    int64_t M = p->a->shape[p->batch], N = p->a->shape[p->batch + 1];
     /* a cpu device's work-item is a core's loop iteration: two of its
      * vectors a row, as the CPU template's tile */
     int64_t tn0 = sch_tmpl_cl_pow2_default(32, gpu ? DEFAULT_TILE : 2 * hw->lanes, N, 1);
@@ -113,18 +112,21 @@ static bool plan(sch_tctx *t, int64_t M, int64_t N, bool can_stage, dense_plan *
     int64_t dn = sch_tmpl_cl_pow2_default(cap_n, min64(16, hw->wg_max / dm), N, tn0);
     p->wg_m = sch_tmpl_cl_pow2_knob(t, "wg_m", cap_m, dm);
     p->wg_n = sch_tmpl_cl_pow2_knob(t, "wg_n", cap_n, dn);
-    p->tk = sch_define_knob(t, "tile_k", 5, tks, DEFAULT_TILE_K);
+    /* (unrolled, a k block is tile_k x tile_m x tile_n statements: at most
+     * 32 k a block) */
+    p->tk = sch_define_knob(t, "tile_k", p->unroll_knob ? 4 : 5, tks, DEFAULT_TILE_K);
+    p->unroll = p->unroll_knob ? sch_define_knob(t, "unroll_k", 2, off_on, 0) : 0;
     int64_t stage0 = hw->local_stage ? hw->local_stage - 1 : gpu;
-    p->stage = can_stage ? sch_define_knob(t, "local_stage", 2, off_on, stage0) : 0;
+    p->stage = p->can_stage ? sch_define_knob(t, "local_stage", 2, off_on, stage0) : 0;
     if (hw->wg_max > 0 && p->wg_m * p->wg_n > hw->wg_max) {
-        t->err = sch_fail(t->s, SCH_E_BAD_CONFIG, "dense_cl: a work-group of %lld x %lld items exceeds the "
-                          "device's %lld", (long long)p->wg_m, (long long)p->wg_n, (long long)hw->wg_max);
+        t->err = sch_fail(t->s, SCH_E_BAD_CONFIG, "%s: a work-group of %lld x %lld items exceeds the "
+                          "device's %lld", p->name, (long long)p->wg_m, (long long)p->wg_n, (long long)hw->wg_max);
         return false;
     }
     int64_t bytes = (p->wg_m * p->tm + p->wg_n * p->tn) * p->tk * 4;
     if (p->stage && hw->l1 > 0 && bytes > hw->l1) {
-        t->err = sch_fail(t->s, SCH_E_BAD_CONFIG, "dense_cl: staged tiles of %lld bytes exceed the device's "
-                          "%lld bytes of local memory", (long long)bytes, (long long)hw->l1);
+        t->err = sch_fail(t->s, SCH_E_BAD_CONFIG, "%s: staged tiles of %lld bytes exceed the device's "
+                          "%lld bytes of local memory", p->name, (long long)bytes, (long long)hw->l1);
         return false;
     }
     return true;
@@ -156,16 +158,66 @@ void sch_tmpl_cl_tile3(sch_tctx *t, sch_tensor *a, sch_iter *it, int64_t items, 
         SCH_TRY(t, sch_split(t->s, a, rest, min64(tile, rest->extent), w, r));
 }
 
-/* local_stage off, where the product has an output stage to be computed
- * at (sch_tmpl_anchor_output: its epilogue, or a cache_write copy): that
- * stage tiled and bound as above, the product computed inside the inner
- * work-item loop over the work-item's tile, accumulating in private
- * registers over the whole reduction (as the CPU template's tile does), the
- * weight packed so that a tile's columns of one k are one vector load. */
-static void registers(sch_tctx *t, sch_tensor *a, sch_tensor *weight, const dense_plan *p)
+/* A tile's column leaf: vectors of the device's width where g's template
+ * has no knob vec (vector_tile), else one vectorized loop that the knob
+ * splits later (sch_tmpl_device_vec). */
+static void columns(sch_tctx *t, const sch_cl_gemm *g, sch_tensor *st, sch_iter *it)
+{
+    if (!g->vec_knob)
+        vector_tile(t, st, it);
+    else if (it->extent > 1)
+        SCH_TRY(t, sch_annotate(t->s, st, it, SCH_LOOP_VECTORIZED));
+}
+
+/* Stage st's rows i and columns j as groups x items x tiles, ordered
+ * [batch] gi gj mid... wi wj inner... ti tj (mid, inner: nmid and ninner
+ * leaves), bound (batch on group axis 2), the tile's rows unrolled and
+ * columns vectorized; *wj gets the inner work-item loop. */
+static void grid_tile(sch_tctx *t, const sch_cl_gemm *g, sch_tensor *st, sch_iter *i, sch_iter *j, int nmid,
+                      sch_iter *const *mid, int ninner, sch_iter *const *inner, sch_iter **wj)
 {
     sch_schedule *s = t->s;
-    sch_tensor *o = a;
+    sch_iter *gi, *wi, *ti, *gj, *tj, *order[12];
+    sch_tmpl_cl_tile3(t, st, i, g->wg_m, g->tm, &gi, &wi, &ti);
+    sch_tmpl_cl_tile3(t, st, j, g->wg_n, g->tn, &gj, wj, &tj);
+    if (t->err)
+        return;
+    int n = 0;
+    for (int b = 0; b < g->batch; b++)
+        order[n++] = st->leaves.data[b];
+    order[n++] = gi;
+    order[n++] = gj;
+    for (int m = 0; m < nmid; m++)
+        order[n++] = mid[m];
+    order[n++] = wi;
+    order[n++] = *wj;
+    for (int m = 0; m < ninner; m++)
+        order[n++] = inner[m];
+    order[n++] = ti;
+    order[n++] = tj;
+    SCH_TRY(t, sch_reorder(s, st, n, order));
+    if (g->batch)
+        SCH_TRY(t, sch_bind(s, st, st->leaves.data[0], 2));
+    SCH_TRY(t, sch_bind(s, st, gi, 1));
+    SCH_TRY(t, sch_bind(s, st, gj, 0));
+    SCH_TRY(t, sch_bind(s, st, wi, 4));
+    SCH_TRY(t, sch_bind(s, st, *wj, 3));
+    SCH_TRY(t, sch_annotate(s, st, ti, SCH_LOOP_UNROLLED));
+    columns(t, g, st, tj);
+}
+
+/* local_stage off, where the product has an output stage to be computed
+ * at (its epilogue, or a cache_write copy): that stage tiled and bound as
+ * above, the product computed inside the inner work-item loop over the
+ * work-item's tile, accumulating in private registers over the whole
+ * reduction (as the CPU template's tile does; k blocks of tile_k unrolled
+ * where unroll_k is), the right operand packed so that a tile's columns of
+ * one k are one vector load. */
+static void registers(sch_tctx *t, const sch_cl_gemm *g)
+{
+    sch_schedule *s = t->s;
+    sch_tensor *a = g->a, *o = a;
+    int b = g->batch;
     if (a->output >= 0) {
         SCH_TRY(t, sch_cache_write(s, o, &a));
     } else {
@@ -173,39 +225,70 @@ static void registers(sch_tctx *t, sch_tensor *a, sch_tensor *weight, const dens
     }
     if (t->err)
         return;
-    sch_iter *gi, *wi, *ti, *gj, *wj, *tj, *aio, *aii, *ajo, *aji;
-    sch_iter *i = o->leaves.data[0], *j = o->leaves.data[1];
-    sch_tmpl_cl_tile3(t, o, i, p->wg_m, p->tm, &gi, &wi, &ti);
-    sch_tmpl_cl_tile3(t, o, j, p->wg_n, p->tn, &gj, &wj, &tj);
-    if (t->err)
-        return;
-    sch_iter *order[6] = {gi, gj, wi, wj, ti, tj};
-    SCH_TRY(t, sch_reorder(s, o, 6, order));
-    SCH_TRY(t, sch_bind(s, o, gi, 1));
-    SCH_TRY(t, sch_bind(s, o, gj, 0));
-    SCH_TRY(t, sch_bind(s, o, wi, 4));
-    SCH_TRY(t, sch_bind(s, o, wj, 3));
-    vector_tile(t, o, tj);
+    sch_iter *wj, *aio, *aii, *ajo, *aji, *ki = NULL;
+    grid_tile(t, g, o, o->leaves.data[b], o->leaves.data[b + 1], 0, NULL, 0, NULL, &wj);
     /* the product over the work-item's tile */
-    sch_iter *ai = a->leaves.data[0], *aj = a->leaves.data[1], *k = a->leaves.data[2];
-    SCH_TRY(t, sch_split(s, a, ai, min64(p->tm, ai->extent), &aio, &aii));
-    SCH_TRY(t, sch_split(s, a, aj, min64(p->tn, aj->extent), &ajo, &aji));
+    sch_iter *ai = a->leaves.data[b], *aj = a->leaves.data[b + 1], *k = a->leaves.data[b + 2];
+    SCH_TRY(t, sch_split(s, a, ai, min64(g->tm, ai->extent), &aio, &aii));
+    SCH_TRY(t, sch_split(s, a, aj, min64(g->tn, aj->extent), &ajo, &aji));
+    if (g->unroll && g->tk < k->extent)
+        SCH_TRY(t, sch_split(s, a, k, g->tk, &k, &ki));
     if (t->err)
         return;
-    sch_iter *aorder[5] = {aio, ajo, k, aii, aji};
-    SCH_TRY(t, sch_reorder(s, a, 5, aorder));
+    sch_iter *aorder[8];
+    int n = 0;
+    for (int d = 0; d < b; d++)
+        aorder[n++] = a->leaves.data[d];
+    aorder[n++] = aio;
+    aorder[n++] = ajo;
+    aorder[n++] = k;
+    if (ki)
+        aorder[n++] = ki;
+    aorder[n++] = aii;
+    aorder[n++] = aji;
+    SCH_TRY(t, sch_reorder(s, a, n, aorder));
     SCH_TRY(t, sch_annotate(s, a, aii, SCH_LOOP_UNROLLED));
-    vector_tile(t, a, aji);
-    if (weight && p->tn > 1 && a->shape[1] % p->tn == 0)
-        SCH_TRY(t, sch_pack(s, a, weight, 0, p->tn, NULL));
+    if (g->unroll)
+        SCH_TRY(t, sch_annotate(s, a, ki ? ki : k, SCH_LOOP_UNROLLED));
+    columns(t, g, a, aji);
+    if (g->pack && g->pack_axis >= 0 && g->tn > 1 && a->shape[b + 1] % g->tn == 0)
+        SCH_TRY(t, sch_pack(s, a, g->pack, g->pack_axis, g->tn, NULL));
     SCH_TRY(t, sch_compute_at(s, a, o, wj));
 }
 
-/* The stages left (an epilogue of the k-block form) as default_cl
- * schedules them; on a machine without work-groups (a test's), as the CPU
- * does. */
-static void epilogue(sch_tctx *t)
+/* The k-block form: the product itself on the grid, its k blocks between
+ * the group and item loops, the operands' block tiles staged in local
+ * memory where local_stage is. */
+static void k_blocks(sch_tctx *t, const sch_cl_gemm *g)
 {
+    sch_schedule *s = t->s;
+    sch_tensor *a = g->a;
+    int b = g->batch;
+    sch_iter *wj, *ko, *ki, *k = a->leaves.data[b + 2];
+    SCH_TRY(t, sch_split(s, a, k, min64(g->tk, k->extent), &ko, &ki));
+    if (t->err)
+        return;
+    grid_tile(t, g, a, a->leaves.data[b], a->leaves.data[b + 1], 1, &ko, 1, &ki, &wj);
+    if (g->unroll && ki->extent > 1)
+        SCH_TRY(t, sch_annotate(s, a, ki, SCH_LOOP_UNROLLED));
+    if (g->stage) {
+        sch_tmpl_stage(t, a, g->lhs, ko, g->lhs_order);
+        sch_tmpl_stage(t, a, g->rhs, ko, g->rhs_order);
+    }
+}
+
+void sch_tmpl_cl_gemm(sch_tctx *t, const sch_cl_gemm *g)
+{
+    sch_tensor *a = g->a, *reader = a->output >= 0 ? NULL : sch_tmpl_reader(t->s, a);
+    if (t->err)
+        return;
+    if (!g->stage && (a->output >= 0 || (reader && reader->output >= 0 && reader->ndim == a->ndim)))
+        registers(t, g);
+    else
+        k_blocks(t, g);
+    /* the stages left (an epilogue of the k-block form: its own launch over
+     * the product's temporary; a packed operand) as default_cl schedules
+     * them; on a machine without work-groups (a test's), as the CPU does */
     sch_tmpl_finish(t);
     if (t->hw->wg_max > 0)
         sch_tmpl_device_grid(t);
@@ -220,37 +303,10 @@ void sch_template_dense_cl(sch_tctx *t)
         sch_template_matmul_cl(t);
         return;
     }
+    static const int k_major[2] = {1, 0};
     sch_tensor *data = sch_param_tensor(s, call->u.call.args[0]), *weight = sch_param_tensor(s, call->u.call.args[1]);
-    bool can_stage = data && weight && data->ndim == 2;
-    dense_plan p;
-    if (!plan(t, a->shape[0], a->shape[1], can_stage, &p))
-        return;
-    sch_tensor *reader = a->output >= 0 ? NULL : sch_tmpl_reader(s, a);
-    if (!p.stage && (a->output >= 0 || (reader && reader->output >= 0 && reader->ndim == 2))) {
-        registers(t, a, weight, &p);
-        epilogue(t);
-        return;
-    }
-    sch_iter *gi, *wi, *ti, *gj, *wj, *tj, *ko, *ki;
-    sch_iter *i = a->leaves.data[0], *j = a->leaves.data[1], *k = a->leaves.data[2];
-    sch_tmpl_cl_tile3(t, a, i, p.wg_m, p.tm, &gi, &wi, &ti);
-    sch_tmpl_cl_tile3(t, a, j, p.wg_n, p.tn, &gj, &wj, &tj);
-    SCH_TRY(t, sch_split(s, a, k, min64(p.tk, k->extent), &ko, &ki));
-    if (t->err)
-        return;
-    sch_iter *order[8] = {gi, gj, ko, wi, wj, ki, ti, tj};
-    SCH_TRY(t, sch_reorder(s, a, 8, order));
-    SCH_TRY(t, sch_bind(s, a, gi, 1));
-    SCH_TRY(t, sch_bind(s, a, gj, 0));
-    SCH_TRY(t, sch_bind(s, a, wi, 4));
-    SCH_TRY(t, sch_bind(s, a, wj, 3));
-    SCH_TRY(t, sch_annotate(s, a, ti, SCH_LOOP_UNROLLED));
-    vector_tile(t, a, tj);
-    if (p.stage) {
-        static const int k_major[2] = {1, 0};
-        sch_tmpl_stage(t, a, data, ko, NULL);
-        sch_tmpl_stage(t, a, weight, ko, k_major);
-    }
-    /* an epilogue: its own launch over the product's temporary */
-    epilogue(t);
+    sch_cl_gemm g = {.name = "dense_cl", .a = a, .lhs = data, .rhs = weight, .rhs_order = k_major,
+                     .can_stage = data && weight && data->ndim == 2, .pack = weight, .pack_axis = 0};
+    if (sch_tmpl_cl_gemm_plan(t, &g))
+        sch_tmpl_cl_gemm(t, &g);
 }

@@ -1,7 +1,10 @@
-/* device_cl.c — the device templates: conv2d (plain, depthwise, grouped),
- * dense, batch_matmul and the default family (injective, pooling,
- * reductions, softmax, layer_norm) for targets with work-groups (an OpenCL
- * device: sch_hw.wg_max > 0; workload.c's sch_device_template picks them).
+/* device_cl.c — the device templates that are a CPU template re-gridded:
+ * the default family (injective, pooling, reductions, softmax,
+ * layer_norm), depthwise convs in the flat form and dense calls of other
+ * ranks, for targets with work-groups (an OpenCL device: sch_hw.wg_max > 0;
+ * workload.c's sch_device_template picks them). dense_cl, batch_matmul_cl,
+ * conv2d_nchw_cl (and its grouped kin) and reduce_cl are templates of
+ * their own, which end with this file's steps.
  *
  * Each is its family's CPU template planned with the device's description
  * (its tiles become one work-item's tile: outputs per work-item, unrolled

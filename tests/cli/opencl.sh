@@ -181,6 +181,37 @@ staged conv "$R18" 6 's/"wg_oc":[0-9]*/"wg_oc":4/; s/"wg_px":[0-9]*/"wg_px":4/; 
     "^/\* launch kernel_[0-9a-z]*: global [0-9]*x[0-9]*x[0-9]* local 4x4x1, __local [0-9]* bytes \*/$" "__local float s1["
 tap_run "-local-stage=1 makes staging the conv's default" 0 "$RELAY_TUNE" lower "$R18" --task 6 --emit config --target "opencl -local-stage=1"
 tap_has "local_stage 1" "$TMP/out" '"local_stage":1'
+# batch_matmul_cl (schedule/templates/batch_matmul_cl.c): dense_cl's 2-D
+# work-groups over each batch element (group axis 2) and its staged k-block
+# tiles; bert's scores (task 1: the right operand stored k innermost) and
+# its context (task 2).
+tap_run "the batch_matmul device template's space" 0 "$RELAY_TUNE" lower "$BERT" --task 1 --emit space --target opencl
+tap_has "has the work-group shape" "$TMP/out" "wg_m: choice: 1 2 "
+tap_has "of two axes" "$TMP/out" "wg_n: choice: 1 2 "
+tap_has "an unroll" "$TMP/out" "unroll_k: choice: "
+tap_has "a vector width" "$TMP/out" "vec: choice: 1 "
+tap_has "and local-memory staging" "$TMP/out" "local_stage: choice: "
+for task in 1 2; do
+    tap_run "its config (task $task)" 0 "$RELAY_TUNE" lower "$BERT" --task $task --emit config --target opencl
+    tap_has "names batch_matmul_cl" "$TMP/out" '{"template":"batch_matmul_cl",'
+    staged "batch_matmul (task $task)" "$BERT" $task 's/"wg_m":[0-9]*/"wg_m":4/; s/"wg_n":[0-9]*/"wg_n":4/' \
+        "^/\* launch kernel_[0-9a-z]*: global [0-9]*x[0-9]*x12 local 4x4x1, __local [0-9]* bytes \*/$" "__local float s1["
+done
+# Grouped convs and the direct form's depthwise convs (dilated) take
+# conv2d_nchw_cl's form under their own names: with local_stage the
+# input patch and weights a work-group's channels share are staged.
+printf '%s\n' '#[version = "0.0.5"]' 'def @main(%x: Tensor[(1, 8, 9, 9), float32], %w: Tensor[(16, 4, 3, 3), float32]) { nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=2) }' > "$TMP/gconv.relay"
+printf '%s\n' '#[version = "0.0.5"]' 'def @main(%x: Tensor[(1, 8, 13, 13), float32], %w: Tensor[(8, 1, 3, 3), float32]) { nn.conv2d(%x, %w, padding=[2, 2, 2, 2], dilation=[2, 2], groups=8) }' > "$TMP/dwconv.relay"
+for kind in gconv:group_conv2d_nchw_cl dwconv:depthwise_conv2d_nchw_cl; do
+    f=${kind%%:*}; name=${kind#*:}
+    tap_run "the $name space" 0 "$RELAY_TUNE" lower "$TMP/$f.relay" --task 0 --emit space --target opencl
+    tap_has "has a work-group shape over channels" "$TMP/out" "wg_oc: choice: "
+    tap_has "and local-memory staging" "$TMP/out" "local_stage: choice: "
+    tap_run "its config" 0 "$RELAY_TUNE" lower "$TMP/$f.relay" --task 0 --emit config --target opencl
+    tap_has "names $name" "$TMP/out" "{\"template\":\"$name\","
+    staged "$name" "$TMP/$f.relay" 0 's/"wg_oc":[0-9]*/"wg_oc":2/; s/"wg_px":[0-9]*/"wg_px":4/' \
+        "^/\* launch kernel_[0-9a-z]*: global [0-9]*x[0-9]*x[0-9]* local [0-9]*x2x1, __local [0-9]* bytes \*/$" "__local float s1["
+done
 tap_run "lower the dense for the cpu target" 0 "$RELAY_TUNE" lower "$BERT" --task 0 --emit c
 if grep -q "__local\|barrier(" "$TMP/out"; then tap_fail "its C has no __local memory or barrier" "$(grep -n "__local\|barrier(" "$TMP/out" | head -2)"
 else tap_ok "its C has no __local memory or barrier"; fi

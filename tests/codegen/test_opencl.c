@@ -776,6 +776,19 @@ static void check_zoo(const tg_target *t, totals *tot, const char *const *names,
     su_map_free(&seen);
 }
 
+/* Loads relay text `text` (named name) into *mod and appends its last
+ * primitive function to out[nc..] twice, with local_stage forced off and
+ * on; the new count. */
+static int staged_pair(const char *name, const char *text, ir_module **mod, fn_case *out, int nc)
+{
+    *mod = hx_load(name, text);
+    const ir_expr *f = hx_last_primitive(*mod);
+    const char *from = su_arena_strdup(&(*mod)->arena, name);
+    for (int on = 0; on < 2; on++)
+        out[nc++] = (fn_case){f, from, -1, 1, "local_stage", on};
+    return nc;
+}
+
 /* ---- dense_cl: 2-D work-groups, local-memory staging ------------------- */
 
 /* nn.dense of M x K data and N x K weights (with a bias and a relu when
@@ -810,11 +823,7 @@ static void dense_checks(const tg_target *t)
         char name[64];
         snprintf(name, sizeof name, "dense %lldx%lldx%lld%s", (long long)shapes[i][0], (long long)shapes[i][1],
                  (long long)shapes[i][2], shapes[i][3] ? " + bias + relu" : "");
-        mods[i] = hx_load(name, dense_model(shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3]));
-        const ir_expr *f = hx_last_primitive(mods[i]);
-        const char *from = su_arena_strdup(&mods[i]->arena, name);
-        for (int on = 0; on < 2; on++)
-            cs[nc++] = (fn_case){f, from, -1, 1, "local_stage", on};
+        nc = staged_pair(name, dense_model(shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3]), &mods[i], cs, nc);
     }
     totals tot = {.no_naive = true};
     check_set(t, "dense", cs, nc, true, &tot);
@@ -831,30 +840,155 @@ static void dense_checks(const tg_target *t)
         ir_module_free(mods[i]);
 }
 
+/* Whether the space of func's template (for t) has every knob of names. */
+static bool has_knobs(const ir_expr *func, const tg_target *t, const char *const *names, int n, const char **tmpl)
+{
+    sch_space sp = {0};
+    bool all = space_of(func, t, &sp, tmpl);
+    for (int i = 0; all && i < n; i++)
+        all = knob_of(&sp, names[i]) >= 0;
+    sch_space_free(&sp);
+    return all;
+}
+
+/* The checks of a set run with local_stage forced off and on (at least
+ * want kernels each): every staged kernel matches and declares __local
+ * arrays, every other matches with neither those nor barriers. */
+static void stage_oks(const char *label, const totals *tot, int want)
+{
+    ok(tot->stage_runs[1] >= want && tot->stage_ok[1] == tot->stage_runs[1],
+       "%s with local_stage on: all %d kernels match and stage their tiles in __local memory", label,
+       tot->stage_runs[1]);
+    ok(tot->stage_runs[0] >= want && tot->stage_ok[0] == tot->stage_runs[0],
+       "%s with local_stage off: all %d kernels match, with no __local memory", label, tot->stage_runs[0]);
+}
+
+/* The functions of cases cs[0], cs[2], ... (n of them; cs holds each
+ * with local_stage off, then on) under a GPU's defaults (a target with
+ * work-group reductions: staging on), run on this device into *gt; false
+ * where that target does not parse. */
+static bool gpu_defaults(const char *label, const fn_case *cs, int n, totals *gt)
+{
+    tg_target gpu;
+    const char *why = "";
+    if (!ok(tg_target_parse("opencl -wg-reduce=1", &gpu, &why), "%s: a target with a GPU's defaults: %s", label, why))
+        return false;
+    static fn_case gs[64];
+    for (int i = 0; i < n && i < 64; i++)
+        gs[i] = (fn_case){cs[2 * i].func, cs[2 * i].from, -1, 1, "local_stage", 1};
+    char name[96];
+    snprintf(name, sizeof name, "%s, a GPU's defaults", label);
+    *gt = (totals){.no_naive = true};
+    check_set(&gpu, name, gs, n < 64 ? n : 64, false, gt);
+    return true;
+}
+
+/* ---- batch_matmul_cl: dense_cl's GEMM per batch element ----------------- */
+
+/* One batch_matmul of the checks: x (bx, m, k) or (bx, k, m) with ta, y
+ * (by, n, k) with tb or (by, k, n), and a division after it (bert's
+ * scores) when epilogue. */
+typedef struct bmm_shape {
+    int64_t bx, by, m, k, n;
+    bool ta, tb, epilogue;
+} bmm_shape;
+
+/* Its relay text, in a static buffer. */
+static const char *bmm_model(const bmm_shape *c)
+{
+    static char text[768];
+    char call[192];
+    snprintf(call, sizeof call, "nn.batch_matmul(%%x, %%y, transpose_a=%s, transpose_b=%s)",
+             c->ta ? "True" : "False", c->tb ? "True" : "False");
+    snprintf(text, sizeof text,
+             HDR "def @main(%%x: Tensor[(%lld, %lld, %lld), float32], %%y: Tensor[(%lld, %lld, %lld), float32]) "
+                 "{ %s%s%s }",
+             (long long)c->bx, (long long)(c->ta ? c->k : c->m), (long long)(c->ta ? c->m : c->k), (long long)c->by,
+             (long long)(c->tb ? c->n : c->k), (long long)(c->tb ? c->k : c->n), c->epilogue ? "divide(" : "", call,
+             c->epilogue ? ", 8f)" : "");
+    return text;
+}
+
+/* batch_matmuls of odd sizes (1, 3, 7, 13, 109; k no multiple of any
+ * tile_k), every combination of transposes, a broadcast batch on either
+ * side, one with an epilogue, each with local_stage off and on: the
+ * defaults otherwise and seeded random configs of batch_matmul_cl's space
+ * and each vector width, against the reference (1e-4); the staged kernels
+ * declare __local tiles and most wait at barriers, the others do neither;
+ * some run over 2-D work-groups; a GPU's defaults (staging on) too. */
+static void bmm_checks(const tg_target *t)
+{
+    static const bmm_shape shapes[] = {
+        {3, 3, 7, 13, 109, false, true, false},  {2, 2, 109, 7, 13, false, false, false},
+        {1, 3, 13, 109, 7, true, true, false},   {3, 1, 13, 7, 1, true, false, false},
+        {2, 2, 1, 13, 7, false, true, true},     {12, 12, 16, 13, 32, false, true, true},
+    };
+    enum { NS = sizeof shapes / sizeof *shapes };
+    ir_module *mods[NS];
+    fn_case cs[2 * NS];
+    int nc = 0;
+    for (int i = 0; i < NS; i++) {
+        const bmm_shape *c = &shapes[i];
+        char name[96];
+        snprintf(name, sizeof name, "batch_matmul %lld/%lld x %lldx%lldx%lld%s%s%s", (long long)c->bx,
+                 (long long)c->by, (long long)c->m, (long long)c->k, (long long)c->n, c->ta ? " ta" : "",
+                 c->tb ? " tb" : "", c->epilogue ? " / 8" : "");
+        nc = staged_pair(name, bmm_model(c), &mods[i], cs, nc);
+    }
+    totals tot = {.no_naive = true};
+    check_set(t, "batch_matmul", cs, nc, true, &tot);
+    diag("batch_matmul: %d kernels with local_stage off, %d on, %d over 2-D work-groups; builds %.2f s, runs %.2f s",
+         tot.stage_runs[0], tot.stage_runs[1], tot.two_d, tot.build_s, tot.run_s);
+    ok(tot.random[4] >= NS * 2, "batch_matmul: %d random configs of batch_matmul_cl match", tot.random[4]);
+    ok(tot.widths[4] >= NS * 2, "batch_matmul: %d configs of its vector widths match", tot.widths[4]);
+    stage_oks("batch_matmul", &tot, NS * 2);
+    ok(tot.staged_barriers * 2 > tot.stage_runs[1], "most of them (%d) between barriers", tot.staged_barriers);
+    ok(tot.two_d > 0, "batch_matmul: %d kernels run over 2-D work-groups", tot.two_d);
+    totals gt;
+    if (gpu_defaults("batch_matmul", cs, NS, &gt)) {
+        /* (odd sizes make groups of one item, which need no barrier) */
+        ok(gt.stage_runs[1] == NS && gt.stage_ok[1] == NS && gt.staged_barriers > 0,
+           "batch_matmul, a GPU's defaults: all %d staged kernels match, %d of them between barriers",
+           gt.stage_ok[1], gt.staged_barriers);
+    }
+    static const char *const knobs[] = {"wg_m", "wg_n", "tile_m", "tile_n", "tile_k", "unroll_k", "local_stage",
+                                        "vec"};
+    const char *tmpl = "";
+    bool has = has_knobs(cs[0].func, t, knobs, 8, &tmpl);
+    ok(has && !strcmp(tmpl, "batch_matmul_cl"), "batch_matmul: %s has the knobs of work-group shape, tile, unroll, staging and vector width", tmpl);
+    for (int i = 0; i < NS; i++)
+        ir_module_free(mods[i]);
+}
+
 /* ---- conv2d_nchw_cl: 2-D work-groups, local-memory staging -------------- */
 
 /* One conv of the checks: data N x C x H x W, K filters of KH x KW, a
- * stride and padding, and an epilogue (0: none, 1: bias + relu, 2: a
- * residual add). */
+ * stride and padding, an epilogue (0: none, 1: bias + relu, 2: a residual
+ * add), groups and a dilation (0: 1). */
 typedef struct conv_shape {
     int64_t n, c, h, w, k, kh, kw, stride, pad;
     int epilogue;
+    int64_t groups, dil;
 } conv_shape;
 
 /* Its relay text, in a static buffer. */
 static const char *conv_model(const conv_shape *c)
 {
     static char text[1024];
-    int64_t oh = (c->h + 2 * c->pad - c->kh) / c->stride + 1, ow = (c->w + 2 * c->pad - c->kw) / c->stride + 1;
+    int64_t g = c->groups ? c->groups : 1, d = c->dil ? c->dil : 1;
+    int64_t oh = (c->h + 2 * c->pad - d * (c->kh - 1) - 1) / c->stride + 1;
+    int64_t ow = (c->w + 2 * c->pad - d * (c->kw - 1) - 1) / c->stride + 1;
     char extra[128] = "", conv[256];
     if (c->epilogue == 1)
         snprintf(extra, sizeof extra, ", %%b: Tensor[(%lld), float32]", (long long)c->k);
     else if (c->epilogue == 2)
         snprintf(extra, sizeof extra, ", %%r: Tensor[(%lld, %lld, %lld, %lld), float32]", (long long)c->n,
                  (long long)c->k, (long long)oh, (long long)ow);
-    snprintf(conv, sizeof conv, "nn.conv2d(%%x, %%w, strides=[%lld, %lld], padding=[%lld, %lld, %lld, %lld])",
+    snprintf(conv, sizeof conv,
+             "nn.conv2d(%%x, %%w, strides=[%lld, %lld], padding=[%lld, %lld, %lld, %lld], dilation=[%lld, %lld], "
+             "groups=%lld)",
              (long long)c->stride, (long long)c->stride, (long long)c->pad, (long long)c->pad, (long long)c->pad,
-             (long long)c->pad);
+             (long long)c->pad, (long long)d, (long long)d, (long long)g);
     char body[320];
     if (c->epilogue == 1)
         snprintf(body, sizeof body, "nn.relu(nn.bias_add(%s, %%b))", conv);
@@ -865,20 +999,27 @@ static const char *conv_model(const conv_shape *c)
     snprintf(text, sizeof text,
              HDR "def @main(%%x: Tensor[(%lld, %lld, %lld, %lld), float32], %%w: Tensor[(%lld, %lld, %lld, %lld), "
                  "float32]%s) { %s }",
-             (long long)c->n, (long long)c->c, (long long)c->h, (long long)c->w, (long long)c->k, (long long)c->c,
-             (long long)c->kh, (long long)c->kw, extra, body);
+             (long long)c->n, (long long)c->c, (long long)c->h, (long long)c->w, (long long)c->k,
+             (long long)(c->c / g), (long long)c->kh, (long long)c->kw, extra, body);
     return text;
 }
 
-/* Whether the space of func's template (for t) has every knob of names. */
-static bool has_knobs(const ir_expr *func, const tg_target *t, const char *const *names, int n, const char **tmpl)
+/* The functions of convs cs[0..n) (modules in mods), each with
+ * local_stage off and on, in out; their number. */
+static int conv_cases(const conv_shape *cs, int n, ir_module **mods, fn_case *out)
 {
-    sch_space sp = {0};
-    bool all = space_of(func, t, &sp, tmpl);
-    for (int i = 0; all && i < n; i++)
-        all = knob_of(&sp, names[i]) >= 0;
-    sch_space_free(&sp);
-    return all;
+    int nc = 0;
+    for (int i = 0; i < n; i++) {
+        const conv_shape *c = &cs[i];
+        char name[128];
+        snprintf(name, sizeof name, "conv %lldx%lldx%lldx%lld k%lld %lldx%lld s%lld p%lld g%lld d%lld%s",
+                 (long long)c->n, (long long)c->c, (long long)c->h, (long long)c->w, (long long)c->k,
+                 (long long)c->kh, (long long)c->kw, (long long)c->stride, (long long)c->pad,
+                 (long long)(c->groups ? c->groups : 1), (long long)(c->dil ? c->dil : 1),
+                 c->epilogue == 1 ? " + bias + relu" : c->epilogue == 2 ? " + residual" : "");
+        nc = staged_pair(name, conv_model(c), &mods[i], out, nc);
+    }
+    return nc;
 }
 
 /* Plain convs of odd sizes (1, 3, 7, 13, 27 channels and pixels; strides 1
@@ -906,54 +1047,30 @@ static void conv_checks(const tg_target *t)
     enum { NS = sizeof shapes / sizeof *shapes };
     ir_module *mods[NS];
     fn_case cs[2 * NS];
-    int nc = 0;
-    for (int i = 0; i < NS; i++) {
-        const conv_shape *c = &shapes[i];
-        char name[96];
-        snprintf(name, sizeof name, "conv %lldx%lldx%lldx%lld k%lld %lldx%lld s%lld p%lld%s", (long long)c->n,
-                 (long long)c->c, (long long)c->h, (long long)c->w, (long long)c->k, (long long)c->kh,
-                 (long long)c->kw, (long long)c->stride, (long long)c->pad,
-                 c->epilogue == 1 ? " + bias + relu" : c->epilogue == 2 ? " + residual" : "");
-        mods[i] = hx_load(name, conv_model(c));
-        const ir_expr *f = hx_last_primitive(mods[i]);
-        const char *from = su_arena_strdup(&mods[i]->arena, name);
-        for (int on = 0; on < 2; on++)
-            cs[nc++] = (fn_case){f, from, -1, 1, "local_stage", on};
-    }
+    int nc = conv_cases(shapes, NS, mods, cs);
     totals tot = {.no_naive = true};
     check_set(t, "conv", cs, nc, true, &tot);
     diag("conv: %d kernels with local_stage off, %d on, %d over 2-D work-groups; builds %.2f s, runs %.2f s",
          tot.stage_runs[0], tot.stage_runs[1], tot.two_d, tot.build_s, tot.run_s);
     ok(tot.random[0] >= NS * 2, "conv: %d random configs of conv2d_nchw_cl match", tot.random[0]);
-    ok(tot.stage_runs[1] >= NS * 2 && tot.stage_ok[1] == tot.stage_runs[1],
-       "conv with local_stage on: all %d kernels match and stage their blocks in __local memory", tot.stage_runs[1]);
+    stage_oks("conv", &tot, NS * 2);
     ok(tot.staged_barriers > 0, "some of them (%d) between barriers (a cpu device's default groups are of one "
        "work-item, which need none)", tot.staged_barriers);
-    ok(tot.stage_runs[0] >= NS * 2 && tot.stage_ok[0] == tot.stage_runs[0],
-       "conv with local_stage off: all %d kernels match, with no __local memory", tot.stage_runs[0]);
     ok(tot.two_d > 0, "conv: %d kernels run over 2-D work-groups", tot.two_d);
-    /* a GPU's defaults (a target with work-group reductions: tiles of 4 x
-     * 4, groups of 8 x 16, staging on), run on this device */
-    tg_target gpu;
-    const char *why = "";
-    if (ok(tg_target_parse("opencl -wg-reduce=1", &gpu, &why), "a target with a GPU's defaults: %s", why)) {
-        totals gt = {.no_naive = true};
-        fn_case gs[NS];
-        for (int i = 0; i < NS; i++)
-            gs[i] = (fn_case){cs[2 * i].func, cs[2 * i].from, -1, 1, "local_stage", 1};
-        check_set(&gpu, "conv, a GPU's defaults", gs, NS, false, &gt);
+    /* a GPU's defaults (tiles of 4 x 4, groups of 8 x 16, staging on) */
+    totals gt;
+    if (gpu_defaults("conv", cs, NS, &gt)) {
         ok(gt.stage_runs[1] == NS && gt.stage_ok[1] == NS && gt.staged_barriers * 2 > NS,
            "conv, a GPU's defaults: all %d staged kernels match, %d of them between barriers", gt.stage_ok[1],
            gt.staged_barriers);
         ok(gt.two_d * 2 > NS, "conv, a GPU's defaults: %d kernels run over 2-D work-groups", gt.two_d);
     }
     /* every conv kind's space has the issue's knobs: work-group shape,
-     * per-work-item tile, staging (plain), unroll, vector width */
+     * per-work-item tile, staging (all but the flat depthwise form),
+     * unroll, vector width */
     static const char *const plain[] = {"wg_oc", "wg_px", "tile_oc", "tile_px", "tile_ic", "unroll_kw",
                                         "local_stage", "vec"};
-    static const char *const dw_direct[] = {"wg_items", "tile_oc", "tile_ow", "unroll_kw", "vec"};
     static const char *const dw_flat[] = {"wg_items", "tile_c", "tile_r", "unroll_taps", "vec"};
-    static const char *const grouped[] = {"wg_items", "tile_oc", "tile_ow", "tile_ic", "unroll_kw", "vec"};
     static const struct {
         const char *what, *text, *tmpl;
         const char *const *knobs;
@@ -971,13 +1088,13 @@ static void conv_checks(const tg_target *t)
         {"a dilated depthwise conv", HDR "def @main(%x: Tensor[(1, 8, 9, 9), float32], %w: Tensor[(8, 1, 3, 3), "
                                          "float32]) { nn.conv2d(%x, %w, padding=[2, 2, 2, 2], dilation=[2, 2], "
                                          "groups=8) }",
-         "depthwise_conv2d_nchw_cl", dw_direct, 5},
+         "depthwise_conv2d_nchw_cl", plain, 8},
         {"a stride-1 depthwise conv", HDR "def @main(%x: Tensor[(1, 8, 9, 9), float32], %w: Tensor[(8, 1, 3, 3), "
                                           "float32]) { nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=8) }",
          "depthwise_conv2d_nchw_cl", dw_flat, 5},
         {"a grouped conv", HDR "def @main(%x: Tensor[(1, 8, 9, 9), float32], %w: Tensor[(16, 4, 3, 3), float32]) "
                                "{ nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=2) }",
-         "group_conv2d_nchw_cl", grouped, 6},
+         "group_conv2d_nchw_cl", plain, 8},
     };
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
         ir_module *m = hx_load(kinds[i].what, kinds[i].text);
@@ -986,6 +1103,42 @@ static void conv_checks(const tg_target *t)
         ok(has && !strcmp(tmpl, kinds[i].tmpl), "%s: %s has the knobs of work-group shape, tile, unroll and vector "
            "width", kinds[i].what, tmpl);
         ir_module_free(m);
+    }
+    for (int i = 0; i < NS; i++)
+        ir_module_free(mods[i]);
+}
+
+/* Grouped convs (2, 3 and 4 groups; 3 output channels a group, which no
+ * power-of-two tile divides, in a batch of 2; a 1x1 one; a channel
+ * multiplier of 2, one input channel a group), a dilated depthwise conv
+ * (the direct form's depthwise kind), strides 1 and 2, a bias and relu and
+ * a residual add, each with local_stage off
+ * and on: conv2d_nchw_cl's form under their own templates' names, checked
+ * as the plain convs are; a GPU's defaults too. */
+static void group_checks(const tg_target *t)
+{
+    static const conv_shape shapes[] = {
+        {1, 8, 9, 9, 16, 3, 3, 1, 1, 1, 2, 0}, {2, 6, 7, 7, 9, 3, 3, 2, 1, 2, 3, 0}, {1, 12, 5, 5, 12, 1, 1, 1, 0, 0, 4, 0},
+        {1, 5, 9, 9, 10, 3, 3, 2, 1, 1, 5, 0}, {1, 7, 9, 9, 7, 3, 3, 1, 2, 2, 7, 2},
+    };
+    enum { NS = sizeof shapes / sizeof *shapes };
+    ir_module *mods[NS];
+    fn_case cs[2 * NS];
+    int nc = conv_cases(shapes, NS, mods, cs);
+    totals tot = {.no_naive = true};
+    check_set(t, "grouped conv", cs, nc, true, &tot);
+    diag("grouped conv: %d kernels with local_stage off, %d on, %d over 2-D work-groups; builds %.2f s, runs %.2f s",
+         tot.stage_runs[0], tot.stage_runs[1], tot.two_d, tot.build_s, tot.run_s);
+    ok(tot.random[1] > 0 && tot.random[1] + tot.random[2] >= NS * 2,
+       "grouped conv: %d random configs of depthwise_conv2d_nchw_cl, %d of group_conv2d_nchw_cl match",
+       tot.random[1], tot.random[2]);
+    stage_oks("grouped conv", &tot, NS * 2);
+    ok(tot.staged_barriers > 0, "some of them (%d) between barriers", tot.staged_barriers);
+    totals gt;
+    if (gpu_defaults("grouped conv", cs, NS, &gt)) {
+        ok(gt.stage_runs[1] == NS && gt.stage_ok[1] == NS && gt.staged_barriers * 2 > NS,
+           "grouped conv, a GPU's defaults: all %d staged kernels match, %d of them between barriers",
+           gt.stage_ok[1], gt.staged_barriers);
     }
     for (int i = 0; i < NS; i++)
         ir_module_free(mods[i]);
@@ -1016,7 +1169,9 @@ int main(void)
     ok(!parsed && strstr(why, "0 or 1"), "-wg-reduce=2 is refused: %s", why);
     vector_checks(&t);
     dense_checks(&t);
+    bmm_checks(&t);
     conv_checks(&t);
+    group_checks(&t);
     totals ops = {0}, zoo_tot = {0};
     ir_module *mods[NMODELS];
     static fn_case cs[MAXK];
