@@ -1022,6 +1022,18 @@ static int conv_cases(const conv_shape *cs, int n, ir_module **mods, fn_case *ou
     return nc;
 }
 
+/* The staged pair of each shape (mods and cs: n and 2 n slots) checked
+ * against the reference, the totals into tot, and what they cost said. */
+static void conv_set(const tg_target *t, const char *what, const conv_shape *shapes, int n, ir_module **mods,
+                     fn_case *cs, totals *tot)
+{
+    int nc = conv_cases(shapes, n, mods, cs);
+    *tot = (totals){.no_naive = true};
+    check_set(t, what, cs, nc, true, tot);
+    diag("%s: %d kernels with local_stage off, %d on, %d over 2-D work-groups; builds %.2f s, runs %.2f s", what,
+         tot->stage_runs[0], tot->stage_runs[1], tot->two_d, tot->build_s, tot->run_s);
+}
+
 /* Plain convs of odd sizes (1, 3, 7, 13, 27 channels and pixels; strides 1
  * and 2; padding 0, 1 and a stem's 3; 1x1, 3x3, 5x5 and a 7x7 stem on 3
  * channels; a batch of 2; tiles that do not divide), with no epilogue, a
@@ -1047,11 +1059,8 @@ static void conv_checks(const tg_target *t)
     enum { NS = sizeof shapes / sizeof *shapes };
     ir_module *mods[NS];
     fn_case cs[2 * NS];
-    int nc = conv_cases(shapes, NS, mods, cs);
-    totals tot = {.no_naive = true};
-    check_set(t, "conv", cs, nc, true, &tot);
-    diag("conv: %d kernels with local_stage off, %d on, %d over 2-D work-groups; builds %.2f s, runs %.2f s",
-         tot.stage_runs[0], tot.stage_runs[1], tot.two_d, tot.build_s, tot.run_s);
+    totals tot;
+    conv_set(t, "conv", shapes, NS, mods, cs, &tot);
     ok(tot.random[0] >= NS * 2, "conv: %d random configs of conv2d_nchw_cl match", tot.random[0]);
     stage_oks("conv", &tot, NS * 2);
     ok(tot.staged_barriers > 0, "some of them (%d) between barriers (a cpu device's default groups are of one "
@@ -1124,11 +1133,8 @@ static void group_checks(const tg_target *t)
     enum { NS = sizeof shapes / sizeof *shapes };
     ir_module *mods[NS];
     fn_case cs[2 * NS];
-    int nc = conv_cases(shapes, NS, mods, cs);
-    totals tot = {.no_naive = true};
-    check_set(t, "grouped conv", cs, nc, true, &tot);
-    diag("grouped conv: %d kernels with local_stage off, %d on, %d over 2-D work-groups; builds %.2f s, runs %.2f s",
-         tot.stage_runs[0], tot.stage_runs[1], tot.two_d, tot.build_s, tot.run_s);
+    totals tot;
+    conv_set(t, "grouped conv", shapes, NS, mods, cs, &tot);
     ok(tot.random[1] > 0 && tot.random[1] + tot.random[2] >= NS * 2,
        "grouped conv: %d random configs of depthwise_conv2d_nchw_cl, %d of group_conv2d_nchw_cl match",
        tot.random[1], tot.random[2]);
