@@ -1,7 +1,9 @@
 /* annotate.c — loop annotations: parallel (iterations spread over the
  * threads: an OpenMP parallel for in C), vectorized (iterations as SIMD
- * lanes: a loop the C compiler vectorizes), unrolled (the body repeated)
- * and thread (bound to a work-item axis, for OpenCL: sch_bind). The checks are the
+ * lanes: a loop the C compiler vectorizes), unrolled (the body repeated),
+ * rolled (a serial loop the C compiler may not unroll: a register tile's
+ * short tap loop, whose unrolled copies would keep more values live than
+ * the registers hold) and thread (bound to a work-item axis, for OpenCL: sch_bind). The checks are the
  * ones whose violation would give wrong or absurd code: a reduction loop is
  * never parallel (its iterations depend on each other) and vectorized only
  * as a SIMD reduction — the innermost loop of a sum, max or min, whose

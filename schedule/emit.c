@@ -566,6 +566,7 @@ static sch_loop_mark loop_mark(const emitter *m, const sch_stmt *s)
         return carried_store(s->body, s->var) ? SCH_MARK_VECTORIZED_CARRIED : SCH_MARK_VECTORIZED;
     case SCH_LOOP_UNROLLED: return SCH_MARK_UNROLLED;
     case SCH_LOOP_THREAD: return SCH_MARK_THREAD;
+    case SCH_LOOP_ROLLED: return SCH_MARK_ROLLED;
     default: return SCH_MARK_SERIAL;
     }
 }

@@ -55,6 +55,7 @@ static const sch_lang loopir = {
         [SCH_MARK_VECTORIZED_CARRIED] = "vectorized ",
         [SCH_MARK_UNROLLED] = "unrolled ",
         [SCH_MARK_THREAD] = "thread (axis $a) ",
+        [SCH_MARK_ROLLED] = "rolled ",
     },
     .alloc = {
         [SCH_SCOPE_INPUT] = ALLOC("input"),

@@ -174,7 +174,8 @@ const sch_expr *sch_map_reads(su_arena *a, const sch_expr *e, sch_read_fn fn, vo
     X(PARALLEL, "parallel")     /* iterations spread over threads */       \
     X(VECTORIZED, "vectorized") /* iterations as SIMD lanes */             \
     X(UNROLLED, "unrolled")     /* body repeated extent times */           \
-    X(THREAD, "thread")         /* bound to a work-item axis (OpenCL) */
+    X(THREAD, "thread")         /* bound to a work-item axis (OpenCL) */    \
+    X(ROLLED, "rolled")         /* kept a loop: the compiler may not unroll it */
 
 typedef enum {
 #define X(id, name) SCH_LOOP_##id,
@@ -347,6 +348,7 @@ typedef enum {
                                    reduction the language has no reduction form for) */
     SCH_MARK_UNROLLED,
     SCH_MARK_THREAD,            /* bound to work-item axis $a */
+    SCH_MARK_ROLLED,            /* a serial loop the compiler may not unroll */
     SCH_MARK_COUNT
 } sch_loop_mark;
 
@@ -971,6 +973,9 @@ typedef struct sch_hw {
     int local_stage;            /* the default of the device templates' knob local_stage: 0 on
                                    where wg_reduce is, 1 off, 2 on (the target option
                                    -local-stage=0|1) */
+    bool fused_fma;             /* the ISA multiplies and adds in one instruction (AVX2,
+                                   AVX-512; not x86-64 or SSE4.2, nor a device): the
+                                   accumulator rules of sch_hw_short_of_acc apply */
 } sch_hw;
 
 /* The defaults when nothing is known: AVX-512, two cores, two FMA pipes,
@@ -1125,6 +1130,12 @@ void sch_tmpl_fallback_tile(int64_t K, int64_t OW, const sch_hw *hw, int64_t *kb
 /* The default register tile of kb channels x wb columns (or pixels) of a
  * conv vectorized along the columns (vec_w) or the channels. */
 void sch_tmpl_register_tile(const sch_hw *hw, int64_t K, int64_t W, bool vec_w, int64_t *kb, int64_t *wb);
+/* Whether a conv of K channels and W columns (pixels) whose columns make
+ * whole vectors should still vectorize the channels by default: the tile
+ * along the columns is short of accumulators (sch_hw_short_of_acc) and the
+ * one along the channels is not (AVX2's power-of-two channels: 8 rows of
+ * one vector against 16 channels x 6 columns). */
+bool sch_tmpl_rows_short(const sch_hw *hw, int64_t K, int64_t W);
 /* The non-divisor tiles a conv's tile knob offers besides the divisors
  * (cols: the column knob's, else the channel knob's), at most max, into out
  * (6 slots); returns how many. */
@@ -1270,6 +1281,17 @@ int sch_tmpl_tail_cands(int64_t rule, int64_t step, int64_t max, int64_t *out);
 int sch_hw_acc_regs(const sch_hw *hw);
 /* Accumulators needed in flight to keep the FMA pipes busy. */
 int sch_hw_min_acc(const sch_hw *hw);
+/* Registers a conv's taps keep live beyond its register tile where the
+ * compiler unrolls their short kw loop (2 or 3 taps; none for other kw):
+ * a tile that leaves fewer keeps its taps a loop (docs/targets.md). */
+int64_t sch_hw_tap_regs(int64_t kw);
+/* Whether a register tile of acc accumulators is short of them: no more
+ * than the bare sch_hw_min_acc, where measured tiles ran far below those
+ * with a few more (AVX2's 8, docs/targets.md; AVX-512's 9 ran well); never
+ * without fused multiply-adds (sch_hw.fused_fma), whose separate products
+ * need registers of their own (SSE's 56-wide 3x3 convs ran 0.8x as fast
+ * on the tiles the rule would give them). */
+bool sch_hw_short_of_acc(const sch_hw *hw, int64_t acc);
 /* The default width in lanes of a register tile's row (two vectors). */
 int sch_hw_row_lanes(const sch_hw *hw);
 /* The widest vectorized tile dimension a knob offers (four vectors). */

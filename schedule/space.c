@@ -91,6 +91,7 @@ const char *sch_annotation_name(sch_loop_kind k)
     case SCH_LOOP_VECTORIZED: return "vec";
     case SCH_LOOP_UNROLLED: return "unroll";
     case SCH_LOOP_THREAD: return "thread";
+    case SCH_LOOP_ROLLED: return "rolled";
     case SCH_LOOP_KIND_COUNT: break;
     }
     return "?";

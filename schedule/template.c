@@ -9,7 +9,8 @@
 
 #include "schedule/schedule.h"
 
-const sch_hw sch_hw_default = {16, 32, 2, 2, 32 << 10, 1 << 20, 32 << 20};
+const sch_hw sch_hw_default = {
+    .lanes = 16, .vregs = 32, .cores = 2, .fma = 2, .l1 = 32 << 10, .l2 = 1 << 20, .l3 = 32 << 20, .fused_fma = true};
 
 /* The registry. `version` says what a config of the template means: bump it
  * when a change makes a stored config schedule differently (a knob that
@@ -22,9 +23,9 @@ static const struct {
     sch_template_fn fn;
     int version;
 } templates[] = {
-    {"conv2d_nchw", sch_template_conv2d, 5}, /* 3: 1x1 convs tiled over fused pixels; 4: tiles with tails; 5: losing channel-vector tiles rejected */
+    {"conv2d_nchw", sch_template_conv2d, 6}, /* 3: 1x1 convs tiled over fused pixels; 4: tiles with tails; 5: losing channel-vector tiles rejected; 6: taps kept a loop where unrolled ones would not fit the registers */
     {"depthwise_conv2d_nchw", sch_template_conv2d, 4}, /* 3: stride 1 in the flat form (conv2d_dw_flat.c); 4: every stride, stages at the channel tile */
-    {"group_conv2d_nchw", sch_template_conv2d, 4}, /* 3: tiles with tails; 4: losing channel-vector tiles rejected */
+    {"group_conv2d_nchw", sch_template_conv2d, 5}, /* 3: tiles with tails; 4: losing channel-vector tiles rejected; 5: taps kept a loop (conv2d_nchw's 6) */
     {"conv2d_nchwc", sch_template_conv2d_nchwc, 2}, /* 2: tiles with tails */
     {"conv2d_winograd", sch_template_conv2d_winograd, 2},
     {"dense", sch_template_matmul, 3}, /* 3: tiles with tails */

@@ -122,6 +122,7 @@ const sch_lang tg_lang_c = {
         [SCH_MARK_PARALLEL] = "#pragma omp parallel for schedule(static)",
         [SCH_MARK_VECTORIZED] = "#pragma omp simd",
         [SCH_MARK_UNROLLED] = "#pragma GCC unroll $N",
+        [SCH_MARK_ROLLED] = "#pragma GCC unroll 1",
     },
     .reduction = {
         .lines = LINES({0, "{"}, {1, "$t $r = $b[$0];"}, {1, "#pragma omp simd reduction($o:$r)"}, {1, FOR_HEADER},

@@ -207,6 +207,7 @@ static void set_hw(tg_target *t)
     t->hw.vregs = isa_vregs[t->isa];
     t->hw.cores = t->cores;
     t->hw.fma = t->fma;
+    t->hw.fused_fma = t->isa >= TG_ISA_AVX2;
     t->hw.l1 = t->l1;
     t->hw.l2 = t->l2;
     t->hw.l3 = t->l3;

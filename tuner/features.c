@@ -340,7 +340,7 @@ static void level_features(const hotnest *h, float *out)
         sch_loop_kind k = L->loop == SCH_LOOP_THREAD ? SCH_LOOP_PARALLEL : L->loop;
         f[L_present] = 1;
         f[L_extent] = (float)lg((double)L->extent);
-        f[L_serial] = k == SCH_LOOP_SERIAL;
+        f[L_serial] = k == SCH_LOOP_SERIAL || k == SCH_LOOP_ROLLED;
         f[L_parallel] = k == SCH_LOOP_PARALLEL;
         f[L_vectorized] = k == SCH_LOOP_VECTORIZED;
         f[L_unrolled] = k == SCH_LOOP_UNROLLED;

@@ -115,8 +115,15 @@ void sch_tmpl_register_tile(const sch_hw *hw, int64_t K, int64_t W, bool vec_w, 
         *kb = sch_tmpl_divisor(K, regs < max_rows ? regs : max_rows);
     } else {
         *kb = sch_tmpl_vector_factor(K, sch_hw_row_lanes(hw), lanes);
-        int64_t rule = acc / ((*kb + lanes - 1) / lanes);
+        int64_t vecs = (*kb + lanes - 1) / lanes, rule = acc / vecs;
         *wb = sch_tmpl_divisor(W, rule);
+        /* a divisor whose tile is short of accumulators yields to the
+         * rule's tile and a tail, as matmul's rows do (AVX2's 28-wide 3x3
+         * convs: 4 columns x 2 vectors ran at 0.75x 6 and a tail of 4), but
+         * not to a tail of one column, whose accumulators gcc kept on the
+         * stack (docs/targets.md) */
+        if (*wb >= 4 && *wb < rule && rule < W && W % rule != 1 && sch_hw_short_of_acc(hw, *wb * vecs))
+            *wb = rule;
         /* where only a tiny divisor fits, the fallback's tile (tails and
          * all) replaces it where it scores better. Not where the divisor
          * is merely below the rule's tile: the score counts loads and FMAs
@@ -131,6 +138,15 @@ void sch_tmpl_register_tile(const sch_hw *hw, int64_t K, int64_t W, bool vec_w, 
             *wb = w;
         }
     }
+}
+
+bool sch_tmpl_rows_short(const sch_hw *hw, int64_t K, int64_t W)
+{
+    int64_t kr, wr, kc, wc, lanes = hw->lanes;
+    sch_tmpl_register_tile(hw, K, W, true, &kr, &wr);
+    sch_tmpl_register_tile(hw, K, W, false, &kc, &wc);
+    return sch_hw_short_of_acc(hw, kr * ((wr + lanes - 1) / lanes)) &&
+           !sch_hw_short_of_acc(hw, wc * ((kc + lanes - 1) / lanes));
 }
 
 /* The register tile: which way it vectorizes (knob vec_ow) and its default
@@ -148,7 +164,7 @@ static void register_tile(sch_tctx *t, const sch_tensor *a, conv_plan *p, int64_
      * number of vectors, or where the reduction is too short for the
      * transposed epilogue to be hidden; depthwise convs always use rows. */
     static const int64_t off_on[2] = {0, 1};
-    bool row_default = p->depthwise || (sw == 1 && OW % lanes == 0);
+    bool row_default = p->depthwise || (sw == 1 && OW % lanes == 0 && !sch_tmpl_rows_short(t->hw, a->shape[1], OW));
     p->vec_ow = p->depthwise ? 1 : sch_define_knob(t, "vec_ow", 2, off_on, row_default);
     sch_tmpl_register_tile(t->hw, a->shape[1], OW, p->vec_ow, kb0, owb0);
 }
@@ -195,6 +211,21 @@ static void reject_losing_tile(sch_tctx *t, const conv_plan *p, int64_t K)
                           (long long)p->owb, (long long)vecs, (long long)acc, (long long)vecs, hw->vregs);
 }
 
+/* How the kw loop runs when the knob unroll_kw leaves it to the compiler: a
+ * loop the compiler may not unroll where the register tile (accumulators,
+ * a step's weight or input vectors and the broadcast) leaves fewer
+ * registers than its unrolled taps keep (sch_hw_tap_regs): AVX2's 16
+ * channels x 6 columns, whose unrolled taps spilled every step, else
+ * unchanged (docs/targets.md). Devices and ISAs without fused multiply-adds
+ * keep the compiler's choice. */
+static sch_loop_kind serial_kw(const sch_tctx *t, const conv_plan *p, int64_t kw)
+{
+    const sch_hw *hw = t->hw;
+    int64_t lanes = hw->lanes, vecs = ((p->vec_ow ? p->owb : p->kb) + lanes - 1) / lanes;
+    int64_t regs = vecs * (p->vec_ow ? p->kb : p->owb) + vecs + 1;
+    return hw->fused_fma && regs + sch_hw_tap_regs(kw) > hw->vregs ? SCH_LOOP_ROLLED : SCH_LOOP_SERIAL;
+}
+
 /* Every knob of the conv, in the order the template defines them. */
 static void conv_knobs(sch_tctx *t, sch_tensor *a, conv_plan *p)
 {
@@ -232,6 +263,8 @@ static void conv_knobs(sch_tctx *t, sch_tensor *a, conv_plan *p)
     static const int64_t kw_kinds[2] = {SCH_LOOP_SERIAL, SCH_LOOP_UNROLLED};
     p->kw_kind = a->rext[2] > 1 ? (sch_loop_kind)sch_define_annotate(t, "unroll_kw", 1, kw_loop, 2, kw_kinds, 0)[0]
                                 : SCH_LOOP_SERIAL;
+    if (p->kw_kind == SCH_LOOP_SERIAL)
+        p->kw_kind = serial_kw(t, p, a->rext[2]);
     p->pack = p->depthwise ? 0 : sch_define_knob(t, "pack_weight", 2, off_on, 1);
     /* The order of the parallel tile loops: channel tiles outside rows (a
      * weight panel reused down the image) or rows outside channel tiles (an

@@ -37,7 +37,7 @@ static void px_knobs(sch_tctx *t, const sch_tensor *a, px_plan *p)
     const sch_hw *hw = t->hw;
     int64_t K = a->shape[1], P = a->shape[2], IC = a->rext[0], kb0, pb0;
     static const int64_t off_on[2] = {0, 1};
-    p->vec_p = sch_define_knob(t, "vec_p", 2, off_on, P % hw->lanes == 0);
+    p->vec_p = sch_define_knob(t, "vec_p", 2, off_on, P % hw->lanes == 0 && !sch_tmpl_rows_short(hw, K, P));
     sch_tmpl_register_tile(hw, K, P, p->vec_p, &kb0, &pb0);
     const int64_t dk[2] = {(K + kb0 - 1) / kb0, kb0}, dp[2] = {(P + pb0 - 1) / pb0, pb0};
     /* both within four vectors (machine.c): the candidates of a knob may

@@ -21,6 +21,18 @@
  * (Zen 1's is 5; one more accumulator of slack costs nothing). */
 enum { FMA_LATENCY = 4 };
 
+/* Registers a conv's unrolled taps keep live beyond its tile (gcc's
+ * complete unrolling of a 3x3 conv's kw loop, whose taps then share and
+ * hold more inputs): AVX2's 16 channels x 6 columns (12 accumulators, 2
+ * weight vectors, a broadcast: 15 of 16) spilled 16 vector slots a step and
+ * ran at 0.6x the same tile with the taps kept a loop; 16 x 5 (13 of 16)
+ * spilled 2 under -mtune=znver1 and none under haswell (docs/targets.md). */
+enum { TAP_SLACK = 4 };
+/* The longest tap loop gcc 12 unrolls completely in a conv's tile at -O3:
+ * 3 (a 3x3 conv's kw: 36 FMAs a step for 6 columns of 2 vectors); the
+ * stems' 7 taps stay a loop (10 FMAs a step). */
+enum { UNROLLED_TAPS = 3 };
+
 int sch_hw_acc_regs(const sch_hw *hw)
 {
     return hw->vregs * 3 / 4;
@@ -29,6 +41,16 @@ int sch_hw_acc_regs(const sch_hw *hw)
 int sch_hw_min_acc(const sch_hw *hw)
 {
     return (hw->fma > 0 ? hw->fma : 1) * FMA_LATENCY;
+}
+
+int64_t sch_hw_tap_regs(int64_t kw)
+{
+    return kw > 1 && kw <= UNROLLED_TAPS ? TAP_SLACK : 0;
+}
+
+bool sch_hw_short_of_acc(const sch_hw *hw, int64_t acc)
+{
+    return hw->fused_fma && acc <= (int64_t)sch_hw_min_acc(hw);
 }
 
 int sch_hw_row_lanes(const sch_hw *hw)

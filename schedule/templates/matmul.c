@@ -35,14 +35,14 @@ void sch_template_matmul(sch_tctx *t)
     if (nb0 % lanes && N > sch_hw_row_lanes(t->hw))
         nb0 = sch_hw_row_lanes(t->hw);
     /* rows with few divisors (13, 109) take the rule's rows and a tail; so
-     * do rows whose largest divisor under the rule leaves a tile of fewer
-     * than 1.5x the accumulators the FMA pipes need in flight: AVX2's 1024
+     * do rows whose largest divisor under the rule leaves a tile short of
+     * accumulators (sch_hw_short_of_acc): AVX2's 1024
      * rows as 4 x 2 vectors (8, the bare minimum) ran dense 1024^3 at 86
      * GFLOP/s on a Zen 3 where the rule's 6 rows and a tail ran 147 */
     int64_t vecs = (nb0 + lanes - 1) / lanes;
     int64_t rows = sch_hw_acc_regs(t->hw) / vecs;
     int64_t rd = sch_tmpl_divisor(M, rows);
-    int64_t mb0 = rd < rows && rows < M && 2 * rd * vecs < 3 * (int64_t)sch_hw_min_acc(t->hw)
+    int64_t mb0 = rd < rows && rows < M && sch_hw_short_of_acc(t->hw, rd * vecs)
                       ? rows
                       : sch_tmpl_tail_tile(M, rows, rd);
     const int64_t dx[2] = {(N + nb0 - 1) / nb0, nb0}, dy[2] = {(M + mb0 - 1) / mb0, mb0};
