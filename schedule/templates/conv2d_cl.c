@@ -124,7 +124,9 @@ static int64_t staged_bytes(const cl_plan *p)
          * p % OW) is bounded by the whole plane (bound.c) */
         patch = p->P;
     }
-    return (ch * patch + oc * ch * p->KH * p->KW) * 4;
+    /* (the weights: the block's output channels x its tile_ic channels of
+     * their own group x the taps, whatever groups it spans) */
+    return (ch * patch + oc * min64(p->tic, p->IC) * p->KH * p->KW) * 4;
 }
 
 /* The least power of two of items that covers extent in tiles of tile,
