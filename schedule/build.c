@@ -29,11 +29,12 @@ static char *schedule_why(const sch_schedule *s)
     return su_strdup(s->err_msg ? s->err_msg : "");
 }
 
-/* A fresh schedule of fn into k->s; false with CREATE when fn cannot be
- * scheduled (its diagnostics kept in k->diags and joined in k->why). */
-static bool create(const ir_expr *fn, sch_kernel *k)
+/* A fresh schedule of fn into k->s, in the compute forms of the build's
+ * machine (sch_create_for); false with CREATE when fn cannot be scheduled
+ * (its diagnostics kept in k->diags and joined in k->why). */
+static bool create(const ir_expr *fn, const sch_build_opts *o, sch_kernel *k)
 {
-    k->s = sch_create(fn, &k->diags);
+    k->s = sch_create_for(fn, o->hw, &k->diags);
     if (k->s)
         return true;
     su_buf why = {0};
@@ -50,7 +51,7 @@ static bool apply_json(const ir_expr *fn, const sch_build_opts *o, const sch_hw 
     if (!sch_config_parse(&k->space, o->cfg_json, &k->cfg, &bad))
         return stop(k, SCH_BUILD_CONFIG, SCH_E_BAD_CONFIG, bad ? bad : su_strdup("?"));
     sch_free(k->s);
-    if (!create(fn, k))
+    if (!create(fn, o, k))
         return false;
     sch_err e = sch_apply_template(k->s, o->template_name, hw, &k->cfg, NULL);
     return e ? stop(k, SCH_BUILD_TEMPLATE, e, schedule_why(k->s)) : true;
@@ -79,7 +80,7 @@ static bool apply(const ir_expr *fn, const sch_build_opts *o, sch_kernel *k)
 bool sch_build(const ir_expr *fn, const sch_build_opts *o, sch_kernel *k)
 {
     memset(k, 0, sizeof *k);
-    if (!create(fn, k) || !apply(fn, o, k))
+    if (!create(fn, o, k) || !apply(fn, o, k))
         return false;
     if (o->space_only)
         return true;

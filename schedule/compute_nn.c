@@ -264,7 +264,9 @@ bool sch_compute_conv2d(sch_cctx *cx, sch_tensor *const *in, int nin, sch_tensor
     /* (a 1x1 kernel's dilation moves no tap) */
     if (groups == 1 && KH == 1 && KW == 1 && !(pad[0] || pad[1] || pad[2] || pad[3]))
         return conv2d_pointwise(cx, data, w, st, out, nout);
-    if (groups == C && K == C && CG == 1 && dil[0] == 1 && dil[1] == 1)
+    /* (a device that stages takes them direct: conv2d_cl.c tiles that form
+     * on 2-D work-groups over channels and pixels and stages its patches) */
+    if (groups == C && K == C && CG == 1 && dil[0] == 1 && dil[1] == 1 && !cx->s->dw_direct)
         return conv2d_depthwise_flat(cx, data, w, st, pad, out, nout);
     sch_tensor *src = data;
     if (pad[0] || pad[1] || pad[2] || pad[3]) {

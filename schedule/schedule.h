@@ -35,6 +35,7 @@ typedef struct sch_stmt sch_stmt;
 typedef struct sch_buffer sch_buffer;
 typedef struct sch_func sch_func;
 typedef struct sch_tensor sch_tensor;
+typedef struct sch_hw sch_hw;
 typedef struct sch_iter sch_iter;
 typedef struct sch_schedule sch_schedule;
 
@@ -692,6 +693,9 @@ struct sch_schedule {
     SU_VEC(struct sch_step) trace;  /* primitives applied, in order */
     sch_err err;            /* last error of a primitive */
     char *err_msg;          /* its message (malloc'd), naming the loops involved */
+    bool dw_direct;         /* depthwise convs in the direct form, never the flat one: a device
+                               that is no cpu or stages (sch_create_for), where conv2d_cl.c tiles
+                               them on 2-D work-groups and stages their patches */
 };
 
 const char *sch_err_name(sch_err e);
@@ -699,6 +703,10 @@ const char *sch_err_name(sch_err e);
  * stages that are not outputs start inline, the others at the root. NULL
  * after reporting in d when an op or type is not supported. */
 sch_schedule *sch_create(const ir_expr *func, su_diags *d);
+/* sch_create in the forms of machine hw (NULL: a CPU's): on a device that
+ * is no cpu or stages (sch_hw.wg_reduce or local_stage 2) every depthwise
+ * conv direct (docs/opencl.md, "Grouped and depthwise convs"). */
+sch_schedule *sch_create_for(const ir_expr *func, const sch_hw *hw, su_diags *d);
 /* The parameter tensor that expression e of s's function is: a tensor
  * parameter, or a field of a tuple parameter read by projection (`%p0.1`:
  * the tuple's fields are parameter tensors of their own, in order); NULL

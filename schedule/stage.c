@@ -295,6 +295,22 @@ sch_tensor *sch_param_tensor(const sch_schedule *s, const ir_expr *e)
 
 sch_schedule *sch_create(const ir_expr *func, su_diags *d)
 {
+    return sch_create_for(func, NULL, d);
+}
+
+/* Whether machine hw takes depthwise convs in the direct form: a device
+ * that is not a cpu (work-group reductions on: a GPU's defaults, as in
+ * conv2d_cl.c) or stages (-local-stage=1). A cpu device (PoCL) that does
+ * not stage keeps the flat form, which ran mobilenet_v2's depthwise convs
+ * there faster than the direct one or about as fast (docs/opencl.md); so
+ * does a CPU. */
+static bool dw_direct(const sch_hw *hw)
+{
+    return hw && hw->wg_max > 0 && (hw->wg_reduce || hw->local_stage == 2);
+}
+
+sch_schedule *sch_create_for(const ir_expr *func, const sch_hw *hw, su_diags *d)
+{
     if (!func || func->kind != IR_FUNC || !func->u.func.body->type) {
         su_error(d, func ? func->span : (su_span){0}, "cannot lower: not a typed function");
         return NULL;
@@ -302,6 +318,7 @@ sch_schedule *sch_create(const ir_expr *func, su_diags *d)
     sch_schedule *s = su_calloc(1, sizeof *s);
     su_arena_init(&s->arena);
     s->func = func;
+    s->dw_direct = dw_direct(hw);
     int np = func->u.func.nparams;
     int *first = su_calloc((size_t)np + 1, sizeof *first);
     if (!tensor_params(s, first, d)) {

@@ -33,8 +33,10 @@ static const struct {
     {"default", sch_template_default, 2},
     /* the device templates (templates/device_cl.c), which sch_device_template names */
     {"conv2d_nchw_cl", sch_template_conv2d_nchw_cl, 3}, /* 3: 2-D work-groups, local_stage (conv2d_cl.c) */
-    /* 3: conv2d_nchw_cl's form where the conv is direct (grouped; depthwise dilated or with a multiplier) */
-    {"depthwise_conv2d_nchw_cl", sch_template_conv2d_nchw_cl, 3},
+    /* 3: conv2d_nchw_cl's form where the conv is direct (grouped; depthwise dilated or with a multiplier);
+     * 4: undilated ones direct too on a device that is no cpu or stages (sch_create_for), a GPU's
+     * groups spanning channels */
+    {"depthwise_conv2d_nchw_cl", sch_template_conv2d_nchw_cl, 4},
     {"group_conv2d_nchw_cl", sch_template_conv2d_nchw_cl, 3},
     {"dense_cl", sch_template_dense_cl, 3}, /* 3: 2-D work-groups, local_stage (dense_cl.c) */
     {"batch_matmul_cl", sch_template_batch_matmul_cl, 3}, /* 3: 2-D work-groups, local_stage (batch_matmul_cl.c) */

@@ -45,7 +45,10 @@
  * groups of up to 8 x 16 covering the channel and pixel tiles, blocks of 8
  * input channels (fewer where local memory holds no such block), staging
  * on (sch_hw.wg_reduce, or the target option -local-stage); a grouped
- * conv's channel tiles within one group. Depthwise convs in the flat form,
+ * conv's channel tiles within one group, and its groups too but for a
+ * depthwise conv's (one input channel a group: a block of channels stages
+ * as many patches as a plain conv's). Depthwise convs in the flat form
+ * (on a cpu device that does not stage: sch_create_for),
  * and the rare plain conv compute_nn.c gives it (one channel in and out),
  * keep device_cl.c's form. */
 #include <string.h>
@@ -124,7 +127,9 @@ static int64_t staged_bytes(const cl_plan *p)
          * p % OW) is bounded by the whole plane (bound.c) */
         patch = p->P;
     }
-    return (ch * patch + oc * ch * p->KH * p->KW) * 4;
+    /* (the weights: the block's output channels x its tile_ic channels of
+     * their own group x the taps, whatever groups it spans) */
+    return (ch * patch + oc * min64(p->tic, p->IC) * p->KH * p->KW) * 4;
 }
 
 /* The least power of two of items that covers extent in tiles of tile,
@@ -180,8 +185,11 @@ static bool plan(sch_tctx *t, const sch_tensor *a, cl_plan *p)
     int64_t tiles = a->shape[0] * (p->direct ? a->shape[2] : 1) * ((p->K + toc0 - 1) / toc0) *
                     ((p->P + tpx0 - 1) / tpx0);
     int64_t cpu_px = min64(min64(cap_px, hw->wg_max), tiles / (4 * (hw->cores > 0 ? hw->cores : 1)));
-    int64_t woc0 = gpu ? cover(p->KG, toc0, min64(GPU_WG_OC, cap_oc)) : 1;
-    if (gpu && p->groups > 1)
+    /* (a depthwise conv's group spans channels: one input channel a group,
+     * so its block stages as many channels' patches as a plain conv's) */
+    bool dw = p->groups > 1 && p->IC == 1;
+    int64_t woc0 = gpu ? cover(dw ? p->K : p->KG, toc0, min64(GPU_WG_OC, cap_oc)) : 1;
+    if (gpu && p->groups > 1 && !dw)
         woc0 = sch_tmpl_cl_pow2_default(woc0, woc0, p->KG, toc0);
     int64_t wpx0 = cover(p->P, tpx0, gpu ? min64(min64(GPU_WG_PX, cap_px), hw->wg_max / woc0) : cpu_px);
     /* (short of the row, a cpu device's groups divide it: a tail's guard

@@ -214,6 +214,24 @@ for kind in gconv:group_conv2d_nchw_cl dwconv:depthwise_conv2d_nchw_cl; do
     staged "$name" "$TMP/$f.relay" 0 's/"wg_oc":[0-9]*/"wg_oc":2/; s/"wg_px":[0-9]*/"wg_px":4/' \
         "^/\* launch kernel_[0-9a-z]*: global [0-9]*x[0-9]*x[0-9]* local [0-9]*x2x1, __local [0-9]* bytes \*/$" "__local float s1["
 done
+# mobilenet_v2's depthwise convs (task 1: 32 channels at 112 x 112): a
+# device that stages (-local-stage=1, or one that is no cpu) takes them in
+# the direct form, tiled on 2-D work-groups with its patch staged; a cpu
+# device that does not stage keeps the flat form, without local_stage.
+MB="$top_srcdir/benchmarks/models/mobilenet_v2.relay"
+tap_run "mobilenet's depthwise conv when the device stages" 0 "$RELAY_TUNE" lower "$MB" --task 1 --emit space --target "opencl -local-stage=1"
+tap_has "is depthwise_conv2d_nchw_cl's direct form" "$TMP/out" "template depthwise_conv2d_nchw_cl (version 4)"
+tap_has "with a work-group shape over channels" "$TMP/out" "wg_oc: choice: "
+tap_has "and staging on by default" "$TMP/out" "local_stage: choice: 0 *1"
+tap_run "its OpenCL C" 0 "$RELAY_TUNE" lower "$MB" --task 1 --emit c --target "opencl -local-stage=1"
+tap_has "stages the patch in __local memory" "$TMP/out" "__local float s1["
+tap_has "between barriers" "$TMP/out" "barrier(CLK_LOCAL_MEM_FENCE);"
+if grep -q "^/\* launch kernel_[0-9a-z]*: global [0-9]*x[0-9]*x112 local [0-9]*x[0-9]*x1, __local [0-9]* bytes \*/$" "$TMP/out"; then
+    tap_ok "over 2-D work-groups of channels x pixels, a row a group"
+else tap_fail "over 2-D work-groups of channels x pixels, a row a group" "$(grep -n "launch" "$TMP/out" | head -3)"; fi
+tap_run "mobilenet's depthwise conv by default" 0 "$RELAY_TUNE" lower "$MB" --task 1 --emit space --target opencl
+if [ "$cpu_dev" -gt 0 ]; then tap_has "a cpu device keeps the flat form" "$TMP/out" "tile_c: "
+else tap_has "a device that is no cpu takes the direct form" "$TMP/out" "local_stage: choice: 0 *1"; fi
 tap_run "lower the dense for the cpu target" 0 "$RELAY_TUNE" lower "$BERT" --task 0 --emit c
 if grep -q "__local\|barrier(" "$TMP/out"; then tap_fail "its C has no __local memory or barrier" "$(grep -n "__local\|barrier(" "$TMP/out" | head -2)"
 else tap_ok "its C has no __local memory or barrier"; fi

@@ -2,7 +2,7 @@
 # opencl_model.sh — compiled models for OpenCL (docs/opencl.md): `run
 # --target opencl` on small models (the interpreter's golden models, a
 # conv+relu, a dense) and the zoo's CNNs and BERT layer match the interpreter (rel.
-# error < 1e-4); `compile --target opencl` writes an object that needs the
+# error < 1e-4), mobilenet_v2 staged too (-local-stage=1); `compile --target opencl` writes an object that needs the
 # ICD loader and exports only rtm_ names, runs by itself and under `bench`,
 # and is refused, saying why, where the ICD loader finds no device;
 # a short `tune --target opencl` gives records that `compile --target
@@ -17,9 +17,9 @@ M="$top_srcdir/benchmarks/models/mlp.relay"
 
 skip_without_opencl
 
-same() { # same NAME MODEL: the result on the device matches the interpreter's
+same() { # same NAME MODEL [TARGET]: the result on the device (opencl) matches the interpreter's
     if "$RELAY_TUNE" run "$2" --random-params 3 --output-dir "$TMP/i" >"$TMP/out" 2>"$TMP/err" &&
-        "$RELAY_TUNE" run "$2" --random-params 3 --target opencl --output-dir "$TMP/c" >"$TMP/out" 2>>"$TMP/err"; then
+        "$RELAY_TUNE" run "$2" --random-params 3 --target "${3:-opencl}" --output-dir "$TMP/c" >"$TMP/out" 2>>"$TMP/err"; then
         bad=""
         for f in "$TMP"/i/*.npy; do
             "$NPYCMP" "$TMP/c/$(basename "$f")" "$f" 1e-4 >>"$TMP/err" 2>&1 || bad="$bad $(basename "$f")"
@@ -57,6 +57,10 @@ same "the MLP matches the interpreter" "$M"
 for z in squeezenet1_0 resnet18 mobilenet_v2 bert_layer; do
     same "zoo model $z matches the interpreter" "$top_srcdir/benchmarks/models/$z.relay"
 done
+# a device that stages takes mobilenet's depthwise convs in the direct form
+# (a cpu device that does not: the flat one, above), each staged
+same "mobilenet_v2 staged (-local-stage=1: its depthwise convs direct) matches the interpreter" \
+    "$top_srcdir/benchmarks/models/mobilenet_v2.relay" "opencl -local-stage=1"
 
 tap_run "compile --target opencl" 0 "$RELAY_TUNE" compile "$M" --random-params 0 --target opencl -o "$TMP/m.so"
 if readelf -d "$TMP/m.so" | grep NEEDED | grep -q "libOpenCL"; then

@@ -90,7 +90,7 @@ void hx_config_random_kept(const ir_expr *func, const char *tmpl, const sch_spac
     for (int tries = 0;; tries++) {
         sch_config_random(sp, seed, c);
         su_diags d = {0};
-        sch_schedule *s = sch_create(func, &d);
+        sch_schedule *s = sch_create_for(func, hw, &d);
         sch_err e = s ? sch_apply_template(s, tmpl, hw, c, NULL) : SCH_E_OK;
         sch_free(s);
         su_diags_free(&d);
@@ -107,7 +107,7 @@ bool hx_prepare_hw(hx_kernel *k, const ir_expr *func, const char *tmpl, const sc
     memset(k, 0, sizeof *k);
     k->func = func;
     snprintf(k->name, sizeof k->name, "k%d", next_kernel++);
-    k->s = sch_create(func, &d);
+    k->s = sch_create_for(func, hw, &d);
     if (!k->s) {
         su_diags_print(stderr, &d);
         su_diags_free(&d);

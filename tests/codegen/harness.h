@@ -68,7 +68,9 @@ bool hx_prepare(hx_kernel *k, const ir_expr *func, const char *tmpl, const sch_c
  * losing channel-vector tiles, which the tuners never propose). */
 void hx_config_random_kept(const ir_expr *func, const char *tmpl, const sch_space *sp, const sch_hw *hw,
                            unsigned *seed, sch_config *c);
-/* hx_prepare for the machine hw describes (NULL: sch_hw_default). */
+/* hx_prepare for the machine hw describes (NULL: sch_hw_default), in its
+ * compute forms (sch_create_for: depthwise convs direct on a device that is
+ * no cpu or stages). */
 bool hx_prepare_hw(hx_kernel *k, const ir_expr *func, const char *tmpl, const sch_config *cfg, bool naive, bool hoist,
                    const sch_hw *hw);
 /* Builds kernels into shared objects, one translation unit per core

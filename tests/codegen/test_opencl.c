@@ -341,7 +341,7 @@ static bool many_groups(const tg_cl_launch *l)
 static bool space_of(const ir_expr *func, const tg_target *t, sch_space *sp, const char **tmpl)
 {
     su_diags d = {0};
-    sch_schedule *s = sch_create(func, &d);
+    sch_schedule *s = sch_create_for(func, &t->hw, &d);
     su_diags_free(&d);
     if (!s)
         return false;
@@ -863,6 +863,19 @@ static void stage_oks(const char *label, const totals *tot, int want)
        "%s with local_stage off: all %d kernels match, with no __local memory", label, tot->stage_runs[0]);
 }
 
+/* The assertions of a set of staged pairs (at least want kernels each
+ * way) of template device_templates[d]: its random configs and vector
+ * widths match, stage_oks, most staged kernels wait at barriers, some run
+ * over 2-D work-groups. */
+static void staged_set_oks(const char *label, const totals *tot, int d, int want)
+{
+    ok(tot->random[d] >= want, "%s: %d random configs of %s match", label, tot->random[d], device_templates[d]);
+    ok(tot->widths[d] >= want, "%s: %d configs of its vector widths match", label, tot->widths[d]);
+    stage_oks(label, tot, want);
+    ok(tot->staged_barriers * 2 > tot->stage_runs[1], "most of them (%d) between barriers", tot->staged_barriers);
+    ok(tot->two_d > 0, "%s: %d kernels run over 2-D work-groups", label, tot->two_d);
+}
+
 /* The functions of cases cs[0], cs[2], ... (n of them; cs holds each
  * with local_stage off, then on) under a GPU's defaults (a target with
  * work-group reductions: staging on), run on this device into *gt; false
@@ -939,11 +952,7 @@ static void bmm_checks(const tg_target *t)
     check_set(t, "batch_matmul", cs, nc, true, &tot);
     diag("batch_matmul: %d kernels with local_stage off, %d on, %d over 2-D work-groups; builds %.2f s, runs %.2f s",
          tot.stage_runs[0], tot.stage_runs[1], tot.two_d, tot.build_s, tot.run_s);
-    ok(tot.random[4] >= NS * 2, "batch_matmul: %d random configs of batch_matmul_cl match", tot.random[4]);
-    ok(tot.widths[4] >= NS * 2, "batch_matmul: %d configs of its vector widths match", tot.widths[4]);
-    stage_oks("batch_matmul", &tot, NS * 2);
-    ok(tot.staged_barriers * 2 > tot.stage_runs[1], "most of them (%d) between barriers", tot.staged_barriers);
-    ok(tot.two_d > 0, "batch_matmul: %d kernels run over 2-D work-groups", tot.two_d);
+    staged_set_oks("batch_matmul", &tot, 4, NS * 2);
     totals gt;
     if (gpu_defaults("batch_matmul", cs, NS, &gt)) {
         /* (odd sizes make groups of one item, which need no barrier) */
@@ -1075,12 +1084,14 @@ static void conv_checks(const tg_target *t)
         ok(gt.two_d * 2 > NS, "conv, a GPU's defaults: %d kernels run over 2-D work-groups", gt.two_d);
     }
     /* every conv kind's space has the issue's knobs: work-group shape,
-     * per-work-item tile, staging (all but the flat depthwise form),
+     * per-work-item tile, staging (all but the flat depthwise form, which a
+     * cpu device that does not stage keeps),
      * unroll, vector width */
     static const char *const plain[] = {"wg_oc", "wg_px", "tile_oc", "tile_px", "tile_ic", "unroll_kw",
                                         "local_stage", "vec"};
     static const char *const dw_flat[] = {"wg_items", "tile_c", "tile_r", "unroll_taps", "vec"};
-    static const struct {
+    bool flat = !t->hw.wg_reduce && t->hw.local_stage != 2;
+    const struct {
         const char *what, *text, *tmpl;
         const char *const *knobs;
         int n;
@@ -1088,19 +1099,20 @@ static void conv_checks(const tg_target *t)
         {"a plain conv", HDR "def @main(%x: Tensor[(1, 8, 9, 9), float32], %w: Tensor[(16, 8, 3, 3), float32]) "
                              "{ nn.conv2d(%x, %w, padding=[1, 1, 1, 1]) }",
          "conv2d_nchw_cl", plain, 8},
-        /* depthwise convs take the flat form at any stride (de-interleaved
-         * into phases), the row form only when dilated */
+        /* a device that stages (or is no cpu) takes depthwise convs in the
+         * direct form; a cpu device that does not keeps the flat one, at any
+         * stride (de-interleaved into phases) */
         {"a stride-2 depthwise conv", HDR "def @main(%x: Tensor[(1, 8, 9, 9), float32], %w: Tensor[(8, 1, 3, 3), "
                                           "float32]) { nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 1, 1, 1], "
                                           "groups=8) }",
-         "depthwise_conv2d_nchw_cl", dw_flat, 5},
+         "depthwise_conv2d_nchw_cl", flat ? dw_flat : plain, flat ? 5 : 8},
         {"a dilated depthwise conv", HDR "def @main(%x: Tensor[(1, 8, 9, 9), float32], %w: Tensor[(8, 1, 3, 3), "
                                          "float32]) { nn.conv2d(%x, %w, padding=[2, 2, 2, 2], dilation=[2, 2], "
                                          "groups=8) }",
          "depthwise_conv2d_nchw_cl", plain, 8},
         {"a stride-1 depthwise conv", HDR "def @main(%x: Tensor[(1, 8, 9, 9), float32], %w: Tensor[(8, 1, 3, 3), "
                                           "float32]) { nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=8) }",
-         "depthwise_conv2d_nchw_cl", dw_flat, 5},
+         "depthwise_conv2d_nchw_cl", flat ? dw_flat : plain, flat ? 5 : 8},
         {"a grouped conv", HDR "def @main(%x: Tensor[(1, 8, 9, 9), float32], %w: Tensor[(16, 4, 3, 3), float32]) "
                                "{ nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=2) }",
          "group_conv2d_nchw_cl", plain, 8},
@@ -1150,6 +1162,69 @@ static void group_checks(const tg_target *t)
         ir_module_free(mods[i]);
 }
 
+/* ---- depthwise convs: the direct form on the device -------------------- */
+
+/* Whether the space of the last primitive function of relay text `text`
+ * on target t has the direct form's knobs (work-group shape, tiles,
+ * local_stage); *tmpl gets its template's name. */
+static bool dw_direct(const char *text, const tg_target *t, const char **tmpl)
+{
+    static const char *const knobs[] = {"wg_oc", "wg_px", "tile_oc", "tile_px", "local_stage"};
+    ir_module *m = hx_load("a depthwise conv", text);
+    bool has = has_knobs(hx_last_primitive(m), t, knobs, 5, tmpl);
+    ir_module_free(m);
+    return has;
+}
+
+/* mobilenet_v2's depthwise convs (3x3, padding 1; strides 1 and 2; widths
+ * 112, 56, 14 and 7; a bias and relu, a residual add) in the direct form,
+ * on this device under -local-stage=1 (a device that stages takes them
+ * direct), each with local_stage off and on: the defaults otherwise, seeded
+ * random configs of depthwise_conv2d_nchw_cl's space and each vector width,
+ * against the reference (1e-4); the staged kernels declare __local patches
+ * and wait at barriers, the others do neither; 2-D work-groups. Then a
+ * GPU's defaults of them, and the form this device takes by default (a cpu
+ * device: the flat one, no local_stage). */
+static void depthwise_checks(const tg_target *t)
+{
+    static const conv_shape shapes[] = {
+        {1, 8, 112, 112, 8, 3, 3, 1, 1, 1, 8, 0},   {1, 8, 112, 112, 8, 3, 3, 2, 1, 0, 8, 0},
+        {1, 16, 56, 56, 16, 3, 3, 1, 1, 2, 16, 0},  {1, 16, 56, 56, 16, 3, 3, 2, 1, 1, 16, 0},
+        {1, 24, 14, 14, 24, 3, 3, 1, 1, 1, 24, 0},  {1, 24, 14, 14, 24, 3, 3, 2, 1, 1, 24, 0},
+        {1, 32, 7, 7, 32, 3, 3, 1, 1, 2, 32, 0},
+    };
+    enum { NS = sizeof shapes / sizeof *shapes };
+    const char *tmpl = "", *why = "";
+    bool flat = !t->hw.wg_reduce && t->hw.local_stage != 2, has = true;
+    for (int i = 0; i < NS; i++)
+        has = has && dw_direct(conv_model(&shapes[i]), t, &tmpl) != flat;
+    ok(has && !strcmp(tmpl, "depthwise_conv2d_nchw_cl"), "depthwise convs on this %s device by default: %s, %s",
+       t->cl.type, tmpl, flat ? "the flat form (no local_stage)" : "the direct form (local_stage)");
+    tg_target st;
+    if (!ok(tg_target_parse("opencl -local-stage=1", &st, &why), "a target that stages: %s", why))
+        return;
+    has = true;
+    for (int i = 0; i < NS; i++)
+        has = has && dw_direct(conv_model(&shapes[i]), &st, &tmpl);
+    ok(has && !strcmp(tmpl, "depthwise_conv2d_nchw_cl"), "under -local-stage=1 every one is direct: %s has the "
+       "knobs of work-group shape, tile and staging", tmpl);
+    ir_module *mods[NS];
+    fn_case cs[2 * NS];
+    totals tot;
+    conv_set(&st, "depthwise conv", shapes, NS, mods, cs, &tot);
+    staged_set_oks("depthwise conv", &tot, 1, NS * 2);
+    totals gt;
+    if (gpu_defaults("depthwise conv", cs, NS, &gt)) {
+        ok(gt.stage_runs[1] == NS && gt.stage_ok[1] == NS && gt.staged_barriers == NS,
+           "depthwise conv, a GPU's defaults: all %d staged kernels match, %d of them between barriers",
+           gt.stage_ok[1], gt.staged_barriers);
+        ok(gt.two_d == NS, "depthwise conv, a GPU's defaults: %d kernels run over 2-D work-groups (channels x "
+           "pixels)", gt.two_d);
+    }
+    for (int i = 0; i < NS; i++)
+        ir_module_free(mods[i]);
+}
+
 int main(void)
 {
     tg_target t;
@@ -1178,6 +1253,7 @@ int main(void)
     bmm_checks(&t);
     conv_checks(&t);
     group_checks(&t);
+    depthwise_checks(&t);
     totals ops = {0}, zoo_tot = {0};
     ir_module *mods[NMODELS];
     static fn_case cs[MAXK];
