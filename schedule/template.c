@@ -23,7 +23,7 @@ static const struct {
     sch_template_fn fn;
     int version;
 } templates[] = {
-    {"conv2d_nchw", sch_template_conv2d, 6}, /* 3: 1x1 convs tiled over fused pixels; 4: tiles with tails; 5: losing channel-vector tiles rejected; 6: taps kept a loop where unrolled ones would not fit the registers */
+    {"conv2d_nchw", sch_template_conv2d, 7}, /* 3: 1x1 convs tiled over fused pixels; 4: tiles with tails; 5: losing channel-vector tiles rejected; 6: taps kept a loop where unrolled ones would not fit the registers; 7: the 1x1 convs' channel tiles of part vectors rejected */
     {"depthwise_conv2d_nchw", sch_template_conv2d, 4}, /* 3: stride 1 in the flat form (conv2d_dw_flat.c); 4: every stride, stages at the channel tile */
     {"group_conv2d_nchw", sch_template_conv2d, 5}, /* 3: tiles with tails; 4: losing channel-vector tiles rejected; 5: taps kept a loop (conv2d_nchw's 6) */
     {"conv2d_nchwc", sch_template_conv2d_nchwc, 2}, /* 2: tiles with tails */

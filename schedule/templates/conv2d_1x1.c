@@ -74,6 +74,17 @@ static void px_knobs(sch_tctx *t, const sch_tensor *a, px_plan *p)
     bool p_first = copy0 ? p_outside <= oc_outside : p_outside < oc_outside;
     p->ord = sch_define_reorder(t, "order_outer", 2, outer_loops, 2, outer_orders, p_first);
     p->copy = p->sub ? sch_define_knob(t, "copy_input", 2, off_on, copy0) : 0;
+    /* A channel-vector tile (vec_p 0) whose tile_oc is not whole vectors
+     * where the channels are wastes lanes in every FMA: rejected before it
+     * is compiled, as conv2d.c's are (tun_next_batch skips it). In
+     * session 8's 3,996 records of the zoo (AVX-512) such tiles were 142 of
+     * the 1,512 1x1 records, ran at 1.18-580x (median 17x) their task's
+     * best and took 53 s of compiling. Unlike conv2d.c this template keeps
+     * tiles over the registers: its pixel loop stays a loop there, and such
+     * tiles were the best of 19 tasks. Devices keep every tile. */
+    if (!p->vec_p && hw->wg_max <= 0 && hw->lanes > 1 && K % hw->lanes == 0 && p->kb % hw->lanes && !t->err)
+        t->err = sch_fail(t->s, SCH_E_BAD_CONFIG, "conv2d (1x1): tile_oc %lld is not a whole number of %d-lane "
+                          "vectors (vec_p 0, %lld channels)", (long long)p->kb, hw->lanes, (long long)K);
 }
 
 /* The copy of a strided conv's subsampled input, [n, ic, oh, ow]: rows
@@ -160,6 +171,8 @@ void sch_template_conv2d_1x1(sch_tctx *t)
     }
     px_plan p = {0};
     px_knobs(t, a, &p);
+    if (t->err)
+        return;
     sch_tensor *w = a->call ? sch_param_tensor(s, a->call->u.call.args[1]) : NULL;
     if (p.pack && w && w->ndim == 4)
         SCH_TRY(t, sch_pack(s, a, w, 0, p.kb, NULL));

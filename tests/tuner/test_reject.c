@@ -1,4 +1,4 @@
-/* test_reject.c — the conv template's rejected configs (issue 17, fifth
+/* test_reject.c — the conv templates' rejected configs (issue 17, fifth
  * round, docs/tuning.md) on targets named AVX-512 and AVX2: a channel-vector
  * tile (vec_ow 0) whose tile_oc is not whole vectors, or whose accumulators
  * and weight vectors exceed the target's vector registers, fails with
@@ -118,6 +118,49 @@ static void check_tuners(const tun_space *s, int64_t kept)
     }
 }
 
+/* A 1x1 conv of 32 channels over 7x7 pixels (conv2d_1x1.c): a channel-
+ * vector tile (vec_p 0) whose tile_oc is not whole vectors is rejected,
+ * exactly there; a tile over the registers is kept (its pixel loop stays a
+ * loop), and so is the default. */
+static const char *CONV1X1 = "#[version = \"0.0.5\"]\n"
+    "def @main(%x: Tensor[(1, 8, 7, 7), float32], %w: Tensor[(32, 8, 1, 1), float32]) {\n"
+    "  nn.conv2d(%x, %w, channels=32, kernel_size=[1, 1])\n"
+    "}\n";
+
+static void check_1x1(const char *target)
+{
+    ir_module *m = hx_load("conv1x1", CONV1X1);
+    tun_tasks tasks = {0};
+    tun_extract_tasks(m, &tasks);
+    tg_target tg;
+    const char *why = NULL;
+    su_buf err = {0};
+    tun_space s;
+    if (ok(tasks.len == 1 && tg_target_parse(target, &tg, &why) && tun_space_init(&s, &tasks.items[0], &tg.hw, &err),
+           "1x1 %s: its space (%s%s)", target, why ? why : "", su_buf_str(&err))) {
+        bool agree = true;
+        int64_t rejected_n = 0, kept_over = 0;
+        for (int64_t i = 0; i < s.size; i++) {
+            sch_config c;
+            tun_config_decode(&s, i, &c);
+            int64_t kb = knob(&s, &c, "tile_oc"), pb = knob(&s, &c, "tile_p"), vec_p = knob(&s, &c, "vec_p");
+            bool rule = !vec_p && kb % s.hw.lanes, rejected = tun_config_rejected(&s, i, NULL);
+            agree &= rejected == rule;
+            rejected_n += rejected;
+            kept_over += !rejected && !vec_p && ((kb + s.hw.lanes - 1) / s.hw.lanes) * (pb + 1) > s.hw.vregs;
+            sch_config_free(&c);
+        }
+        ok(agree && rejected_n > 0, "1x1 %s: rejected exactly the channel tiles of part vectors (%lld of %lld)", target,
+           (long long)rejected_n, (long long)s.size);
+        ok(kept_over > 0, "1x1 %s: tiles over the registers kept (%lld)", target, (long long)kept_over);
+        ok(!tun_config_rejected(&s, s.default_index, NULL), "1x1 %s: the default config is kept", target);
+        tun_space_free(&s);
+    }
+    su_buf_free(&err);
+    tun_tasks_free(&tasks);
+    ir_module_free(m);
+}
+
 int main(void)
 {
     ir_module *m = hx_load("conv", CONV);
@@ -145,5 +188,7 @@ int main(void)
     }
     tun_tasks_free(&tasks);
     ir_module_free(m);
+    check_1x1("cpu -mcpu=skylake-avx512");
+    check_1x1("cpu -mcpu=haswell");
     return tap_done();
 }

@@ -15,7 +15,7 @@
 
 # ---- the space of every task --------------------------------------------
 if "$RELAY_TUNE" tasks "$M" --space >"$TMP/space" 2>"$TMP/err" &&
-    grep -q "template conv2d_nchw (version 6): [0-9]* configs" "$TMP/space" &&
+    grep -q "template conv2d_nchw (version 7): [0-9]* configs" "$TMP/space" &&
     grep -q "template dense (version 3): [0-9]* configs" "$TMP/space" && grep -q "tile_oc: split 16 into 2:" "$TMP/space" &&
     grep -q "order_ic: reorder ow,ic: \*\[ow,ic\] \[ic,ow\]" "$TMP/space" && grep -q "tile_k: split 256 into 2:" "$TMP/space"; then
     tap_ok "tasks --space: each task's template, version, knobs and size"
