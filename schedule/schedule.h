@@ -1144,6 +1144,11 @@ void sch_tmpl_register_tile(const sch_hw *hw, int64_t K, int64_t W, bool vec_w, 
  * one along the channels is not (AVX2's power-of-two channels: 8 rows of
  * one vector against 16 channels x 6 columns). */
 bool sch_tmpl_rows_short(const sch_hw *hw, int64_t K, int64_t W);
+/* Rejects, with SCH_E_BAD_CONFIG naming `what` and the knob vec_knob, a CPU
+ * channel-vector tile of kb channels that is not whole vectors where the K
+ * channels are (lanes wasted in every FMA); true when it did (nothing on
+ * a device, a scalar ISA or after an error). */
+bool sch_tmpl_reject_part_vectors(sch_tctx *t, const char *what, const char *vec_knob, int64_t K, int64_t kb);
 /* The non-divisor tiles a conv's tile knob offers besides the divisors
  * (cols: the column knob's, else the channel knob's), at most max, into out
  * (6 slots); returns how many. */

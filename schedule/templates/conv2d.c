@@ -196,16 +196,25 @@ int sch_tmpl_tile_cands(const sch_hw *hw, int64_t K, int64_t W, bool cols, int64
  * ran 2-41x their task's best and cost gcc 0.4-4.3 s each (docs/tuning.md,
  * fourth and fifth rounds). The defaults always fit: at most
  * sch_hw_acc_regs accumulators and 4 vectors. Devices keep every tile. */
+bool sch_tmpl_reject_part_vectors(sch_tctx *t, const char *what, const char *vec_knob, int64_t K, int64_t kb)
+{
+    int64_t lanes = t->hw->lanes;
+    if (t->hw->wg_max > 0 || lanes < 2 || t->err || K % lanes || kb % lanes == 0)
+        return false;
+    t->err = sch_fail(t->s, SCH_E_BAD_CONFIG, "%s: tile_oc %lld is not a whole number of %lld-lane vectors (%s 0, "
+                      "%lld channels)", what, (long long)kb, (long long)lanes, vec_knob, (long long)K);
+    return true;
+}
+
 static void reject_losing_tile(sch_tctx *t, const conv_plan *p, int64_t K)
 {
     const sch_hw *hw = t->hw;
     int64_t lanes = hw->lanes, vecs = (p->kb + lanes - 1) / lanes, acc = vecs * p->owb;
     if (p->depthwise || p->vec_ow || hw->wg_max > 0 || lanes < 2 || t->err)
         return;
-    if (K % lanes == 0 && p->kb % lanes)
-        t->err = sch_fail(t->s, SCH_E_BAD_CONFIG, "conv2d: tile_oc %lld is not a whole number of %lld-lane "
-                          "vectors (vec_ow 0, %lld channels)", (long long)p->kb, (long long)lanes, (long long)K);
-    else if (acc + vecs > hw->vregs)
+    if (sch_tmpl_reject_part_vectors(t, "conv2d", "vec_ow", K, p->kb))
+        return;
+    if (acc + vecs > hw->vregs)
         t->err = sch_fail(t->s, SCH_E_BAD_CONFIG, "conv2d: a tile of %lld columns x %lld channel vectors needs "
                           "%lld accumulators + %lld weight vectors, over the %d vector registers (vec_ow 0)",
                           (long long)p->owb, (long long)vecs, (long long)acc, (long long)vecs, hw->vregs);

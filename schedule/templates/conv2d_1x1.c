@@ -82,9 +82,8 @@ static void px_knobs(sch_tctx *t, const sch_tensor *a, px_plan *p)
      * best and took 53 s of compiling. Unlike conv2d.c this template keeps
      * tiles over the registers: its pixel loop stays a loop there, and such
      * tiles were the best of 19 tasks. Devices keep every tile. */
-    if (!p->vec_p && hw->wg_max <= 0 && hw->lanes > 1 && K % hw->lanes == 0 && p->kb % hw->lanes && !t->err)
-        t->err = sch_fail(t->s, SCH_E_BAD_CONFIG, "conv2d (1x1): tile_oc %lld is not a whole number of %d-lane "
-                          "vectors (vec_p 0, %lld channels)", (long long)p->kb, hw->lanes, (long long)K);
+    if (!p->vec_p)
+        sch_tmpl_reject_part_vectors(t, "conv2d (1x1)", "vec_p", K, p->kb);
 }
 
 /* The copy of a strided conv's subsampled input, [n, ic, oh, ow]: rows
