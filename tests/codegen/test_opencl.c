@@ -338,6 +338,14 @@ static bool many_groups(const tg_cl_launch *l)
 
 /* The space of func's template for t in *sp (*tmpl: its name); false
  * where the template does not apply. */
+/* Whether target t keeps undilated depthwise convs in the flat form: a cpu
+ * device that does not stage (the rule of stage.c's sch_create_for, stated
+ * here on its own so that the tests check it). */
+static bool keeps_flat_dw(const tg_target *t)
+{
+    return !t->hw.wg_reduce && t->hw.local_stage != 2;
+}
+
 static bool space_of(const ir_expr *func, const tg_target *t, sch_space *sp, const char **tmpl)
 {
     su_diags d = {0};
@@ -1090,7 +1098,7 @@ static void conv_checks(const tg_target *t)
     static const char *const plain[] = {"wg_oc", "wg_px", "tile_oc", "tile_px", "tile_ic", "unroll_kw",
                                         "local_stage", "vec"};
     static const char *const dw_flat[] = {"wg_items", "tile_c", "tile_r", "unroll_taps", "vec"};
-    bool flat = !t->hw.wg_reduce && t->hw.local_stage != 2;
+    bool flat = keeps_flat_dw(t);
     const struct {
         const char *what, *text, *tmpl;
         const char *const *knobs;
@@ -1195,7 +1203,7 @@ static void depthwise_checks(const tg_target *t)
     };
     enum { NS = sizeof shapes / sizeof *shapes };
     const char *tmpl = "", *why = "";
-    bool flat = !t->hw.wg_reduce && t->hw.local_stage != 2, has = true;
+    bool flat = keeps_flat_dw(t), has = true;
     for (int i = 0; i < NS; i++)
         has = has && dw_direct(conv_model(&shapes[i]), t, &tmpl) != flat;
     ok(has && !strcmp(tmpl, "depthwise_conv2d_nchw_cl"), "depthwise convs on this %s device by default: %s, %s",
