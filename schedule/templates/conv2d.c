@@ -119,7 +119,7 @@ void sch_tmpl_register_tile(const sch_hw *hw, int64_t K, int64_t W, bool vec_w, 
         *wb = sch_tmpl_divisor(W, rule);
         /* a divisor whose tile is short of accumulators yields to the
          * rule's tile and a tail, as matmul's rows do (AVX2's 28-wide 3x3
-         * convs: 4 columns x 2 vectors ran at 0.75x 6 and a tail of 4), but
+         * convs: 4 columns x 2 vectors ran at 0.84x 6 and a tail of 4), but
          * not to a tail of one column, whose accumulators gcc kept on the
          * stack (docs/targets.md) */
         if (*wb >= 4 && *wb < rule && rule < W && W % rule != 1 && sch_hw_short_of_acc(hw, *wb * vecs))
