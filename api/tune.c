@@ -323,7 +323,8 @@ static void report_row(rt_module *m, rt_db *h, const tune_setup *u, const tun_ta
     row->early_stopped = tr->early_stopped;
     row->exhausted = tr->exhausted;
     row->transferred = tr->transfer.used;
-    row->transfer_skipped = tr->transfer.no_func + tr->transfer.bad_func + tr->transfer.stale + tr->transfer.invalid;
+    row->transfer_skipped = tr->transfer.no_func + tr->transfer.bad_func + tr->transfer.stale + tr->transfer.invalid +
+                            tr->transfer.other_form;
     row->transfer_dropped_at = tr->transfer.dropped_at;
     row->confirmed = tr->confirmed;
     row->confirmed_index = tr->confirmed_index;

@@ -369,16 +369,19 @@ static bool run_tuner(cv_bench *b, cv_task *t, const tun_tuner_ops *ops, uint64_
 #define TRANSFER_MAX 4096
 
 /* What xgb+transfer learns from before tuning task self: the rows of the
- * other tasks of the set with the same template code (the convolutions
- * among themselves; dense and batch_matmul) that the tuners without
- * transfer proposed in this run — never the task's own workload. */
+ * other tasks of the set with the same template code and a space of the
+ * same form (sch_space_same_form, as the tuning loop's transfer: the
+ * general convolutions among themselves, not with the 1x1; dense and
+ * batch_matmul) that the tuners without transfer proposed in this run —
+ * never the task's own workload. */
 static tun_transfer_rec *transfer_source(const cv_task *tasks, size_t n, size_t self, size_t *nrecs, su_buf *names)
 {
     sch_template_fn fn = sch_template_find(tasks[self].task->template_name);
     tun_transfer_rec *recs = NULL;
     size_t len = 0, cap = 0;
     for (size_t u = 0; u < n; u++) {
-        if (u == self || sch_template_find(tasks[u].task->template_name) != fn)
+        if (u == self || sch_template_find(tasks[u].task->template_name) != fn ||
+            !sch_space_same_form(&tasks[u].space.sp, &tasks[self].space.sp))
             continue;
         su_buf_printf(names, "%s%s", names->len ? ", " : "", tasks[u].name);
         for (size_t r = 0; r < tasks[u].nrows; r++) {

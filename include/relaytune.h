@@ -377,7 +377,7 @@ typedef struct rt_tune_row {
     double default_gflops, best_gflops, speedup; /* 0 where unknown */
     int early_stopped, exhausted;
     long long transferred;      /* records of similar workloads its tuner learnt from */
-    long long transfer_skipped; /* such records skipped: no stored function, stale, not fitting */
+    long long transfer_skipped; /* such records skipped: no stored function, stale, not fitting, another form */
     long long transfer_dropped_at; /* its own results when its tuner dropped them, which ranked its
                                     * held-out configs worse than its own did (0: kept) */
     int confirmed;              /* configs its end re-measured side by side (0: none) */

@@ -931,6 +931,9 @@ void sch_config_free(sch_config *c);
 int64_t sch_space_size(const sch_space *sp);
 /* The knob named name, or NULL. */
 const sch_knob *sch_space_knob(const sch_space *sp, const char *name);
+/* True when a and b (spaces of one template's code) schedule the same loop
+ * nest: the knobs of one, by name and kind, are all knobs of the other. */
+bool sch_space_same_form(const sch_space *a, const sch_space *b);
 /* The default config of a space (each knob at its default). */
 void sch_config_default(const sch_space *sp, sch_config *c);
 /* A uniformly random config (rand_r on *seed). */

@@ -49,6 +49,25 @@ const sch_knob *sch_space_knob(const sch_space *sp, const char *name)
     return NULL;
 }
 
+/* True when every knob of a is also a knob of b (same name and kind). */
+static bool knobs_within(const sch_space *a, const sch_space *b)
+{
+    for (size_t i = 0; i < a->knobs.len; i++) {
+        const sch_knob *k = sch_space_knob(b, a->knobs.data[i].name);
+        if (!k || k->kind != a->knobs.data[i].kind)
+            return false;
+    }
+    return true;
+}
+
+bool sch_space_same_form(const sch_space *a, const sch_space *b)
+{
+    /* a knob a workload needs and another lacks (copy_input at a stride,
+     * pad_inline with padding) keeps the form; disjoint knobs mean another
+     * loop nest (conv2d_nchw's 1x1 and depthwise forms) */
+    return knobs_within(a, b) || knobs_within(b, a);
+}
+
 void sch_config_default(const sch_space *sp, sch_config *c)
 {
     c->n = (int)sp->knobs.len;

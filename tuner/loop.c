@@ -427,7 +427,7 @@ static bool begin(run *R, size_t pos)
             R->pools[p->ti] = tun_transfer_pool_new(&p->o->measurer.target->hw);
         tun_transfer_rec *recs;
         size_t n;
-        if (!tun_transfer_gather(R->pools[p->ti], R->d, p->space.task, p->o->target, TUN_TRANSFER_LIMIT, &recs, &n,
+        if (!tun_transfer_gather(R->pools[p->ti], R->d, &p->space, p->o->target, TUN_TRANSFER_LIMIT, &recs, &n,
                                  &tr->transfer, R->err))
             return false;
         tun_transfer(p->tuner, n, recs);

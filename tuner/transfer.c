@@ -13,8 +13,9 @@
  * same, or the text is not trusted) and its space made for this target's
  * hardware; the pool keeps them all for the run. Records of workloads
  * without the function (databases older than this field), with a function
- * that does not rebuild, or with a config that no longer fits are skipped
- * and counted. */
+ * that does not rebuild, with a config that no longer fits, or whose space
+ * has another form than the task's (sch_space_same_form) are skipped and
+ * counted. */
 #include <jansson.h>
 #include <string.h>
 
@@ -166,9 +167,10 @@ static other *find_other(tun_transfer_pool *p, const db_record *r)
     return o;
 }
 
-bool tun_transfer_gather(tun_transfer_pool *p, db *d, const tun_task *task, const db_target *target, size_t limit,
-                         tun_transfer_rec **out, size_t *n, tun_transfer_stats *st, su_buf *err)
+bool tun_transfer_gather(tun_transfer_pool *p, db *d, const tun_space *space, const db_target *target,
+                         size_t limit, tun_transfer_rec **out, size_t *n, tun_transfer_stats *st, su_buf *err)
 {
+    const tun_task *task = space->task;
     *out = NULL;
     *n = 0;
     memset(st, 0, sizeof *st);
@@ -187,6 +189,12 @@ bool tun_transfer_gather(tun_transfer_pool *p, db *d, const tun_task *task, cons
         if (o->state < 0) {
             st->no_func += o->state == -1;
             st->bad_func += o->state == -2;
+            continue;
+        }
+        if (!sch_space_same_form(&o->space.sp, &space->sp)) {
+            /* another loop nest under the same template name: its ranking
+             * misled the 1x1 convs (docs/tuner-convergence.md) */
+            st->other_form++;
             continue;
         }
         sch_config c;

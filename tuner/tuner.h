@@ -425,18 +425,20 @@ typedef struct tun_transfer_stats {
     int64_t no_func;        /* their workload has no stored function (an older database) */
     int64_t bad_func;       /* its stored function does not parse, has no task or another key */
     int64_t stale, invalid; /* config of another template version; not fitting the space */
+    int64_t other_form;     /* a space of another form than the task's (sch_space_same_form) */
     int64_t dropped_at;     /* the task's own results when its tuner dropped them (0: kept) */
 } tun_transfer_stats;
 
 /* At most this many records per task (the most recent). */
 #define TUN_TRANSFER_LIMIT 4096
 
-/* The records task could learn from (*out malloc'd, pointing at spaces of
- * the pool): records of its template on other workloads, and of its own
- * workload on other targets, measured on targets with target->isa's ISA,
- * at most limit of them, the most recent first. False on a database error. */
-bool tun_transfer_gather(tun_transfer_pool *p, db *d, const tun_task *task, const db_target *target, size_t limit,
-                         tun_transfer_rec **out, size_t *n, tun_transfer_stats *st, su_buf *err);
+/* The records the task of `space` could learn from (*out malloc'd, pointing
+ * at spaces of the pool): records of its template on other workloads whose
+ * spaces have its form, and of its own workload on other targets, measured
+ * on targets with target->isa's ISA, at most limit of them considered, the
+ * most recent first. False on a database error. */
+bool tun_transfer_gather(tun_transfer_pool *p, db *d, const tun_space *space, const db_target *target,
+                         size_t limit, tun_transfer_rec **out, size_t *n, tun_transfer_stats *st, su_buf *err);
 
 /* ---- loop.c: the tuning loop -------------------------------------------- */
 
