@@ -672,7 +672,7 @@ static void print_task(const cv_task *t, size_t ti, const cv_results *r, const c
     if (r->ran[3] && r->from[ti][0])
         printf("  xgb+transfer started from %zu records of %s\n", r->ntransfer[ti], r->from[ti]);
     else if (r->ran[3])
-        printf("  xgb+transfer had nothing to start from: no other task of its template was selected\n");
+        printf("  xgb+transfer had nothing to start from: no other task of its template and form was selected\n");
     cv_target tg;
     if (target_of(r, ti, &tg))
         for (size_t v = 2; v < NVARIANTS; v++)

@@ -63,8 +63,9 @@ static bool knobs_within(const sch_space *a, const sch_space *b)
 bool sch_space_same_form(const sch_space *a, const sch_space *b)
 {
     /* a knob a workload needs and another lacks (copy_input at a stride,
-     * pad_inline with padding) keeps the form; disjoint knobs mean another
-     * loop nest (conv2d_nchw's 1x1 and depthwise forms) */
+     * pad_inline with padding) keeps the form; knobs on both sides that the
+     * other lacks mean another loop nest (conv2d_nchw's 1x1 nest, with
+     * vec_p and tile_p, against its general one, with vec_ow and tile_ow) */
     return knobs_within(a, b) || knobs_within(b, a);
 }
 

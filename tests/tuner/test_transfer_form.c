@@ -10,7 +10,7 @@
 #include "tests/tap.h"
 #include "tuner/tuner.h"
 
-/* Six tasks: a 3x3 padded conv, a 3x1 stride-2 unpadded one, a 7x7 stride-2
+/* Seven tasks: a 3x3 padded conv, a 3x1 stride-2 unpadded one, a 7x7 stride-2
  * stem, a 1x1, a 1x1 at stride 2, a dense and a batch_matmul. */
 static const char *MODEL = "#[version = \"0.0.5\"]\n"
     "def @main(%x: Tensor[(1, 8, 16, 16), float32], %w3: Tensor[(16, 8, 3, 3), float32],\n"
