@@ -326,6 +326,7 @@ static void report_row(rt_module *m, rt_db *h, const tune_setup *u, const tun_ta
     row->transfer_skipped = tr->transfer.no_func + tr->transfer.bad_func + tr->transfer.stale + tr->transfer.invalid +
                             tr->transfer.other_form;
     row->transfer_dropped_at = tr->transfer.dropped_at;
+    row->transfer_weight = tr->transfer.weight;
     row->confirmed = tr->confirmed;
     row->confirmed_index = tr->confirmed_index;
     row->confirmed_gflops = gflops(t, tr->confirmed_cost);
@@ -590,6 +591,9 @@ char *rt_tune_report_text(const rt_tune_report *r)
             if (r->rows[i].transfer_dropped_at)
                 su_buf_printf(&b, "; dropped them after %lld of its own, which ranked better alone",
                               r->rows[i].transfer_dropped_at);
+            else if (r->rows[i].transferred && r->rows[i].transfer_weight > 0 && r->rows[i].transfer_weight < 1)
+                su_buf_printf(&b, "; weighed them %g, its own results ranking better with less of them",
+                              r->rows[i].transfer_weight);
             su_buf_putc(&b, '\n');
         }
     for (size_t i = 0; i < r->n; i++)

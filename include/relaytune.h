@@ -380,6 +380,7 @@ typedef struct rt_tune_row {
     long long transfer_skipped; /* such records skipped: no stored function, stale, not fitting, another form */
     long long transfer_dropped_at; /* its own results when its tuner dropped them, which ranked its
                                     * held-out configs worse than its own did (0: kept) */
+    double transfer_weight;     /* the weight its tuner gave them at the end (1: full; 0: dropped or none) */
     int confirmed;              /* configs its end re-measured side by side (0: none) */
     long long confirmed_index;  /* the one with the best median, which compiling uses (-1: none) */
     double confirmed_gflops;    /* at that median */

@@ -392,6 +392,7 @@ static bool batch(run *R, size_t pos, const int64_t *idx, int n)
         tun_update(p->tuner, n, idx, cost);
         spent(o, TUN_PH_LEARN, t_learn);
         tr->transfer.dropped_at = p->tuner->transfer_dropped_at;
+        tr->transfer.weight = p->tuner->transfer_weight;
         free(cost);
         tr->measured += n;
         R->rep->measured += n;

@@ -178,6 +178,8 @@ struct tun_tuner {
     tun_tuner_conf conf;    /* model-based tuners' settings */
     int64_t transfer_dropped_at; /* own results when it dropped what transfer gave it, which ranked
                                   * its held-out configs worse (0: kept, or none given) */
+    double transfer_weight; /* the weight its scores give what transfer taught (1 at first, lowered
+                               * when the task's own results rank better without it; 0: none) */
     int64_t featurized;     /* feature vectors a model-based tuner computed (its search's main cost) */
     int64_t rejected;       /* proposals the template rejected (tun_config_rejected), skipped */
 };
@@ -427,6 +429,7 @@ typedef struct tun_transfer_stats {
     int64_t stale, invalid; /* config of another template version; not fitting the space */
     int64_t other_form;     /* a space of another form than the task's (sch_space_same_form) */
     int64_t dropped_at;     /* the task's own results when its tuner dropped them (0: kept) */
+    double weight;          /* the weight its tuner gives them at the end (tun_tuner.transfer_weight) */
 } tun_transfer_stats;
 
 /* At most this many records per task (the most recent). */

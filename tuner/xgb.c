@@ -24,10 +24,13 @@
  * base_margin), so the task's own results decide wherever they disagree with
  * it and the trees never train on the other tasks' rows. Transfer must keep
  * earning its place: when the task has CHECK_FIRST results, and again at each
- * doubling, FOLDS-fold cross-validation on them compares the task's model
- * fitted with the prior and without it, and a prior that orders the held-out
- * pairs worse is dropped for good. Everything random comes from the tuner's
- * seed, so a run is reproducible. */
+ * doubling, a prior that alone orders the task's results worse than a coin
+ * is dropped for good, and from CV_FIRST results FOLDS-fold cross-validation
+ * on them weighs it: the task's model fitted with the prior's scores times
+ * each of prior_weights (0: without it) scores the held-out folds, and the
+ * weight moves to the best when that is better by more than the noise (0
+ * drops the prior for good). Everything random comes from the tuner's seed,
+ * so a run is reproducible. */
 #include <math.h>
 #include <string.h>
 
@@ -38,10 +41,16 @@ enum {
     SA_EARLY_STOP = 20,     /* steps without a change to the plan that end it */
     SCORE_CHUNK = 512,      /* configs scored per prediction when scoring a space whole */
     CACHE_MAX = 32768,      /* feature vectors cached (then the cache starts over) */
-    CHECK_FIRST = 16,       /* own results at which transfer is first cross-validated */
+    CHECK_FIRST = 8,        /* own results at which transfer is first checked */
+    CV_FIRST = 16,          /* own results from which the check cross-validates the prior's weight */
     FOLDS = 4,              /* folds of that check */
-    MIN_PAIRS = 16,         /* held-out pairs before the prior alone is judged against chance */
+    MIN_PAIRS = 16,         /* own pairs before the prior alone is judged against chance */
 };
+
+/* The prior's weights the check chooses from (0: dropped), lightest first:
+ * on a tie the lighter weight wins, so the task's own results outweigh. */
+static const float prior_weights[] = {0, 0.25f, 0.5f, 1};
+enum { NWEIGHTS = sizeof prior_weights / sizeof prior_weights[0] };
 
 /* Feature vectors by config index (open addressing; key -1 is empty). */
 typedef struct fcache {
@@ -67,13 +76,14 @@ typedef struct xgb_state {
     /* training rows: this task's measured configs */
     SU_VEC(float) x;            /* own rows x nf */
     SU_VEC(float) y;            /* throughput (1 / cost; 0 for a failure) */
-    SU_VEC(float) margin;       /* the prior's score of each own row */
+    SU_VEC(float) margin;       /* the prior's score of each own row (unweighted) */
     /* transfer: other tasks' rows and the prior model fitted on them */
     SU_VEC(float) tx;           /* transferred rows x nf */
     SU_VEC(float) ty;           /* their throughput */
     SU_VEC(int) tgroup;         /* their task (1, 2, ...) */
     int ngroups;                /* tasks transferred from so far */
     tun_cost_model *prior;      /* NULL: no transfer, or dropped */
+    float weight;               /* the prior's weight in every score and fit (prior_weights) */
     size_t next_check;          /* own results at which transfer is checked next */
     /* the search */
     int64_t *walker;            /* the walkers' configs */
@@ -194,15 +204,15 @@ static bool features(tun_tuner *t, int64_t idx, float *out)
     return x->cache.ok[slot];
 }
 
-/* Adds the prior's scores of n rows to out (nothing when it fails: the
+/* Adds w x the prior's scores of n rows to out (nothing when it fails: the
  * task's own model still ranks). */
-static void add_prior(xgb_state *x, size_t n, const float *rows, float *out)
+static void add_prior(xgb_state *x, size_t n, const float *rows, float w, float *out)
 {
     float *p = su_malloc((n + 1) * sizeof *p);
     su_buf err = {0};
     if (tun_cost_model_predict(x->prior, n, rows, p, &err))
         for (size_t i = 0; i < n; i++)
-            out[i] += p[i];
+            out[i] += w * p[i];
     su_buf_free(&err);
     free(p);
 }
@@ -219,7 +229,7 @@ static bool score(tun_tuner *t, int n, const int64_t *idx, float *out, float *ro
     su_buf_clear(&x->err);
     bool ok = tun_cost_model_predict(x->model, (size_t)n, rows, out, &x->err);
     if (ok && x->prior)
-        add_prior(x, (size_t)n, rows, out);
+        add_prior(x, (size_t)n, rows, x->weight, out);
     for (int i = 0; i < n; i++)
         if (bad[i])
             out[i] = -INFINITY;
@@ -444,14 +454,25 @@ static int xgb_next(tun_tuner *t, int n, int64_t *out)
 
 /* ---- learning ---- */
 
-/* Refits the task's model on its own rows, from the prior's scores. */
+/* The n prior scores m weighted by w, into out. */
+static void weigh(size_t n, const float *m, float w, float *out)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = w * m[i];
+}
+
+/* Refits the task's model on its own rows, from the prior's weighted scores. */
 static void refit(tun_tuner *t)
 {
     xgb_state *x = t->state;
+    size_t n = x->y.len;
+    float *m = x->prior ? su_malloc((n + 1) * sizeof *m) : NULL;
+    if (m)
+        weigh(n, x->margin.data, x->weight, m);
     su_buf_clear(&x->err);
     /* on an XGBoost error the previous model stays (x->err says why) */
-    tun_cost_model_fit_margin(x->model, x->y.len, x->x.data, x->y.data, NULL, x->prior ? x->margin.data : NULL,
-                              &x->err);
+    tun_cost_model_fit_margin(x->model, n, x->x.data, x->y.data, NULL, m, &x->err);
+    free(m);
     x->model_changed = true;
 }
 
@@ -461,7 +482,7 @@ static void push_rows(xgb_state *x, size_t n, const float *f, const float *y)
     size_t nf = (size_t)x->nf;
     float *p = su_calloc(n + 1, sizeof *p);
     if (x->prior)
-        add_prior(x, n, f, p);
+        add_prior(x, n, f, 1, p);
     for (size_t i = 0; i < n; i++) {
         for (size_t k = 0; k < nf; k++)
             su_vec_push(&x->x, f[i * nf + k]);
@@ -476,6 +497,8 @@ static void drop_prior(tun_tuner *t)
     xgb_state *x = t->state;
     tun_cost_model_free(x->prior);
     x->prior = NULL;
+    x->weight = 0;
+    t->transfer_weight = 0;
     su_vec_free(&x->tx);
     su_vec_free(&x->ty);
     su_vec_free(&x->tgroup);
@@ -495,45 +518,77 @@ static size_t fold_rows(const xgb_state *x, int fold, bool held, float *fx, floa
     return k;
 }
 
-/* Cross-validates the task's model with the prior and without it on its own
- * results; drops the prior when it orders the held-out pairs worse. An
- * untrained model scores all alike: chance, half of the pairs. */
-static void check_prior(tun_tuner *t)
+/* Right-ordered pairs (ties half) of the task's model fitted with each of
+ * the prior's weights, over the held-out folds of the task's own results;
+ * *pairs gets the pairs counted. */
+static void cross_validate(tun_tuner *t, double right[NWEIGHTS], size_t *pairs)
 {
     xgb_state *x = t->state;
     size_t n = x->y.len, nf = (size_t)x->nf;
     float *tx = su_malloc((n * nf + 1) * sizeof *tx), *ty = su_malloc((n + 1) * sizeof *ty),
-          *tm = su_malloc((n + 1) * sizeof *tm), *hx = su_malloc((n * nf + 1) * sizeof *hx),
-          *hy = su_malloc((n + 1) * sizeof *hy), *hm = su_malloc((n + 1) * sizeof *hm),
-          *s = su_malloc((n + 1) * sizeof *s);
-    double right[3] = {0, 0, 0};
-    size_t pairs = 0;
+          *tm = su_malloc((n + 1) * sizeof *tm), *wm = su_malloc((n + 1) * sizeof *wm),
+          *hx = su_malloc((n * nf + 1) * sizeof *hx), *hy = su_malloc((n + 1) * sizeof *hy),
+          *hm = su_malloc((n + 1) * sizeof *hm), *s = su_malloc((n + 1) * sizeof *s);
     su_buf err = {0};
+    *pairs = 0;
     for (int fold = 0; fold < FOLDS; fold++) {
         size_t nt = fold_rows(x, fold, false, tx, ty, tm), nh = fold_rows(x, fold, true, hx, hy, hm), np = 0;
-        for (int with = 0; with < 2; with++) {
+        for (int w = 0; w < NWEIGHTS; w++) {
+            float a = prior_weights[w];
+            weigh(nt, tm, a, wm);
             /* a fixed seed: the check must not move the tuner's own random stream */
             tun_cost_model *m = tun_cost_model_new(t->conf.objective, 1);
-            bool ok = tun_cost_model_fit_margin(m, nt, tx, ty, NULL, with ? tm : NULL, &err) &&
+            bool ok = tun_cost_model_fit_margin(m, nt, tx, ty, NULL, a > 0 ? wm : NULL, &err) &&
                       tun_cost_model_predict(m, nh, hx, s, &err);
             for (size_t i = 0; i < nh; i++)
-                s[i] = (ok ? s[i] : 0) + (with ? hm[i] : 0);
+                s[i] = (ok ? s[i] : 0) + a * hm[i];
             double acc = tun_pairwise_accuracy(nh, hy, s, &np);
-            right[with] += acc > 0 ? acc * (double)np : 0;
+            right[w] += acc > 0 ? acc * (double)np : 0;
             tun_cost_model_free(m);
         }
-        double pa = tun_pairwise_accuracy(nh, hy, hm, &np);
-        right[2] += pa > 0 ? pa * (double)np : 0;
-        pairs += np;
+        *pairs += np;
     }
-    /* negative transfer shows either way: the task's model predicts worse
-     * with the prior than without, or the prior alone orders the task's
-     * results worse than a coin by more than the noise of so few pairs */
-    double p = (double)pairs;
-    if (pairs && (right[1] < right[0] || (pairs >= MIN_PAIRS && right[2] / p < 0.5 - 1 / sqrt(p))))
-        drop_prior(t);
     su_buf_free(&err);
-    free(tx), free(ty), free(tm), free(hx), free(hy), free(hm), free(s);
+    free(tx), free(ty), free(tm), free(wm), free(hx), free(hy), free(hm), free(s);
+}
+
+/* Weighs the prior against the task's own results. It is dropped when it
+ * alone orders them worse than a coin by more than the noise of so few
+ * pairs (the prior never saw them, so every pair counts). From CV_FIRST
+ * results its weight moves to the one whose model orders the held-out pairs
+ * best (the lightest of equals), when that orders more of them than the
+ * current weight by more than the noise: one standard deviation of a count
+ * of coin flips, sqrt(pairs) / 2, so that a few lucky pairs of a small fold
+ * neither drop a prior that ranks well nor keep one that does not. Weight
+ * 0 drops it. An untrained model scores all alike: chance, half of the
+ * pairs. */
+static void check_prior(tun_tuner *t)
+{
+    xgb_state *x = t->state;
+    size_t pairs = 0;
+    double alone = tun_pairwise_accuracy(x->y.len, x->y.data, x->margin.data, &pairs);
+    if (pairs >= MIN_PAIRS && alone >= 0 && alone < 0.5 - 1 / sqrt((double)pairs)) {
+        drop_prior(t);
+        return;
+    }
+    if (x->y.len < CV_FIRST)
+        return;
+    double right[NWEIGHTS] = {0};
+    cross_validate(t, right, &pairs);
+    int best = 0, now = 0;
+    for (int w = 1; w < NWEIGHTS; w++) {
+        if (right[w] > right[best])
+            best = w;
+        if (prior_weights[w] == x->weight)
+            now = w;
+    }
+    if (!pairs || right[best] - right[now] <= sqrt((double)pairs) / 2)
+        return;
+    if (best == 0)
+        drop_prior(t);
+    else
+        x->weight = prior_weights[best];
+    t->transfer_weight = x->weight;
 }
 
 static void xgb_update(tun_tuner *t, int n, const int64_t *idx, const double *cost)
@@ -571,10 +626,12 @@ static void fit_prior(tun_tuner *t)
         tun_cost_model_free(x->prior);
         x->prior = NULL;
     }
+    x->weight = x->prior ? 1 : 0;
+    t->transfer_weight = x->weight;
     x->margin.len = 0;
     float *p = su_calloc(x->y.len + 1, sizeof *p);
     if (x->prior)
-        add_prior(x, x->y.len, x->x.data, p);
+        add_prior(x, x->y.len, x->x.data, 1, p);
     for (size_t i = 0; i < x->y.len; i++)
         su_vec_push(&x->margin, p[i]);
     free(p);

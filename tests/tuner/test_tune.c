@@ -424,19 +424,26 @@ static void test_loop(ms_runner *r, const tg_target *tg, rt_module *m)
     db_close(d);
 }
 
+/* A new database dir/name (NULL with err set), the arena a initialized and
+ * dt the target "cpu -cores=2" described in it. */
+static db *open_db(const char *name, const tg_target *tg, su_arena *a, db_target *dt, su_buf *err)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    su_arena_init(a);
+    tun_target_describe(tg, "cpu -cores=2", a, dt);
+    return db_open(path, NULL, err);
+}
+
 /* A task's end re-measures its best configs side by side: a confirmation
  * ranked by median, which compiling prefers to the single best record
  * unless a later record beats it; no record and no trial is added. */
 static void test_confirm(ms_runner *r, const tg_target *tg, rt_module *m)
 {
-    char path[300];
-    snprintf(path, sizeof path, "%s/c.db", dir);
     su_buf err = {0};
-    db *d = db_open(path, NULL, &err);
     su_arena a;
-    su_arena_init(&a);
     db_target dt;
-    tun_target_describe(tg, "cpu -cores=2", &a, &dt);
+    db *d = open_db("c.db", tg, &a, &dt, &err);
     const tun_task *conv = &m->tasks.items[0];
     bool sel[2] = {true, false};
     tun_options o = {0};
@@ -661,14 +668,10 @@ static tun_report tune_db(db *d, const tun_tasks *tasks, const tun_options *o, c
 
 static void test_transfer(ms_runner *r, const tg_target *tg, rt_module *m)
 {
-    char path[300];
-    snprintf(path, sizeof path, "%s/x.db", dir);
     su_buf err = {0};
-    db *d = db_open(path, NULL, &err);
     su_arena a;
-    su_arena_init(&a);
     db_target dt;
-    tun_target_describe(tg, "cpu -cores=2", &a, &dt);
+    db *d = open_db("x.db", tg, &a, &dt, &err);
     tun_options o = {0};
     o.tuner = &tun_grid_ops;
     o.trials = 24;
@@ -756,6 +759,7 @@ static void test_transfer(ms_runner *r, const tg_target *tg, rt_module *m)
     tun_report_free(&rep);
     /* a database written before args held the function: tuning there
      * again stores its records, and the workload gains its function */
+    char path[300];
     snprintf(path, sizeof path, "%s/old.db", dir);
     db *od = db_open(path, NULL, &err);
     db_workload_records(d, A->key, dt.name, &a, &recs, &nr);
@@ -778,6 +782,81 @@ static void test_transfer(ms_runner *r, const tg_target *tg, rt_module *m)
     su_arena_free(&a);
     su_buf_free(&err);
     db_close(d);
+}
+
+/* A 3x3 conv feeding a 1x1 conv (both conv2d_nchw, in its general nest and
+ * its 1x1 nest), and a 1x1 conv of another shape. */
+static const char *FORMS = "#[version = \"0.0.5\"]\n"
+                           "def @main(%x: Tensor[(1, 8, 8, 8), float32], %w3: Tensor[(8, 8, 3, 3), float32],\n"
+                           "          %w1: Tensor[(8, 8, 1, 1), float32]) {\n"
+                           "  %0 = nn.conv2d(%x, %w3, padding=[1, 1, 1, 1], channels=8, kernel_size=[3, 3]);\n"
+                           "  nn.conv2d(%0, %w1, channels=8, kernel_size=[1, 1])\n"
+                           "}\n";
+static const char *FORMS2 = "#[version = \"0.0.5\"]\n"
+                            "def @main(%x: Tensor[(1, 8, 8, 8), float32], %w: Tensor[(16, 8, 1, 1), float32]) {\n"
+                            "  nn.conv2d(%x, %w, channels=16, kernel_size=[1, 1])\n"
+                            "}\n";
+
+static rt_module *forms_model(const char *name, const char *text, int nparams)
+{
+    rt_module *m = rt_module_parse(name, text, strlen(text), stdout);
+    rt_opt_options oo = {.level = 3};
+    ok(m && rt_module_bind_random_params(m, 0, 1, stdout) == nparams && rt_module_optimize(m, &oo, stdout) == 0,
+       "%s loads with bound weights", name);
+    const rt_task *pub;
+    size_t nt;
+    if (m)
+        rt_module_tasks(m, &pub, &nt);
+    return m;
+}
+
+/* Transfer through the loop from a real database that holds a 3x3 conv's
+ * records and a 1x1 conv's: a new 1x1 conv learns from the 1x1's alone and
+ * counts the 3x3's as of another form (sch_space_same_form). */
+static void test_transfer_forms(ms_runner *r, const tg_target *tg)
+{
+    su_buf err = {0};
+    su_arena a;
+    db_target dt;
+    db *d = open_db("forms.db", tg, &a, &dt, &err);
+    rt_module *m = forms_model("forms.relay", FORMS, 2), *m2 = forms_model("forms2.relay", FORMS2, 1);
+    if (!d || !m || !m2 || m->tasks.len != 2 || m2->tasks.len != 1) {
+        ok(false, "a database and the two models' tasks (%s)", su_buf_str(&err));
+        goto out;
+    }
+    tun_options o = {.tuner = &tun_random_ops, .trials = 6, .batch = 3, .measurer = measurer(r, tg, 4, 60),
+                     .target = &dt, .model = "forms"};
+    tun_report rep = tune_db(d, &m->tasks, &o, "tuning the 3x3 and the 1x1 conv without transfer");
+    tun_report_free(&rep);
+    const tun_task *c3 = &m->tasks.items[0], *c1 = &m->tasks.items[1];
+    if (c3->func->u.func.params[1]->type->shape[2] == 1)
+        c3 = &m->tasks.items[1], c1 = &m->tasks.items[0];
+    db_record *recs;
+    size_t n3 = 0, n1 = 0;
+    db_workload_records(d, c3->key, dt.name, &a, &recs, &n3);
+    db_workload_records(d, c1->key, dt.name, &a, &recs, &n1);
+    ok(n3 > 0 && n1 > 0 && !strcmp(c3->template_name, "conv2d_nchw") && !strcmp(c1->template_name, "conv2d_nchw"),
+       "the database holds records of both convs, one template (%zu 3x3, %zu 1x1)", n3, n1);
+    o.tuner = &recording_ops;
+    o.trials = 1;
+    o.transfer = true;
+    o.model = "forms2";
+    nlessons = ncalls = 0;
+    rep = tune_db(d, &m2->tasks, &o, "tuning another 1x1 conv with transfer");
+    bool only_1x1 = nlessons == n1;
+    for (size_t i = 0; i < nlessons; i++)
+        only_1x1 = only_1x1 && !strcmp(lessons[i].key, c1->key);
+    ok(only_1x1, "the new 1x1 conv learns the 1x1's %zu records and none of the 3x3's (%zu learnt)", n1, nlessons);
+    is_int(rep.tasks[0].transfer.other_form, (int64_t)n3, "the 3x3's records are counted as of another form");
+    is_int(rep.tasks[0].transfer.used, (int64_t)n1, "the 1x1's are counted as used");
+    tun_report_free(&rep);
+out:
+    rt_module_free(m);
+    rt_module_free(m2);
+    su_arena_free(&a);
+    su_buf_free(&err);
+    if (d)
+        db_close(d);
 }
 
 int main(void)
@@ -814,6 +893,7 @@ int main(void)
     test_confirm(r, &tg, m);
     test_scheduler();
     test_transfer(r, &tg, m);
+    test_transfer_forms(r, &tg);
     tun_space_free(&conv);
     tun_space_free(&dense);
     rt_module_free(m);

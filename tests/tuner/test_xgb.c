@@ -481,17 +481,14 @@ static void test_transfer_checked(const tun_space *target, const tun_space *sour
     ok(dropped_good <= 1, "truthful transfer is kept (dropped in %lld of %d runs)", (long long)dropped_good, SEEDS);
     ok(warm < cold, "truthful transfer finds the optimum sooner than none (%lld < %lld trials)", (long long)warm,
        (long long)cold);
-    /* (cold + cold / 4 + 16 a seed before the conv template rejected its
-     * partial-vector channel tiles: the misleading records' worst configs
-     * were those, far from the optimum's row-vector region, and the model
-     * left after the drop had learnt that region away. Its worst kept
-     * configs are row tiles beside the optimum's, and after the drop at 16
-     * or 32 own results the search took 1.8-2.5x cold over seeds 1-6 (cold
-     * 216 and 141, misleading 408 and 354): a weaker check, under review,
-     * docs/tuning.md, fifth round) */
-    ok(wrong <= 3 * cold + 16 * SEEDS,
-       "misleading transfer, once dropped, costs at most a few times none (%lld trials, none: %lld)",
-       (long long)wrong, (long long)cold);
+    /* Before the prior was judged alone on all of the task's first results
+     * (issue 17), the 4-fold check dropped it at 16 or 32 and the search took
+     * 1.8-2.5x cold (seeds 1-3: 408 against 216); judged on all 120 pairs of
+     * 16 results it is dropped at 16 in every run, and the search takes less
+     * than cold (143). Allowed: cold + a quarter + 16 a seed. */
+    ok(wrong <= cold + cold / 4 + 16 * SEEDS,
+       "misleading transfer, once dropped, costs little more than none (%lld trials, none: %lld)", (long long)wrong,
+       (long long)cold);
     free(good);
     free(bad);
 }
