@@ -58,6 +58,15 @@ const cv_row *cv_table_find(const cv_task *t, int64_t idx);
  * first. False with a message on a database or runner failure. */
 bool cv_table_costs(cv_bench *b, cv_task *t, int n, const int64_t *idx, const char *tuner, double *cost,
                     su_buf *err);
+/* Re-measures the table's k fastest configs side by side, `rounds` times
+ * (each round one batch of all of them, so that the host's drift falls on
+ * every config alike): idx[i], its table cost, med[i], its median cost in
+ * seconds (INFINITY: it failed), and spread[i], (slowest - fastest) /
+ * median of its rounds, in the table's order (fastest row first). Nothing
+ * is stored. The number re-measured (at most k), or -1 with a message on a
+ * runner failure. */
+int cv_table_confirm(cv_bench *b, cv_task *t, int k, int rounds, int64_t *idx, double *med, double *spread,
+                     su_buf *err);
 /* Throughput of a cost for the task: GFLOP/s, 0 for a failure. */
 double cv_gflops(const cv_task *t, double cost);
 /* Frees the table, the task data and the space. */

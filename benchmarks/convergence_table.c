@@ -7,6 +7,7 @@
  * run of the benchmark on the same database measures nothing. */
 #include <jansson.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -194,6 +195,73 @@ bool cv_table_costs(cv_bench *b, cv_task *t, int n, const int64_t *idx, const ch
         cost[i] = cv_table_find(t, idx[i])->cost;
     free(missing);
     return ok;
+}
+
+static int cmp_cost(const void *a, const void *b)
+{
+    const cv_row *x = a, *y = b;
+    return (x->cost > y->cost) - (x->cost < y->cost);
+}
+
+static int cmp_seconds(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int cv_table_confirm(cv_bench *b, cv_task *t, int k, int rounds, int64_t *idx, double *med, double *spread,
+                     su_buf *err)
+{
+    cv_row *top = su_malloc((t->nrows + 1) * sizeof *top);
+    int n = 0;
+    for (size_t i = 0; i < t->nrows; i++)
+        if (isfinite(t->rows[i].cost))
+            top[n++] = t->rows[i];
+    qsort(top, (size_t)n, sizeof *top, cmp_cost);
+    n = n < k ? n : k;
+    if (n && !t->td && !(t->td = tun_task_data_new(t->task, 0, err)))
+        n = -1;
+    sch_config *cfgs = su_calloc((size_t)(n > 0 ? n : 0) + 1, sizeof *cfgs);
+    tun_result *res = su_calloc((size_t)(n > 0 ? n : 0) + 1, sizeof *res);
+    double *costs = su_malloc(((size_t)(n > 0 ? n : 0) * (size_t)rounds + 1) * sizeof *costs);
+    for (int i = 0; i < n; i++)
+        tun_config_decode(&t->space, top[i].index, &cfgs[i]);
+    /* the rounds load what the first one built */
+    su_map built = {0};
+    tun_measurer m = b->m;
+    m.built = &built;
+    double t0 = mono_now();
+    for (int r = 0; n > 0 && r < rounds; r++) {
+        bool ok = tun_measure(&m, &t->space, t->td, n, cfgs, res);
+        for (int i = 0; i < n; i++) {
+            costs[i * rounds + r] = ok && !res[i].error ? res[i].mean : INFINITY;
+            tun_result_free(&res[i]);
+        }
+        if (!ok) {
+            su_buf_printf(err, "%s: the measurement runner process died while re-measuring", t->name);
+            n = -1;
+        }
+    }
+    b->measure_s += mono_now() - t0;
+    for (int i = 0; i < n; i++) {
+        double *c = costs + i * rounds;
+        if (b->verbose) {
+            fprintf(stderr, "  %s: config %lld: table %.1f GFLOP/s, re-measured", t->name, (long long)top[i].index,
+                    cv_gflops(t, top[i].cost));
+            for (int r = 0; r < rounds; r++)
+                fprintf(stderr, " %.1f", cv_gflops(t, c[r]));
+            fprintf(stderr, "\n");
+        }
+        qsort(c, (size_t)rounds, sizeof *c, cmp_seconds);
+        idx[i] = top[i].index;
+        med[i] = rounds % 2 ? c[rounds / 2] : (c[rounds / 2 - 1] + c[rounds / 2]) / 2;
+        spread[i] = isfinite(c[rounds - 1]) ? (c[rounds - 1] - c[0]) / med[i] : INFINITY;
+    }
+    for (int i = 0; i < (n > 0 ? n : 0); i++)
+        sch_config_free(&cfgs[i]);
+    tun_built_free(&built);
+    free(costs), free(res), free(cfgs), free(top);
+    return n;
 }
 
 void cv_task_free(cv_task *t)

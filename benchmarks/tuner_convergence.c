@@ -133,6 +133,7 @@ typedef struct cv_opts {
     int jobs, repeat, min_repeat_ms;
     double timeout, compile_timeout;
     bool json, verbose, no_ranking;
+    int confirm, confirm_rounds; /* the noise check: the table's best configs re-measured side by side */
 } cv_opts;
 
 static void usage(FILE *f)
@@ -141,7 +142,8 @@ static void usage(FILE *f)
             "usage: tuner_convergence [--db PATH] [--models DIR] [--tasks N|NAME,...] [--tuners LIST]\n"
             "                         [--seeds N] [--seed S] [--budgets B1,B2,...] [--batch N]\n"
             "                         [--jobs J] [--repeat R] [--min-repeat-ms MS] [--timeout S]\n"
-            "                         [--compile-timeout S] [--target T] [--no-ranking] [--json] [-v]\n"
+            "                         [--compile-timeout S] [--target T] [--confirm K] [--confirm-rounds R]\n"
+            "                         [--no-ranking] [--json] [-v]\n"
             "  --db PATH          the measurement table (default tuner_convergence.db); reused runs\n"
             "                     measure only configs it lacks\n"
             "  --models DIR       where resnet50.relay and bert_layer.relay are (default benchmarks/models)\n"
@@ -155,6 +157,9 @@ static void usage(FILE *f)
                "  --batch N          configs a tuner proposes at once (default 8)\n"
                "  measurement: --jobs 2, --repeat 3, --min-repeat-ms 10, --timeout 10 (s per run),\n"
                "  --compile-timeout 60 (s per candidate)\n"
+               "  --confirm K        re-measure the table's K best configs side by side (default 5; 0: no)\n"
+               "  --confirm-rounds R ... R times each (default 5): how far their single measurements\n"
+               "                     stand above their medians, and how much one config's times spread\n"
                "  --no-ranking       skip the cost model's ranking quality\n"
                "  --json             the results as JSON on stdout; -v a line per measured batch\n");
 }
@@ -208,7 +213,7 @@ static bool parse_budgets(const char *s, cv_opts *o)
 static bool parse_args(int argc, char **argv, cv_opts *o, bool *help)
 {
     *o = (cv_opts){"tuner_convergence.db", "benchmarks/models", "cpu", NULL, "random,ga,xgb,xgb+transfer", 3, 1,
-                   {64, 128, 256, 512}, 4, 8, 2, 3, 10, 10, 60, false, false, false};
+                   {64, 128, 256, 512}, 4, 8, 2, 3, 10, 10, 60, false, false, false, 5, 5};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int n;
@@ -237,6 +242,10 @@ static bool parse_args(int argc, char **argv, cv_opts *o, bool *help)
             o->tuners = v;
         } else if (!strcmp(a, "--budgets")) {
             ok = parse_budgets(v, o);
+        } else if (!strcmp(a, "--confirm")) {
+            ok = parse_int(a, v, 0, 64, &o->confirm);
+        } else if (!strcmp(a, "--confirm-rounds")) {
+            ok = parse_int(a, v, 1, 99, &o->confirm_rounds);
         } else if (!strcmp(a, "--seeds")) {
             ok = parse_int(a, v, 1, 100, &o->seeds);
         } else if (!strcmp(a, "--seed")) {
@@ -401,6 +410,15 @@ static tun_transfer_rec *transfer_source(const cv_task *tasks, size_t n, size_t 
 }
 
 /* Every curve of the run: [task][variant][seed][trial]. */
+/* A task's best configs in the table re-measured side by side (the noise
+ * check). */
+typedef struct cv_noise {
+    int configs;                /* how many (0: not checked) */
+    double top, top_median;     /* the table's best row and its config's median, GFLOP/s */
+    double lo, hi;              /* the lowest and highest median of them, GFLOP/s */
+    double spread;              /* the median over them of (slowest - fastest round) / median */
+} cv_noise;
+
 typedef struct cv_results {
     size_t ntasks;
     int nseeds, B;
@@ -408,6 +426,7 @@ typedef struct cv_results {
     double *curves;
     size_t *ntransfer;          /* per task: the records xgb+transfer started from */
     char **from;                /* per task: the tasks they came from (malloc'd) */
+    cv_noise *noise;            /* per task: its best configs re-measured */
 } cv_results;
 
 static double *curve_of(const cv_results *r, size_t t, size_t v, int s)
@@ -501,6 +520,35 @@ static double best_any(const cv_results *r, size_t t)
         for (int s = 0; r->ran[v] && s < r->nseeds; s++)
             best = fmax(best, curve_of(r, t, v, s)[r->B - 1]);
     return best;
+}
+
+/* Re-measures each task's best configs in the table: on a noisy host the
+ * best single measurement stands above what its config runs at (the most
+ * lucky of hundreds), and trials to 95% of it count luck. False with a
+ * message when the runner failed. */
+static bool check_noise(cv_bench *b, cv_task *tasks, const cv_opts *o, cv_results *r, su_buf *err)
+{
+    size_t k = (size_t)o->confirm + 1;
+    int64_t *idx = su_calloc(k, sizeof *idx);
+    double *med = su_calloc(k, sizeof *med), *spread = su_calloc(k, sizeof *spread);
+    bool ok = true;
+    for (size_t t = 0; ok && o->confirm > 0 && t < r->ntasks; t++) {
+        cv_task *c = &tasks[t];
+        int n = cv_table_confirm(b, c, o->confirm, o->confirm_rounds, idx, med, spread, err);
+        ok = n >= 0;
+        if (n <= 0)
+            continue;
+        cv_noise *z = &r->noise[t];
+        z->configs = n;
+        z->top = cv_gflops(c, cv_table_find(c, idx[0])->cost);
+        z->top_median = cv_gflops(c, med[0]);
+        z->lo = z->hi = z->top_median;
+        for (int i = 0; i < n; i++)
+            z->lo = fmin(z->lo, cv_gflops(c, med[i])), z->hi = fmax(z->hi, cv_gflops(c, med[i]));
+        z->spread = median(spread, n);
+    }
+    free(idx), free(med), free(spread);
+    return ok;
 }
 
 /* The issue's targets on one task: random search's median best at the
@@ -680,6 +728,13 @@ static void print_task(const cv_task *t, size_t ti, const cv_results *r, const c
                 printf("  target: %s reaches random's best at %d (%.1f) in %s trials (<= %d): %s\n", variants[v].label,
                        r->B, tg.ref, trials_text(tg.trials[v], r->B, buf2, sizeof buf2), tg.limit[v],
                        tg.trials[v] <= tg.limit[v] ? "yes" : "NO");
+    const cv_noise *z = &r->noise[ti];
+    if (z->configs)
+        printf("  noise: the table's %d best re-measured %d times side by side: medians %.1f-%.1f GFLOP/s, one "
+               "config's rounds spread %.0f%% (median); the best row (%.1f) runs at %.1f (%+.0f%%)%s\n",
+               z->configs, o->confirm_rounds, z->lo, z->hi, 100 * z->spread, z->top, z->top_median,
+               100 * (z->top_median / z->top - 1),
+               z->spread > 0.05 || z->top_median < 0.95 * z->top ? ": trials to 95% here are within the noise" : "");
     if (q->done)
         printf("  cost model ranking (trained on %zu rows, tested on %zu): pairwise accuracy %.3f, top-%d recall "
                "%.2f\n",
@@ -779,6 +834,12 @@ static json_t *json_task(const cv_task *t, size_t ti, const cv_results *r, const
                            (json_int_t)t->nrows, "loaded", (json_int_t)t->loaded, "measured",
                            (json_int_t)t->measured, "skipped", (json_int_t)t->skipped, "best_gflops", best,
                            "tuners", tuners);
+    const cv_noise *z = &r->noise[ti];
+    if (z->configs)
+        json_object_set_new(jt, "noise", json_pack("{s:i, s:i, s:f, s:f, s:f, s:f, s:f}", "configs", z->configs,
+                                                   "rounds", o->confirm_rounds, "best_row_gflops", z->top,
+                                                   "best_row_median_gflops", z->top_median, "median_low_gflops",
+                                                   z->lo, "median_high_gflops", z->hi, "spread", z->spread));
     if (r->ran[3]) {
         json_object_set_new(jt, "transfer_records", json_integer((json_int_t)r->ntransfer[ti]));
         json_object_set_new(jt, "transfer_from", json_string(r->from[ti]));
@@ -903,8 +964,11 @@ int main(int argc, char **argv)
     r.curves = su_calloc(n * NVARIANTS * (size_t)o.seeds * (size_t)r.B + 1, sizeof *r.curves);
     r.ntransfer = su_calloc(n + 1, sizeof *r.ntransfer);
     r.from = su_calloc(n + 1, sizeof *r.from);
+    r.noise = su_calloc(n + 1, sizeof *r.noise);
     if (ok)
         ok = run_all(&b, tasks, &o, ops, &r, &err);
+    if (ok)
+        ok = check_noise(&b, tasks, &o, &r, &err);
     if (b.session[0] && !db_session_end(b.d, b.session, b.measured) && ok)
         su_buf_puts(&err, db_errmsg(b.d)), ok = false;
     for (size_t t = 0; ok && !o.no_ranking && t < n; t++)
@@ -928,6 +992,7 @@ int main(int argc, char **argv)
         rt_module_free(ms.mod[i]);
     free(r.curves);
     free(r.ntransfer);
+    free(r.noise);
     db_close(b.d);
     su_arena_free(&b.arena);
     ms_runner_stop(runner);
