@@ -1308,6 +1308,8 @@ int64_t sch_hw_tap_regs(int64_t kw);
  * need registers of their own (SSE's 56-wide 3x3 convs ran 0.8x as fast
  * on the tiles the rule would give them). */
 bool sch_hw_short_of_acc(const sch_hw *hw, int64_t acc);
+/* Vector registers n lanes fill (the last one partly). */
+int64_t sch_hw_vectors(const sch_hw *hw, int64_t n);
 /* The default width in lanes of a register tile's row (two vectors). */
 int sch_hw_row_lanes(const sch_hw *hw);
 /* The widest vectorized tile dimension a knob offers (four vectors). */

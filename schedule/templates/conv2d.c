@@ -49,20 +49,20 @@ static int64_t step_cost(int64_t vecs, int64_t w, int64_t min_acc)
 /* Useful lane-FMAs per unit of step cost of a k x w tile over a row of OW. */
 static double tile_score(int64_t OW, const sch_hw *hw, int64_t k, int64_t w)
 {
-    int64_t vecs = (k + hw->lanes - 1) / hw->lanes, min_acc = sch_hw_min_acc(hw);
+    int64_t vecs = sch_hw_vectors(hw, k), min_acc = sch_hw_min_acc(hw);
     int64_t cost = OW / w * step_cost(vecs, w, min_acc) + (OW % w ? step_cost(vecs, OW % w, min_acc) : 0);
     return (double)(k * OW) / (double)cost;
 }
 
 void sch_tmpl_fallback_tile(int64_t K, int64_t OW, const sch_hw *hw, int64_t *kb, int64_t *owb)
 {
-    int lanes = hw->lanes, regs = sch_hw_acc_regs(hw);
+    int regs = sch_hw_acc_regs(hw);
     int64_t max_k = sch_hw_max_cols(hw), max_w = hw->vregs;
     double best = -1;
     for (int64_t k = 1; k <= max_k && k <= K; k++) {
         if (K % k)
             continue;
-        int64_t vecs = (k + lanes - 1) / lanes;
+        int64_t vecs = sch_hw_vectors(hw, k);
         for (int64_t w = 1; w <= max_w && w <= OW; w++) {
             if (vecs * w > regs)
                 continue;
@@ -111,11 +111,11 @@ void sch_tmpl_register_tile(const sch_hw *hw, int64_t K, int64_t W, bool vec_w, 
     int64_t acc = sch_hw_acc_regs(hw), max_rows = sch_hw_max_rows(hw);
     if (vec_w) {
         *wb = sch_tmpl_vector_factor(W, sch_hw_row_lanes(hw), lanes);
-        int64_t regs = acc / ((*wb + lanes - 1) / lanes);
+        int64_t regs = acc / sch_hw_vectors(hw, *wb);
         *kb = sch_tmpl_divisor(K, regs < max_rows ? regs : max_rows);
     } else {
         *kb = sch_tmpl_vector_factor(K, sch_hw_row_lanes(hw), lanes);
-        int64_t vecs = (*kb + lanes - 1) / lanes, rule = acc / vecs;
+        int64_t vecs = sch_hw_vectors(hw, *kb), rule = acc / vecs;
         *wb = sch_tmpl_divisor(W, rule);
         /* a divisor whose tile is short of accumulators yields to the
          * rule's tile and a tail, as matmul's rows do (AVX2's 28-wide 3x3
@@ -142,11 +142,10 @@ void sch_tmpl_register_tile(const sch_hw *hw, int64_t K, int64_t W, bool vec_w, 
 
 bool sch_tmpl_rows_short(const sch_hw *hw, int64_t K, int64_t W)
 {
-    int64_t kr, wr, kc, wc, lanes = hw->lanes;
+    int64_t kr, wr, kc, wc;
     sch_tmpl_register_tile(hw, K, W, true, &kr, &wr);
     sch_tmpl_register_tile(hw, K, W, false, &kc, &wc);
-    return sch_hw_short_of_acc(hw, kr * ((wr + lanes - 1) / lanes)) &&
-           !sch_hw_short_of_acc(hw, wc * ((kc + lanes - 1) / lanes));
+    return sch_hw_short_of_acc(hw, kr * sch_hw_vectors(hw, wr)) && !sch_hw_short_of_acc(hw, wc * sch_hw_vectors(hw, kc));
 }
 
 /* The register tile: which way it vectorizes (knob vec_ow) and its default
@@ -209,7 +208,7 @@ bool sch_tmpl_reject_part_vectors(sch_tctx *t, const char *what, const char *vec
 static void reject_losing_tile(sch_tctx *t, const conv_plan *p, int64_t K)
 {
     const sch_hw *hw = t->hw;
-    int64_t lanes = hw->lanes, vecs = (p->kb + lanes - 1) / lanes, acc = vecs * p->owb;
+    int64_t lanes = hw->lanes, vecs = sch_hw_vectors(hw, p->kb), acc = vecs * p->owb;
     if (p->depthwise || p->vec_ow || hw->wg_max > 0 || lanes < 2 || t->err)
         return;
     if (sch_tmpl_reject_part_vectors(t, "conv2d", "vec_ow", K, p->kb))
@@ -230,7 +229,7 @@ static void reject_losing_tile(sch_tctx *t, const conv_plan *p, int64_t K)
 static sch_loop_kind serial_kw(const sch_tctx *t, const conv_plan *p, int64_t kw)
 {
     const sch_hw *hw = t->hw;
-    int64_t lanes = hw->lanes, vecs = ((p->vec_ow ? p->owb : p->kb) + lanes - 1) / lanes;
+    int64_t vecs = sch_hw_vectors(hw, p->vec_ow ? p->owb : p->kb);
     int64_t regs = vecs * (p->vec_ow ? p->kb : p->owb) + vecs + 1;
     return hw->fused_fma && regs + sch_hw_tap_regs(kw) > hw->vregs ? SCH_LOOP_ROLLED : SCH_LOOP_SERIAL;
 }

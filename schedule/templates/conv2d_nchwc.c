@@ -18,9 +18,8 @@ void sch_template_conv2d_nchwc(sch_tctx *t)
     sch_tensor *a, *o;
     if (!sch_tmpl_anchor_output(t, 5, 4, &a, &o))
         return;
-    int lanes = t->hw->lanes;
     int64_t OW = a->shape[3], ob = a->shape[4];
-    int64_t vecs = (ob + lanes - 1) / lanes;
+    int64_t vecs = sch_hw_vectors(t->hw, ob);
     int64_t rule = sch_hw_acc_regs(t->hw) / vecs > 0 ? sch_hw_acc_regs(t->hw) / vecs : 1;
     /* a row with few divisors (7, 13, 55) takes the rule's tile and a tail */
     int64_t owb0 = sch_tmpl_tail_tile(OW, rule, sch_tmpl_divisor(OW, rule));

@@ -45,7 +45,7 @@ static void schedule_gemm(sch_tctx *t, sch_tensor *mm)
        28 x 28) take the rule's two vectors and a tail, as matmul's columns */
     if (pb0 % lanes && P > sch_hw_row_lanes(t->hw))
         pb0 = sch_hw_row_lanes(t->hw);
-    int64_t kb0 = sch_tmpl_divisor(K, sch_hw_acc_regs(t->hw) / ((pb0 + lanes - 1) / lanes));
+    int64_t kb0 = sch_tmpl_divisor(K, sch_hw_acc_regs(t->hw) / sch_hw_vectors(t->hw, pb0));
     const int64_t dp[2] = {(P + pb0 - 1) / pb0, pb0}, dk[2] = {K / kb0, kb0};
     int64_t ex[4];
     int nx = sch_tmpl_tail_cands(sch_hw_row_lanes(t->hw), lanes, sch_hw_max_cols(t->hw), ex);

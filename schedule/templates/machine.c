@@ -53,6 +53,11 @@ bool sch_hw_short_of_acc(const sch_hw *hw, int64_t acc)
     return hw->fused_fma && acc <= (int64_t)sch_hw_min_acc(hw);
 }
 
+int64_t sch_hw_vectors(const sch_hw *hw, int64_t n)
+{
+    return (n + hw->lanes - 1) / hw->lanes;
+}
+
 int sch_hw_row_lanes(const sch_hw *hw)
 {
     return 2 * hw->lanes;

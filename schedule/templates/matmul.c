@@ -39,7 +39,7 @@ void sch_template_matmul(sch_tctx *t)
      * accumulators (sch_hw_short_of_acc): AVX2's 1024
      * rows as 4 x 2 vectors (8, the bare minimum) ran dense 1024^3 at 86
      * GFLOP/s on a Zen 3 where the rule's 6 rows and a tail ran 147 */
-    int64_t vecs = (nb0 + lanes - 1) / lanes;
+    int64_t vecs = sch_hw_vectors(t->hw, nb0);
     int64_t rows = sch_hw_acc_regs(t->hw) / vecs;
     int64_t rd = sch_tmpl_divisor(M, rows);
     int64_t mb0 = rd < rows && rows < M && sch_hw_short_of_acc(t->hw, rd * vecs)
