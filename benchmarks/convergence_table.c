@@ -203,12 +203,6 @@ static int cmp_cost(const void *a, const void *b)
     return (x->cost > y->cost) - (x->cost < y->cost);
 }
 
-static int cmp_seconds(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 int cv_table_confirm(cv_bench *b, cv_task *t, int k, int rounds, int64_t *idx, double *med, double *spread,
                      su_buf *err)
 {
@@ -219,11 +213,14 @@ int cv_table_confirm(cv_bench *b, cv_task *t, int k, int rounds, int64_t *idx, d
             top[n++] = t->rows[i];
     qsort(top, (size_t)n, sizeof *top, cmp_cost);
     n = n < k ? n : k;
-    if (n && !t->td && !(t->td = tun_task_data_new(t->task, 0, err)))
-        n = -1;
-    sch_config *cfgs = su_calloc((size_t)(n > 0 ? n : 0) + 1, sizeof *cfgs);
-    tun_result *res = su_calloc((size_t)(n > 0 ? n : 0) + 1, sizeof *res);
-    double *costs = su_malloc(((size_t)(n > 0 ? n : 0) * (size_t)rounds + 1) * sizeof *costs);
+    bool ok = !n || t->td || (t->td = tun_task_data_new(t->task, 0, err));
+    if (!n || !ok) {
+        free(top);
+        return ok ? 0 : -1;
+    }
+    sch_config *cfgs = su_calloc((size_t)n, sizeof *cfgs);
+    tun_result *res = su_calloc((size_t)n, sizeof *res);
+    double *costs = su_malloc((size_t)n * (size_t)rounds * sizeof *costs);
     for (int i = 0; i < n; i++)
         tun_config_decode(&t->space, top[i].index, &cfgs[i]);
     /* the rounds load what the first one built */
@@ -231,37 +228,38 @@ int cv_table_confirm(cv_bench *b, cv_task *t, int k, int rounds, int64_t *idx, d
     tun_measurer m = b->m;
     m.built = &built;
     double t0 = mono_now();
-    for (int r = 0; n > 0 && r < rounds; r++) {
-        bool ok = tun_measure(&m, &t->space, t->td, n, cfgs, res);
+    for (int r = 0; ok && r < rounds; r++) {
+        ok = tun_measure(&m, &t->space, t->td, n, cfgs, res);
         for (int i = 0; i < n; i++) {
             costs[i * rounds + r] = ok && !res[i].error ? res[i].mean : INFINITY;
             tun_result_free(&res[i]);
         }
-        if (!ok) {
-            su_buf_printf(err, "%s: the measurement runner process died while re-measuring", t->name);
-            n = -1;
-        }
     }
     b->measure_s += mono_now() - t0;
-    for (int i = 0; i < n; i++) {
-        double *c = costs + i * rounds;
-        if (b->verbose) {
+    if (!ok)
+        su_buf_printf(err, "%s: the measurement runner process died while re-measuring", t->name);
+    for (int i = 0; ok && i < n; i++) {
+        const double *c = costs + i * rounds;
+        double lo = c[0], hi = c[0];
+        if (b->verbose)
             fprintf(stderr, "  %s: config %lld: table %.1f GFLOP/s, re-measured", t->name, (long long)top[i].index,
                     cv_gflops(t, top[i].cost));
-            for (int r = 0; r < rounds; r++)
+        for (int r = 0; r < rounds; r++) {
+            lo = fmin(lo, c[r]), hi = fmax(hi, c[r]);
+            if (b->verbose)
                 fprintf(stderr, " %.1f", cv_gflops(t, c[r]));
-            fprintf(stderr, "\n");
         }
-        qsort(c, (size_t)rounds, sizeof *c, cmp_seconds);
+        if (b->verbose)
+            fprintf(stderr, "\n");
         idx[i] = top[i].index;
-        med[i] = rounds % 2 ? c[rounds / 2] : (c[rounds / 2 - 1] + c[rounds / 2]) / 2;
-        spread[i] = isfinite(c[rounds - 1]) ? (c[rounds - 1] - c[0]) / med[i] : INFINITY;
+        med[i] = db_median(c, (size_t)rounds);
+        spread[i] = isfinite(hi) ? (hi - lo) / med[i] : INFINITY;
     }
-    for (int i = 0; i < (n > 0 ? n : 0); i++)
+    for (int i = 0; i < n; i++)
         sch_config_free(&cfgs[i]);
     tun_built_free(&built);
     free(costs), free(res), free(cfgs), free(top);
-    return n;
+    return ok ? n : -1;
 }
 
 void cv_task_free(cv_task *t)

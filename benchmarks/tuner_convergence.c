@@ -409,7 +409,6 @@ static tun_transfer_rec *transfer_source(const cv_task *tasks, size_t n, size_t 
     return recs;
 }
 
-/* Every curve of the run: [task][variant][seed][trial]. */
 /* A task's best configs in the table re-measured side by side (the noise
  * check). */
 typedef struct cv_noise {
@@ -419,6 +418,7 @@ typedef struct cv_noise {
     double spread;              /* the median over them of (slowest - fastest round) / median */
 } cv_noise;
 
+/* Every curve of the run: [task][variant][seed][trial]. */
 typedef struct cv_results {
     size_t ntasks;
     int nseeds, B;

@@ -82,8 +82,8 @@ typedef struct xgb_state {
     SU_VEC(float) ty;           /* their throughput */
     SU_VEC(int) tgroup;         /* their task (1, 2, ...) */
     int ngroups;                /* tasks transferred from so far */
-    tun_cost_model *prior;      /* NULL: no transfer, or dropped */
-    float weight;               /* the prior's weight in every score and fit (prior_weights) */
+    tun_cost_model *prior;      /* NULL: no transfer, or dropped; its weight in every score and fit
+                                   is t->transfer_weight, one of prior_weights */
     size_t next_check;          /* own results at which transfer is checked next */
     /* the search */
     int64_t *walker;            /* the walkers' configs */
@@ -229,7 +229,7 @@ static bool score(tun_tuner *t, int n, const int64_t *idx, float *out, float *ro
     su_buf_clear(&x->err);
     bool ok = tun_cost_model_predict(x->model, (size_t)n, rows, out, &x->err);
     if (ok && x->prior)
-        add_prior(x, (size_t)n, rows, x->weight, out);
+        add_prior(x, (size_t)n, rows, (float)t->transfer_weight, out);
     for (int i = 0; i < n; i++)
         if (bad[i])
             out[i] = -INFINITY;
@@ -468,7 +468,7 @@ static void refit(tun_tuner *t)
     size_t n = x->y.len;
     float *m = x->prior ? su_malloc((n + 1) * sizeof *m) : NULL;
     if (m)
-        weigh(n, x->margin.data, x->weight, m);
+        weigh(n, x->margin.data, (float)t->transfer_weight, m);
     su_buf_clear(&x->err);
     /* on an XGBoost error the previous model stays (x->err says why) */
     tun_cost_model_fit_margin(x->model, n, x->x.data, x->y.data, NULL, m, &x->err);
@@ -497,7 +497,6 @@ static void drop_prior(tun_tuner *t)
     xgb_state *x = t->state;
     tun_cost_model_free(x->prior);
     x->prior = NULL;
-    x->weight = 0;
     t->transfer_weight = 0;
     su_vec_free(&x->tx);
     su_vec_free(&x->ty);
@@ -579,7 +578,7 @@ static void check_prior(tun_tuner *t)
     for (int w = 1; w < NWEIGHTS; w++) {
         if (right[w] > right[best])
             best = w;
-        if (prior_weights[w] == x->weight)
+        if (prior_weights[w] == (float)t->transfer_weight)
             now = w;
     }
     if (!pairs || right[best] - right[now] <= sqrt((double)pairs) / 2)
@@ -587,8 +586,7 @@ static void check_prior(tun_tuner *t)
     if (best == 0)
         drop_prior(t);
     else
-        x->weight = prior_weights[best];
-    t->transfer_weight = x->weight;
+        t->transfer_weight = prior_weights[best];
 }
 
 static void xgb_update(tun_tuner *t, int n, const int64_t *idx, const double *cost)
@@ -626,8 +624,7 @@ static void fit_prior(tun_tuner *t)
         tun_cost_model_free(x->prior);
         x->prior = NULL;
     }
-    x->weight = x->prior ? 1 : 0;
-    t->transfer_weight = x->weight;
+    t->transfer_weight = x->prior ? 1 : 0;
     x->margin.len = 0;
     float *p = su_calloc(x->y.len + 1, sizeof *p);
     if (x->prior)

@@ -806,7 +806,7 @@ static rt_module *forms_model(const char *name, const char *text, int nparams)
     const rt_task *pub;
     size_t nt;
     if (m)
-        rt_module_tasks(m, &pub, &nt);
+        rt_module_tasks(m, &pub, &nt); /* extracts m->tasks */
     return m;
 }
 
