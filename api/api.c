@@ -158,6 +158,22 @@ static bool block_variants(rt_module *m, const tr_options *to, su_diags *d)
     return okk;
 }
 
+/* The vector lanes the automatic Winograd rule plans for: target's (NULL:
+ * "cpu"); 0 for a target that is not a cpu (the rule was measured on CPUs)
+ * or does not parse (said on err, and the graph keeps its direct convs). */
+static int winograd_lanes(const char *target, FILE *err)
+{
+    tg_target t;
+    const char *why = NULL;
+    if (target && !strncmp(target, "opencl", 6))
+        return 0; /* not parsed: an opencl target queries its device */
+    if (!tg_target_parse(target ? target : "cpu", &t, &why)) {
+        fprintf(err, "warning: the Winograd rule: %s: %s; the convs stay direct\n", target, why);
+        return 0;
+    }
+    return t.kind == TG_CPU ? t.hw.lanes : 0;
+}
+
 int rt_module_optimize(rt_module *m, const rt_opt_options *o, FILE *errs)
 {
     rt_opt_options none = {0};
@@ -179,7 +195,14 @@ int rt_module_optimize(rt_module *m, const rt_opt_options *o, FILE *errs)
     tr_options to = {.level = o->level, .print_after = o->print_after, .print_after_all = o->print_after_all != 0,
                      .print_to = err, .max_fuse_depth = o->max_fuse_depth,
                      .layout_block = o->layout_block, .layout_auto = o->layout_auto != 0,
-                     .winograd = o->winograd || o->winograd_tile, .winograd_tile = o->winograd_tile};
+                     .winograd = o->winograd == RT_WINOGRAD_AUTO ? TR_WINOGRAD_AUTO
+                                 : o->winograd || o->winograd_tile ? TR_WINOGRAD_ALL : 0,
+                     .winograd_tile = o->winograd_tile};
+    /* the automatic choice yields to blocked layouts asked for: a Winograd
+       conv stays NCHW, so its blocked neighbours would convert around it */
+    if (to.winograd == TR_WINOGRAD_AUTO &&
+        (o->layout_block > 0 || !(to.winograd_lanes = winograd_lanes(o->winograd_target, err))))
+        to.winograd = 0;
     api_layout_costs *costs = NULL;
     if (o->layout_db && o->level >= 3 && !(costs = api_layout_costs_load(o->layout_db, o->layout_target, err)))
         return -1;

@@ -25,8 +25,9 @@ static void help(FILE *out)
             "  Inputs come from --input, the others are seeded random values. --random-params\n"
             "  SEED seeds the random weights and inputs (default 0). Threads: as OpenMP decides\n"
             "  (OMP_NUM_THREADS). --layout-block N compiles the convs in NCHW[x]c, x up to N\n"
-            "  (docs/layouts.md; default 0: NCHW). --winograd [--winograd-tile 2|4] compiles the\n"
-            "  3x3 stride-1 convs as Winograd convs (docs/winograd.md). --profile then times\n"
+            "  (docs/layouts.md; default 0: NCHW). --winograd auto (the default) compiles as Winograd\n"
+            "  convs the 3x3 stride-1 convs where the target's vectors make it pay, --winograd [all]\n"
+            "  every one (--winograd-tile 2|4), off none (docs/winograd.md). --profile then times\n"
             "  --repeat more runs kernel by kernel and prints each step's median, its share\n"
             "  of their sum and its GFLOP/s, the slowest first (cpu models), after the profiled\n"
             "  runs' median split into their steps and the time outside them.\n");
@@ -304,7 +305,7 @@ static void report(const cli_opts *o, const double *ms, size_t arena_bytes, cons
 
 int cli_cmd_bench(int argc, char **argv)
 {
-    cli_opts o = {.cmd = "bench", .runs = 20, .warmup = 3};
+    cli_opts o = {.cmd = "bench", .runs = 20, .warmup = 3, .opt = {.winograd = RT_WINOGRAD_AUTO}};
     int rc = cli_options_parse(&o, CLI_BENCH, argc, argv, help);
     if (rc < 0)
         rc = check_options(&o);

@@ -24,7 +24,9 @@ static void help(FILE *out)
             "  --target cpu|opencl     the target (default cpu; opencl: the model runs on that device)\n"
             "  --db DB                 build each task with its best config in tuning database DB\n"
             "  -j N                    run N compilers at once (default: one per core)\n"
-            "  --winograd [--winograd-tile 2|4]  3x3 stride-1 convs as Winograd convs (docs/winograd.md)\n"
+            "  --winograd [auto|all|off] [--winograd-tile 2|4]  3x3 stride-1 convs as Winograd convs:\n"
+            "                          auto (default) where the target's vectors make it pay, all (the\n"
+            "                          word optional) every one, off none (docs/winograd.md)\n"
             "  --layout-block N        convs and the ops between them in NCHW[x]c, x up to N\n"
             "  --layout-auto           with --layout-block N: blocks chosen by a DP over the graph, N the vector lanes,\n"
             "                          by --db's kernel times where it has them\n"
@@ -46,6 +48,7 @@ char *cli_compile(const char *model, const char *const *params, int nparams, boo
     opt.layout_auto = graph->layout_auto;
     opt.winograd = graph->winograd;
     opt.winograd_tile = graph->winograd_tile;
+    opt.winograd_target = o->target;
     if (opt.layout_auto) {
         opt.layout_db = o->db_path; /* the DP picks blocks by the database's kernel times */
         opt.layout_target = o->target;
@@ -90,7 +93,7 @@ static void print_report(const char *model, const char *path, const rt_compile_r
 
 int cli_cmd_compile(int argc, char **argv)
 {
-    cli_opts o = {.cmd = "compile"};
+    cli_opts o = {.cmd = "compile", .opt = {.winograd = RT_WINOGRAD_AUTO}};
     int rc = cli_options_parse(&o, CLI_COMPILE, argc, argv, help);
     if (rc >= 0) {
         cli_opts_free(&o);

@@ -16,7 +16,8 @@ static void help(FILE *out)
             "  Lowers task N (as `relay-tune tasks` numbers them) with its schedule template and\n"
             "  prints the result. Without --config the template's default schedule is used.\n"
             "  --params, --random-params bind weights as `relay-tune tasks` does (the same tasks).\n"
-            "  --layout-block N, --layout-auto, --winograd, --winograd-tile M: the graph as `tasks` makes it.\n"
+            "  --layout-block N, --layout-auto, --winograd [auto|all|off], --winograd-tile M: the graph as\n"
+            "  `tasks` makes it (--winograd auto by default).\n"
             "  --emit loopir   the loop nest (default)\n"
             "  --emit c        the generated C (on an opencl target: the OpenCL C kernels)\n"
             "  --emit trace    the schedule primitives applied, one a line\n"
@@ -78,6 +79,7 @@ static int lower(const cli_opts *o, int what, const char *cfg)
     int rc = 1;
     rt_opt_options opt = o->opt;
     opt.layout_tasks = opt.layout_auto; /* the task numbers of `tasks`: every candidate block */
+    opt.winograd_target = o->target;
     if (m && rt_module_optimize(m, &opt, stderr) == 0) {
         char *text = rt_task_lower(m, (size_t)o->task, cfg, o->target ? o->target : "cpu", what, stderr);
         if (text) {
@@ -92,7 +94,7 @@ static int lower(const cli_opts *o, int what, const char *cfg)
 
 int cli_cmd_lower(int argc, char **argv)
 {
-    cli_opts o = {.cmd = "lower", .opt = {.level = 3}, .task = -1};
+    cli_opts o = {.cmd = "lower", .opt = {.level = 3, .winograd = RT_WINOGRAD_AUTO}, .task = -1};
     int rc = cli_options_parse(&o, CLI_LOWER, argc, argv, help);
     if (rc < 0 && o.task < 0) {
         help(stderr);

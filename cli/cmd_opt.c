@@ -12,7 +12,7 @@ static void help(FILE *out)
     fprintf(out,
             "usage: relay-tune opt MODEL.relay [-O0|-O1|-O2|-O3] [--params W.npz ...] [--random-params S]\n"
             "                      [--print-after PASS] [--print-after-all] [--max-fuse-depth N] [--layout-block N [--layout-auto]] [--check [SEED]]\n"
-            "                      [--winograd [--winograd-tile 2|4]] [--stats] [--no-types] [-o OUT] [--list-passes]\n"
+            "                      [--winograd [auto|all|off] [--winograd-tile 2|4]] [--stats] [--no-types] [-o OUT] [--list-passes]\n"
             "  Optimizes the model and prints it as Relay text (default -O3). Fused\n"
             "  subgraphs appear as functions marked Primitive=1.\n"
             "  --params W.npz       bind @main's parameters to these arrays (key = name without %%),\n"
@@ -29,8 +29,10 @@ static void help(FILE *out)
             "                       (kernel + transform time), N the vector lanes (docs/layouts.md)\n"
             "  --db DB              with --layout-auto: the DP's kernel times from DB's best records\n"
             "                       of --target (default cpu); the analytic model for those without\n"
-            "  --winograd           -O3: 3x3 stride-1 convs with bound weights as Winograd convs, their\n"
-            "                       weights transformed at once (docs/winograd.md)\n"
+            "  --winograd [all]     -O3: 3x3 stride-1 convs with bound weights as Winograd convs, their\n"
+            "                       weights transformed at once (docs/winograd.md); auto: only where\n"
+            "                       --target's vectors make it pay (the default of the commands that\n"
+            "                       compile; opt's is off)\n"
             "  --winograd-tile M    the output tile, 2 or 4 (default: 4 unless an output is under 4 wide)\n"
             "  --check [SEED]       run @main in the interpreter before and after every pass on\n"
             "                       seeded random inputs; stop at the first pass that changes the result\n"
@@ -56,6 +58,7 @@ int cli_cmd_opt(int argc, char **argv)
     rc = 1;
     o.opt.layout_db = o.db; /* the DP's kernel times (docs/layouts.md); refused without --layout-auto */
     o.opt.layout_target = o.target;
+    o.opt.winograd_target = o.target;
     if (rt_module_optimize(m, &o.opt, stderr) == 0) {
         rt_module_counts(m, &ops1, &prim1);
         if (o.stats)

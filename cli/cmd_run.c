@@ -39,7 +39,9 @@ static void help(FILE *out)
             "                          .relay), compiled for this CPU, or for an OpenCL device\n"
             "  --db DB                 (cpu) tuned configs from database DB\n"
             "  --layout-block N        (cpu) convs in NCHW[x]c, x up to N (docs/layouts.md)\n"
-            "  --winograd [--winograd-tile 2|4]  (cpu) 3x3 stride-1 convs as Winograd convs (docs/winograd.md)\n"
+            "  --winograd [auto|all|off] [--winograd-tile 2|4]  (cpu) 3x3 stride-1 convs as Winograd convs:\n"
+            "                          auto (default) where the target's vectors make it pay, all every\n"
+            "                          one, off none (docs/winograd.md)\n"
             "  Without --output or --output-dir it prints each result tensor's type and a\n"
             "  summary of its values.\n");
 }
@@ -236,7 +238,7 @@ static int load_inputs(const cli_opts *o, rt_inputs *in)
 
 int cli_cmd_run(int argc, char **argv)
 {
-    cli_opts o = {.cmd = "run"};
+    cli_opts o = {.cmd = "run", .opt = {.winograd = RT_WINOGRAD_AUTO}};
     int rc = cli_options_parse(&o, CLI_RUN, argc, argv, help);
     if (rc < 0)
         rc = check_options(&o);

@@ -25,12 +25,14 @@ static void help(FILE *out)
             "           template's version), knobs, their candidates (* the default) and total size\n"
             "  --layout-block N [--layout-auto]   convs in NCHW[x]c; with --layout-auto a conv2d_nchwc\n"
             "           task per conv and candidate block, as tune tunes them (docs/layouts.md)\n"
-            "  --winograd [--winograd-tile 2|4]   the 3x3 stride-1 convs as Winograd convs (docs/winograd.md)\n");
+            "  --winograd [auto|all|off] [--winograd-tile 2|4]   the 3x3 stride-1 convs as Winograd convs:\n"
+            "                          auto (default) where the target's vectors make it pay, all every one,\n"
+            "                          off none (docs/winograd.md)\n");
 }
 
 int cli_cmd_tasks(int argc, char **argv)
 {
-    cli_opts o = {.cmd = "tasks", .opt = {.level = 3}};
+    cli_opts o = {.cmd = "tasks", .opt = {.level = 3, .winograd = RT_WINOGRAD_AUTO}};
     int rc = cli_options_parse(&o, CLI_TASKS, argc, argv, help);
     const char *target = o.target ? o.target : "cpu";
     /* Listing a target's spaces compiles nothing, so any target this build
@@ -39,6 +41,7 @@ int cli_cmd_tasks(int argc, char **argv)
         rc = 2;
     rt_module *m = NULL;
     o.opt.layout_tasks = o.opt.layout_auto; /* the tasks tune would tune: every candidate block */
+    o.opt.winograd_target = target;
     if (rc < 0 && (m = cli_load_model(o.model, o.params.v, o.params.n, o.random, o.seed)) &&
         rt_module_optimize(m, &o.opt, stderr) != 0) {
         rt_module_free(m);

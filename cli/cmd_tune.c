@@ -44,7 +44,9 @@ static void help(FILE *out)
             "  --tasks SELECTION   task indices, ranges and hash prefixes: 0,3-5,e6a6 (relay-tune tasks)\n"
             "  --layout-block N [--layout-auto]   tune the convs in NCHW[x]c; with --layout-auto a task per\n"
             "                      conv and candidate block, which compile --layout-auto --db then chooses among\n"
-            "  --winograd [--winograd-tile 2|4]   tune the 3x3 stride-1 convs as Winograd convs (docs/winograd.md)\n"
+            "  --winograd [auto|all|off] [--winograd-tile 2|4]   the 3x3 stride-1 convs tuned as Winograd\n"
+            "                          convs: auto (default) where the target's vectors make it pay, all\n"
+            "                          every one, off none (docs/winograd.md)\n"
             "  --early-stopping N  stop a task after N trials without improvement\n"
             "  --seed S            the tuners' and the inputs' seed (default 0)\n"
             "  --jobs J            compilers at once (default: the cores)\n"
@@ -192,6 +194,7 @@ static rt_module *load_model(const cli_opts *o)
     rt_module *m = cli_load_model(o->model, o->params.v, o->params.n, o->random || !o->params.n, o->seed);
     rt_opt_options opt = o->opt;
     opt.layout_tasks = opt.layout_auto; /* --layout-auto tunes every candidate block (docs/layouts.md) */
+    opt.winograd_target = o->target; /* the first --target's vectors, for --winograd auto */
     if (m && rt_module_optimize(m, &opt, stderr) != 0) {
         rt_module_free(m);
         m = NULL;
@@ -226,7 +229,7 @@ static int tune(rt_module *m, rt_runner *runner, rt_db *db, rt_tune_options *t, 
 
 int cli_cmd_tune(int argc, char **argv)
 {
-    cli_opts o = {.cmd = "tune", .opt = {.level = 3}, .tune = {.tuner = "xgb"}};
+    cli_opts o = {.cmd = "tune", .opt = {.level = 3, .winograd = RT_WINOGRAD_AUTO}, .tune = {.tuner = "xgb"}};
     int rc = cli_options_parse(&o, CLI_TUNE, argc, argv, help);
     if (rc < 0 && !cli_option_given(&o, "--trials") && !cli_option_given(&o, "--time-budget")) {
         cli_error("tune: --trials N or --time-budget DURATION is required");

@@ -23,6 +23,7 @@ typedef enum {
     OPT_LEVEL,      /* -O0 .. -O3, no separate value */
     OPT_CHECK,      /* --check [SEED]: a flag, and a seed when the next word is a number */
     OPT_DURATION,   /* seconds: 90, 90s, 10m, 1h30m (a positive total) */
+    OPT_WINOGRAD,   /* --winograd [auto|all|off]: 1 (all, also without the word), RT_WINOGRAD_AUTO, 0 */
 } opt_kind;
 
 typedef enum { AS_INT, AS_LL, AS_ULL, AS_DBL } opt_store;
@@ -71,7 +72,7 @@ static const opt_row rows[] = {
     {"--print-after-all", CLI_OPT, OPT_FLAG, AT(opt.print_after_all), AS_INT, 0, 0, false},
     {"--layout-block", CLI_OPT | CLI_RUN | CLI_COMPILE | CLI_BENCH | CLI_TUNE | CLI_TASKS | CLI_LOWER, OPT_COUNT, AT(opt.layout_block), AS_INT, 0, 4096, false},
     {"--layout-auto", CLI_OPT | CLI_RUN | CLI_COMPILE | CLI_BENCH | CLI_TUNE | CLI_TASKS | CLI_LOWER, OPT_FLAG, AT(opt.layout_auto), AS_INT, 0, 0, false},
-    {"--winograd", CLI_OPT | CLI_RUN | CLI_COMPILE | CLI_BENCH | CLI_TUNE | CLI_TASKS | CLI_LOWER, OPT_FLAG, AT(opt.winograd), AS_INT, 0, 0, false},
+    {"--winograd", CLI_OPT | CLI_RUN | CLI_COMPILE | CLI_BENCH | CLI_TUNE | CLI_TASKS | CLI_LOWER, OPT_WINOGRAD, AT(opt.winograd), AS_INT, 0, 0, false},
     {"--winograd-tile", CLI_OPT | CLI_RUN | CLI_COMPILE | CLI_BENCH | CLI_TUNE | CLI_TASKS | CLI_LOWER, OPT_COUNT, AT(opt.winograd_tile), AS_INT, 2, 4, false},
     {"--max-fuse-depth", CLI_OPT, OPT_COUNT, AT(opt.max_fuse_depth), AS_INT, 1, INT_MAX, false},
     {"--check", CLI_OPT, OPT_CHECK, AT(opt.check_seed), AS_ULL, 0, 0, false},
@@ -121,7 +122,7 @@ _Static_assert(NROWS <= 64, "cli_opts.given has a bit per row");
 
 static bool takes_value(const opt_row *r)
 {
-    return r->kind != OPT_FLAG && r->kind != OPT_LEVEL && r->kind != OPT_CHECK;
+    return r->kind != OPT_FLAG && r->kind != OPT_LEVEL && r->kind != OPT_CHECK && r->kind != OPT_WINOGRAD;
 }
 
 /* The row of option a for command cmd, or -1; an option that needs a value
@@ -231,6 +232,7 @@ static bool store(cli_opts *o, const opt_row *r, const char *a, const char *v)
         return true;
     }
     case OPT_FLAG: *(int *)dst = 1; return true;
+    case OPT_WINOGRAD: *(int *)dst = !v || !strcmp(v, "all") ? 1 : !strcmp(v, "auto") ? RT_WINOGRAD_AUTO : 0; return true;
     case OPT_SEED:
         o->random = true;
         return parse_seed(o->cmd, v, dst);
@@ -275,6 +277,10 @@ int cli_options_parse(cli_opts *o, unsigned cmd, int argc, char **argv, void (*h
         /* --check's seed is optional: the next word when it is a number */
         if (rows[k].kind == OPT_CHECK && has_value && argv[i + 1][0] >= '0' && argv[i + 1][0] <= '9')
             v = argv[++i];
+        /* --winograd's word too: auto, all or off */
+        if (rows[k].kind == OPT_WINOGRAD && has_value &&
+            (!strcmp(argv[i + 1], "auto") || !strcmp(argv[i + 1], "all") || !strcmp(argv[i + 1], "off")))
+            v = argv[++i];
         if (!store(o, &rows[k], a, v))
             return 2;
         o->given |= UINT64_C(1) << k;
@@ -284,6 +290,10 @@ int cli_options_parse(cli_opts *o, unsigned cmd, int argc, char **argv, void (*h
         help(stderr);
         return 2;
     }
+    /* --winograd-tile alone means every eligible conv at that tile, as before
+       the automatic choice was the default */
+    if (cli_option_given(o, "--winograd-tile") && !cli_option_given(o, "--winograd"))
+        o->opt.winograd = 1;
     return -1;
 }
 

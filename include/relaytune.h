@@ -57,6 +57,8 @@ int rt_module_bind_params(rt_module *m, const char *npz_path, FILE *errs);
  * draws them. Returns the number bound, or -1 after writing errors. */
 int rt_module_bind_random_params(rt_module *m, unsigned long long seed, int keep, FILE *errs);
 
+#define RT_WINOGRAD_AUTO 2
+
 /* Options of rt_module_optimize. Zero-initialized means -O0 with no printing. */
 typedef struct rt_opt_options {
     int level;                  /* optimization level 0..3 */
@@ -76,9 +78,12 @@ typedef struct rt_opt_options {
     const char *layout_db;      /* with layout_auto: the DP's kernel times from this tuning database's
                                    best records (a conv and blocks without one: the analytic model) */
     const char *layout_target;  /* the target of those records (NULL: "cpu") */
-    int winograd;               /* nonzero (-O3): 3x3 stride-1 convs with constant weights as Winograd
-                                   convs (docs/winograd.md) */
+    int winograd;               /* -O3: 3x3 stride-1 convs with constant weights as Winograd convs
+                                   (docs/winograd.md): 1 every one, RT_WINOGRAD_AUTO those where
+                                   winograd_target's vectors make it pay, none with layout_block
+                                   (0: none) */
     int winograd_tile;          /* with winograd: the output tile, 2 or 4 (0: from each conv's shape) */
+    const char *winograd_target; /* RT_WINOGRAD_AUTO: the target (NULL: "cpu"; not a cpu: none) */
 } rt_opt_options;
 
 /* Runs the optimization pipeline (passes, fusion) on m in place. Returns 0,

@@ -87,8 +87,11 @@ struct tr_options {
                                    tasks are those of block k (0: the DP's choice) */
     tr_layout_cost_fn layout_cost;  /* layout_dp.c: known kernel times (NULL: the analytic model only) */
     void *layout_cost_ctx;
-    bool winograd;              /* winograd: 3x3 stride-1 convs with constant weights as Winograd convs */
+    int winograd;               /* winograd: 3x3 stride-1 convs with constant weights as Winograd convs:
+                                   TR_WINOGRAD_ALL every one, TR_WINOGRAD_AUTO those tr_winograd_pick
+                                   takes (0: none) */
     int winograd_tile;          /* winograd: the output tile m, 2 or 4 (0: from each conv's shape) */
+    int winograd_lanes;         /* TR_WINOGRAD_AUTO: the target's float32 vector lanes */
     const char *from_pass;      /* run the pipeline from this pass on (NULL: from the first) */
     const char *until_pass;     /* stop before this pass (NULL: run to the end); the two let a
                                    caller run the passes before one once and the rest several times */
@@ -161,6 +164,10 @@ bool tr_alter_passes_block(const ir_expr *e);
 bool tr_winograd(ir_module *m, const tr_options *o, su_diags *d);
 /* True for a conv2d the winograd pass rewrites. */
 bool tr_winograd_conv_ok(const ir_expr *e);
+enum { TR_WINOGRAD_ALL = 1, TR_WINOGRAD_AUTO = 2 };
+/* The tile (4 or 2) the automatic rule computes conv e with on a target of
+ * `lanes` float32 lanes, 0 for the direct conv (docs/winograd.md). */
+int tr_winograd_pick(const ir_expr *e, int lanes);
 
 /* ---- layout_dp.c: the graph-level choice of block factors ---- */
 

@@ -75,8 +75,13 @@ static void schedule_gemm(sch_tctx *t, sch_tensor *mm)
             SCH_TRY(t, sch_annotate(s, st, f, SCH_LOOP_PARALLEL));
             at = inner;
         }
+        /* the products' rows unrolled; the copy of the register tile into M
+           keeps its rows a loop: unrolled too, gcc 12 kept the accumulators
+           in memory on AVX2 (every one of the 4 x 2 ymm of resnet's 28 x 28
+           layer reloaded and stored at each step of c: 2.8 against 2.2 ms
+           of the direct conv) */
         if (kb > 1)
-            SCH_TRY(t, sch_annotate(s, st, ki, SCH_LOOP_UNROLLED));
+            SCH_TRY(t, sch_annotate(s, st, ki, pass ? SCH_LOOP_UNROLLED : SCH_LOOP_ROLLED));
         if (pb > 1)
             SCH_TRY(t, sch_annotate(s, st, pi, SCH_LOOP_VECTORIZED));
     }

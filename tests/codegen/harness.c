@@ -133,12 +133,17 @@ bool hx_prepare_hw(hx_kernel *k, const ir_expr *func, const char *tmpl, const sc
 
 tg_lib **hx_build(hx_kernel *ks, int n, int *nlibs)
 {
+    return hx_build_units(ks, n, 0, nlibs);
+}
+
+tg_lib **hx_build_units(hx_kernel *ks, int n, int units, int *nlibs)
+{
     tg_target t;
     const char *why;
     if (!tg_target_parse("cpu", &t, &why))
         su_panic("%s", why);
     /* one translation unit per core, compiled side by side */
-    int nu = n < t.cores ? n : t.cores;
+    int nu = units > 0 ? units : n < t.cores ? n : t.cores;
     nu = nu < 1 ? 1 : nu;
     su_buf *src = su_calloc((size_t)nu, sizeof *src);
     const char **texts = su_calloc((size_t)nu, sizeof *texts);

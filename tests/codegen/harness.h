@@ -77,6 +77,8 @@ bool hx_prepare_hw(hx_kernel *k, const ir_expr *func, const char *tmpl, const sc
  * compiled side by side (RELAY_TUNE_CACHE must be set), and resolves their
  * entry points; NULL with the log printed on failure. */
 tg_lib **hx_build(hx_kernel *ks, int n, int *nlibs);
+/* hx_build into `units` translation units (kernel i in unit i % units; 0: one per core). */
+tg_lib **hx_build_units(hx_kernel *ks, int n, int units, int *nlibs);
 /* Unloads what hx_build loaded. */
 void hx_close(tg_lib **libs, int n);
 void hx_kernel_free(hx_kernel *k);
