@@ -27,7 +27,7 @@ static const struct {
     {"depthwise_conv2d_nchw", sch_template_conv2d, 4}, /* 3: stride 1 in the flat form (conv2d_dw_flat.c); 4: every stride, stages at the channel tile */
     {"group_conv2d_nchw", sch_template_conv2d, 5}, /* 3: tiles with tails; 4: losing channel-vector tiles rejected; 5: taps kept a loop (conv2d_nchw's 6) */
     {"conv2d_nchwc", sch_template_conv2d_nchwc, 2}, /* 2: tiles with tails */
-    {"conv2d_winograd", sch_template_conv2d_winograd, 2},
+    {"conv2d_winograd", sch_template_conv2d_winograd, 3}, /* 3: the GEMM tile's copy rows rolled; the output transform parallel over k alone */
     {"dense", sch_template_matmul, 3}, /* 3: tiles with tails */
     {"batch_matmul", sch_template_matmul, 3},
     {"default", sch_template_default, 2},
