@@ -38,12 +38,17 @@ bool tr_winograd_conv_ok(const ir_expr *e)
  * 9 OH OW / (alpha^2 P) (padding tiles included): where that cut is below
  * 2x, the transforms cost about what the GEMM saves (F(2x2) at 7 x 7, a 1.7x
  * cut: 0.97x the direct conv's time on AVX-512, 1.08x on AVX2), so the conv
- * stays direct. Fewer than a vector of input or output channels leaves the
- * GEMM too short to pay for the transforms. */
+ * stays direct. The input channels are each tile's GEMM depth: per tile
+ * and output channel the output transform costs 240 products at F(4x4),
+ * the GEMM 36 C, and the transforms run far from the FMA peak (they are
+ * loads and stores as much as products), so below 64 channels they
+ * outweigh what the GEMM saves (squeezenet's expand convs, 2 threads: 16
+ * channels 0.64-0.86x the direct conv's speed, 32 0.75-0.97x, 48 1.0x, 64
+ * 1.12x). Fewer output channels than a vector leave the GEMM's rows idle. */
 int tr_winograd_pick(const ir_expr *e, int lanes)
 {
     const ir_type *d = e->u.call.args[0]->type, *o = e->type;
-    if (lanes <= 0 || d->shape[1] < lanes || o->shape[1] < lanes)
+    if (lanes <= 0 || d->shape[1] < 64 || o->shape[1] < lanes)
         return 0;
     int best = 0;
     double best_cut = 2.0;

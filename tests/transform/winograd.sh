@@ -60,7 +60,11 @@ n=$(awk '$3 == "conv2d_winograd" { n += $5 } END { print n + 0 }' "$TMP/tasks")
 "$RELAY_TUNE" tasks "$R18" --random-params 0 --target "cpu -mcpu=haswell" --winograd-tile 2 >"$TMP/tasks"
 n=$(grep -c "conv2d_winograd.*4x4x" "$TMP/tasks")
 [ "$n" -eq 8 ] && tap_ok "--winograd-tile 2 alone: every one at F(2x2), as before (8 tasks)" || tap_fail "--winograd-tile 2 alone: every one at F(2x2), as before (8 tasks)" "got $n"
-# fewer input channels than a vector: direct (the 3-channel conv below on AVX2, 8 lanes)
+# squeezenet's expand convs: only the 64-channel one (27x27) has the depth
+"$RELAY_TUNE" tasks "$top_srcdir/benchmarks/models/squeezenet1_0.relay" --random-params 0 --target "cpu -mcpu=skylake-avx512" >"$TMP/tasks"
+got=$(awk '$3 == "conv2d_winograd" { printf "%s%s", sep, $6; sep = " " }' "$TMP/tasks")
+[ "$got" = "1x64x27x27," ] && tap_ok "squeezenet: only the 64-channel expand conv is Winograd" || tap_fail "squeezenet: only the 64-channel expand conv is Winograd" "got: $got"
+# fewer input channels than 64 (the GEMM's depth): direct
 cat >"$TMP/c4.relay" <<'EOF2'
 #[version = "0.0.5"]
 def @main(%x: Tensor[(1, 4, 56, 56), float32], %w: Tensor[(64, 4, 3, 3), float32]) {
@@ -68,5 +72,5 @@ def @main(%x: Tensor[(1, 4, 56, 56), float32], %w: Tensor[(64, 4, 3, 3), float32
 }
 EOF2
 tap_run "tasks: a 4-channel 3x3 conv" 0 "$RELAY_TUNE" tasks "$TMP/c4.relay" --random-params 0 --target "cpu -mcpu=haswell"
-tap_has "  stays direct (fewer channels than lanes)" "$TMP/out" "conv2d_nchw"
+tap_has "  stays direct (too few input channels)" "$TMP/out" "conv2d_nchw"
 tap_done
