@@ -3,7 +3,8 @@
 # 3x3 conv at odd sizes, channels 1, 3, 17 and 64, padding 0 and 1, batch 2,
 # with bias, relu and residual epilogues, run with `run --winograd --target
 # cpu` (both tiles) must match the interpreter on the ORIGINAL model (direct
-# conv2d) within 1e-4 of its largest magnitude; resnet18 the same end to end;
+# conv2d) within 1e-4 of its largest magnitude; resnet18 the same end to end
+# (every conv, and the default automatic choice on the host's and AVX2's vectors);
 # `tasks --winograd` names the conv2d_winograd template and `tune --winograd`
 # stores its records under it; the template's schedule for a resnet layer
 # on a named AVX-512 and AVX2 target: the GEMM in a register tile (a local
@@ -72,4 +73,18 @@ if "$RELAY_TUNE" run "$r18" --target cpu --winograd --random-params 0 --output "
 else
     tap_fail "resnet18 run --winograd matches the interpreter" "$(cat "$TMP/err" "$TMP/cmp" 2>/dev/null)"
 fi
+# the default (--winograd auto): direct and Winograd convs in one model, on
+# the host's vectors, and on AVX2's where the host runs them
+for tg in cpu "cpu -isa=avx2"; do
+    if [ "$tg" != cpu ] && ! "$RELAY_TUNE" targets "$tg" 2>/dev/null | grep -q "runs here: yes"; then
+        tap_ok "# SKIP resnet18 by default on $tg: this host cannot run it"
+        continue
+    fi
+    if "$RELAY_TUNE" run "$r18" --target "$tg" --random-params 0 --output "$TMP/r18d.npy" >/dev/null 2>"$TMP/err" &&
+       "$NPYCMP" -v "$TMP/r18d.npy" "$TMP/r18.ref.npy" 1e-4 >"$TMP/cmp" 2>&1; then
+        tap_ok "resnet18 run on $tg by default (the automatic choice) matches the interpreter ($(cat "$TMP/cmp"))"
+    else
+        tap_fail "resnet18 run on $tg by default matches the interpreter" "$(cat "$TMP/err" "$TMP/cmp" 2>/dev/null)"
+    fi
+done
 tap_done
