@@ -167,7 +167,9 @@ static int winograd_lanes(const char *target, FILE *err)
     const char *why = NULL;
     if (target && !strncmp(target, "opencl", 6))
         return 0; /* not parsed: an opencl target queries its device */
-    if (!tg_target_parse(target ? target : "cpu", &t, &why)) {
+    if (!target)
+        target = "cpu";
+    if (!tg_target_parse(target, &t, &why)) {
         fprintf(err, "warning: the Winograd rule: %s: %s; the convs stay direct\n", target, why);
         return 0;
     }

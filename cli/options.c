@@ -120,6 +120,13 @@ static const opt_row rows[] = {
 enum { NROWS = sizeof rows / sizeof rows[0] };
 _Static_assert(NROWS <= 64, "cli_opts.given has a bit per row");
 
+/* --winograd's word: its value (1 all, RT_WINOGRAD_AUTO, 0 off), or -1 for
+ * a word that is not one (the next operand, then). */
+static int winograd_word(const char *w)
+{
+    return !strcmp(w, "all") ? 1 : !strcmp(w, "auto") ? RT_WINOGRAD_AUTO : !strcmp(w, "off") ? 0 : -1;
+}
+
 static bool takes_value(const opt_row *r)
 {
     return r->kind != OPT_FLAG && r->kind != OPT_LEVEL && r->kind != OPT_CHECK && r->kind != OPT_WINOGRAD;
@@ -232,7 +239,7 @@ static bool store(cli_opts *o, const opt_row *r, const char *a, const char *v)
         return true;
     }
     case OPT_FLAG: *(int *)dst = 1; return true;
-    case OPT_WINOGRAD: *(int *)dst = !v || !strcmp(v, "all") ? 1 : !strcmp(v, "auto") ? RT_WINOGRAD_AUTO : 0; return true;
+    case OPT_WINOGRAD: *(int *)dst = v ? winograd_word(v) : 1; return true;
     case OPT_SEED:
         o->random = true;
         return parse_seed(o->cmd, v, dst);
@@ -278,8 +285,7 @@ int cli_options_parse(cli_opts *o, unsigned cmd, int argc, char **argv, void (*h
         if (rows[k].kind == OPT_CHECK && has_value && argv[i + 1][0] >= '0' && argv[i + 1][0] <= '9')
             v = argv[++i];
         /* --winograd's word too: auto, all or off */
-        if (rows[k].kind == OPT_WINOGRAD && has_value &&
-            (!strcmp(argv[i + 1], "auto") || !strcmp(argv[i + 1], "all") || !strcmp(argv[i + 1], "off")))
+        if (rows[k].kind == OPT_WINOGRAD && has_value && winograd_word(argv[i + 1]) >= 0)
             v = argv[++i];
         if (!store(o, &rows[k], a, v))
             return 2;

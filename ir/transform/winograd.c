@@ -33,8 +33,11 @@ bool tr_winograd_conv_ok(const ir_expr *e)
 
 /* The rule measured on resnet's layers (docs/winograd.md, "The automatic
  * choice"). Of the tiles whose count P = N ceil(OH/m) ceil(OW/m) fills at
- * least one vector (the batched GEMM vectorizes along the tiles, so fewer
- * leave lanes idle in every FMA), the one that cuts the products most,
+ * least two vectors (the batched GEMM vectorizes along the tiles, a row of
+ * its register tile two vectors of them, and each weight of U serves P
+ * tiles: F(4x4) at 14 x 14, 16 tiles, read a 9.4 MB U for 16 FMAs a weight
+ * and ran slower than the direct conv in the model on 2 threads), the one
+ * that cuts the products most,
  * 9 OH OW / (alpha^2 P) (padding tiles included): where that cut is below
  * 2x, the transforms cost about what the GEMM saves (F(2x2) at 7 x 7, a 1.7x
  * cut: 0.97x the direct conv's time on AVX-512, 1.08x on AVX2), so the conv
@@ -79,13 +82,16 @@ static ir_expr *rewrite(tr_rewriter *rw, ir_expr *e)
         return e;
     const tr_options *o = rw->ctx;
     ir_module *m = rw->m;
-    int64_t tile = o->winograd == TR_WINOGRAD_AUTO ? tr_winograd_pick(e, o->winograd_lanes) : 0;
-    if (o->winograd == TR_WINOGRAD_AUTO && !tile)
-        return e;
-    if (o->winograd_tile)
-        tile = o->winograd_tile;
-    else if (!tile)
+    /* the tile asked for, else the rule's (auto) or the shape's */
+    int64_t tile = o->winograd_tile;
+    if (o->winograd == TR_WINOGRAD_AUTO) {
+        int64_t pick = tr_winograd_pick(e, o->winograd_lanes);
+        if (!pick)
+            return e;
+        tile = tile ? tile : pick;
+    } else if (!tile) {
         tile = ir_winograd_tile_for(e->type->shape[2], e->type->shape[3]);
+    }
     ir_attr_val *tv = su_arena_alloc(&m->arena, sizeof *tv);
     *tv = (ir_attr_val){.kind = IR_AV_INT, .i = tile};
     ir_attrs *wat = su_arena_alloc(&m->arena, sizeof *wat);
